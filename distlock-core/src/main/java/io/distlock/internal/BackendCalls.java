@@ -1,0 +1,75 @@
+package io.distlock.internal;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.LockException;
+import io.distlock.spi.LockBackend;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Waits for backend futures with a hard deadline, so no call can hang on a silent backend, and turns
+ * their failures into the API's exceptions with the caller's stack.
+ */
+final class BackendCalls {
+    /** Extra time given to the backend to report its own timeout before the engine gives up. */
+    private static final long GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+
+    private final LockBackend backend;
+    private final long timeoutNanos;
+
+    BackendCalls(LockBackend backend) {
+        this.backend = backend;
+        this.timeoutNanos = backend.operationTimeout().toNanos();
+    }
+
+    /** Waits for the answer; interruptible. */
+    <T> T await(CompletableFuture<T> future, String operation, String lockName) throws InterruptedException {
+        try {
+            return future.get(timeoutNanos + GRACE_NANOS, TimeUnit.NANOSECONDS);
+        } catch (ExecutionException | CompletionException e) {
+            throw translate(e.getCause(), operation, lockName);
+        } catch (CancellationException e) {
+            throw translate(e, operation, lockName);
+        } catch (TimeoutException e) {
+            throw new BackendUnavailableException(operation + " of lock '" + lockName + "' got no answer from "
+                    + backend.describe() + " within " + backend.operationTimeout(), e);
+        }
+    }
+
+    /** Waits for the answer; an interrupt is remembered and re-asserted afterwards. */
+    <T> T awaitUninterruptibly(CompletableFuture<T> future, String operation, String lockName) {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return await(future, operation, lockName);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Returns the exception to throw for a failed backend future, with the caller's stack trace. */
+    LockException translate(Throwable failure, String operation, String lockName) {
+        Throwable cause = failure;
+        while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        if (cause instanceof BackendUnavailableException) {
+            return new BackendUnavailableException(cause.getMessage(), cause);
+        }
+        if (cause instanceof LockException) {
+            return new LockException(cause.getMessage(), cause);
+        }
+        return new LockException(operation + " of lock '" + lockName + "' failed on " + backend.describe() + ": " + cause, cause);
+    }
+}

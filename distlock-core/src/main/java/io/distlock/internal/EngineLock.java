@@ -1,0 +1,191 @@
+package io.distlock.internal;
+
+import io.distlock.DistributedLock;
+import io.distlock.Lease;
+import io.distlock.LeaseLostException;
+import io.distlock.LockAcquireTimeoutException;
+import io.distlock.LockOptions;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The {@link DistributedLock} of every backend: per-thread reentrancy and lease handles over the
+ * client's {@link LockAcquirer}. One per {@code getLock} call; all locks of one name in one client
+ * share one {@link LockSlot}.
+ */
+final class EngineLock implements DistributedLock {
+    private static final long FOREVER = -1;
+
+    private final EngineLockClient client;
+    private final LockSlot slot;
+    private final LockOptions options;
+
+    EngineLock(EngineLockClient client, LockSlot slot, LockOptions options) {
+        this.client = client;
+        this.slot = slot;
+        this.options = options;
+    }
+
+    @Override
+    public String name() {
+        return slot.name;
+    }
+
+    @Override
+    public LockOptions options() {
+        return options;
+    }
+
+    @Override
+    public Lease acquire() throws InterruptedException {
+        return LeaseHandle.owning(this, hold(FOREVER));
+    }
+
+    @Override
+    public Lease acquire(Duration waitTime) throws InterruptedException {
+        return tryAcquire(waitTime).orElseThrow(() -> new LockAcquireTimeoutException(name(), waitTime));
+    }
+
+    @Override
+    public Optional<Lease> tryAcquire(Duration waitTime) throws InterruptedException {
+        Acquisition held = hold(checkWait(waitTime));
+        return held == null ? Optional.empty() : Optional.of(LeaseHandle.owning(this, held));
+    }
+
+    @Override
+    public void lock() {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    hold(FOREVER);
+                    return;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Override
+    public void lockInterruptibly() throws InterruptedException {
+        hold(FOREVER);
+    }
+
+    @Override
+    public boolean tryLock() {
+        try {
+            return hold(0) != null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    @Override
+    public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+        if (unit == null) {
+            throw new IllegalArgumentException("unit must not be null");
+        }
+        return hold(Math.max(0, unit.toNanos(time))) != null;
+    }
+
+    @Override
+    public void unlock() {
+        Acquisition held = ownedByCurrentThread();
+        if (held == null) {
+            throw new IllegalMonitorStateException("lock '" + name() + "' is not held by the current thread");
+        }
+        releaseHold(held, true);
+    }
+
+    @Override
+    public Lease heldLease() {
+        Acquisition held = ownedByCurrentThread();
+        if (held == null) {
+            throw new IllegalMonitorStateException("lock '" + name() + "' is not held by the current thread");
+        }
+        return LeaseHandle.view(this, held);
+    }
+
+    @Override
+    public boolean isHeldByCurrentThread() {
+        return ownedByCurrentThread() != null;
+    }
+
+    @Override
+    public int getHoldCount() {
+        Acquisition held = ownedByCurrentThread();
+        return held == null ? 0 : held.holdCount();
+    }
+
+    @Override
+    public boolean isLocked() {
+        client.checkOpen();
+        return client.calls().awaitUninterruptibly(client.backend().isLocked(name()), "isLocked", name());
+    }
+
+    @Override
+    public boolean forceUnlock() {
+        client.checkOpen();
+        boolean freed = client.calls().awaitUninterruptibly(client.backend().forceRelease(name()), "forceUnlock", name());
+        Acquisition local = slot.holder;
+        if (freed && local != null && local.markLost("it was force-unlocked through this client", null)) {
+            client.watchdog().stop(local);
+        }
+        return freed;
+    }
+
+    private @Nullable Acquisition ownedByCurrentThread() {
+        Acquisition held = slot.holder;
+        if (held != null && held.ownerThread == Thread.currentThread() && held.holdCount() > 0) {
+            return held;
+        }
+        return null;
+    }
+
+    /** Takes one hold for the calling thread: re-entry, or a new acquisition. Null if the wait ran out. */
+    private @Nullable Acquisition hold(long waitNanos) throws InterruptedException {
+        client.checkOpen();
+        Acquisition held = slot.holder;
+        if (held != null && held.ownerThread == Thread.currentThread()) {
+            LeaseLostException lost = held.lossReport();
+            if (lost != null && held.holdCount() > 0) {
+                throw lost; // re-entering a lost lock would claim protection that is gone
+            }
+            if (held.tryReenter()) {
+                return held;
+            }
+        }
+        return client.acquirer().acquire(slot, options, waitNanos);
+    }
+
+    /** Releases one hold; the last one releases the backend lock. */
+    void releaseHold(Acquisition held, boolean reportLoss) {
+        int left = held.releaseHold();
+        if (left == 0) {
+            client.acquirer().release(held, reportLoss);
+        }
+    }
+
+    private static long checkWait(Duration waitTime) {
+        if (waitTime == null) {
+            throw new IllegalArgumentException("waitTime must not be null");
+        }
+        if (waitTime.isNegative()) {
+            throw new IllegalArgumentException("waitTime must not be negative, was " + waitTime);
+        }
+        return waitTime.compareTo(Duration.ofDays(365 * 100)) > 0 ? FOREVER : waitTime.toNanos();
+    }
+
+    @Override
+    public String toString() {
+        return "DistributedLock[" + name() + ", " + options + "]";
+    }
+}

@@ -1,0 +1,148 @@
+package io.distlock.internal;
+
+import io.distlock.DistributedLock;
+import io.distlock.LockClient;
+import io.distlock.LockOptions;
+import io.distlock.spi.EngineSettings;
+import io.distlock.spi.LockBackend;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The {@link LockClient} of every backend: owns the backend, one watchdog thread, the event threads
+ * that run loss listeners, and the per-name slots. Public only so that {@code LockEngine} can build it;
+ * not exported from the module.
+ */
+public final class EngineLockClient implements LockClient {
+    private final LockBackend backend;
+    private final EngineSettings settings;
+    private final BackendCalls calls;
+    private final OwnerIds ownerIds = new OwnerIds();
+    private final ScheduledThreadPoolExecutor scheduler;
+    private final ExecutorService events;
+    private final Watchdog watchdog;
+    private final LockAcquirer acquirer;
+    private final ConcurrentHashMap<String, LockSlot> slots = new ConcurrentHashMap<>();
+    private final Set<Acquisition> held = ConcurrentHashMap.newKeySet();
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    /** Creates the client; use {@link io.distlock.spi.LockEngine#newClient}. */
+    public EngineLockClient(LockBackend backend, EngineSettings settings) {
+        this.backend = backend;
+        this.settings = settings;
+        this.calls = new BackendCalls(backend);
+        this.scheduler = new ScheduledThreadPoolExecutor(1, daemonThreads(settings.threadNamePrefix() + "-watchdog"));
+        this.scheduler.setRemoveOnCancelPolicy(true);
+        this.events = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(),
+                daemonThreads(settings.threadNamePrefix() + "-events"));
+        this.watchdog = new Watchdog(backend, scheduler);
+        this.acquirer = new LockAcquirer(this, settings.fallbackPoll().toNanos());
+    }
+
+    @Override
+    public DistributedLock getLock(String name) {
+        return getLock(name, settings.defaultOptions());
+    }
+
+    @Override
+    public DistributedLock getLock(String name, LockOptions options) {
+        LockNames.check(name);
+        if (options == null) {
+            throw new IllegalArgumentException("options must not be null");
+        }
+        checkOpen();
+        LockSlot slot = slots.computeIfAbsent(name, n -> new LockSlot(n, new ReleaseSignal(n, backend, scheduler)));
+        return new EngineLock(this, slot, options);
+    }
+
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            List<Acquisition> toRelease = new ArrayList<>(held);
+            for (Acquisition acquisition : toRelease) {
+                acquirer.releaseForClose(acquisition);
+            }
+            for (LockSlot slot : slots.values()) {
+                slot.signal.shutdown();
+            }
+            watchdog.shutdown();
+        } finally {
+            scheduler.shutdownNow();
+            events.shutdown();
+            backend.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "LockClient[" + backend.describe() + (closed.get() ? ", closed" : "") + "]";
+    }
+
+    void checkOpen() {
+        if (closed.get()) {
+            throw new IllegalStateException("lock client for " + backend.describe() + " is closed");
+        }
+    }
+
+    LockBackend backend() {
+        return backend;
+    }
+
+    BackendCalls calls() {
+        return calls;
+    }
+
+    OwnerIds ownerIds() {
+        return ownerIds;
+    }
+
+    Watchdog watchdog() {
+        return watchdog;
+    }
+
+    LockAcquirer acquirer() {
+        return acquirer;
+    }
+
+    ExecutorService events() {
+        return events;
+    }
+
+    void registerHeld(Acquisition acquisition) {
+        held.add(acquisition);
+        if (closed.get()) {
+            acquirer.releaseForClose(acquisition); // lost the race with close(): do not leak it
+            checkOpen();
+        }
+    }
+
+    void unregisterHeld(Acquisition acquisition) {
+        held.remove(acquisition);
+    }
+
+    private static ThreadFactory daemonThreads(String prefix) {
+        AtomicInteger count = new AtomicInteger();
+        ThreadFactory base = Executors.defaultThreadFactory();
+        return runnable -> {
+            Thread thread = base.newThread(runnable);
+            thread.setName(prefix + "-" + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        };
+    }
+}

@@ -1,0 +1,234 @@
+package io.distlock.internal;
+
+import io.distlock.spi.BatchRenewal;
+import io.distlock.spi.BatchRenewal.RenewalRequest;
+import io.distlock.spi.LockBackend;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.PriorityQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Renews leases and detects their loss, for all locks of one client, on one scheduler thread.
+ */
+final class Watchdog {
+    /*
+     * Renewals are kept in one priority queue by due time, with a single scheduled tick at the head's
+     * due time (not a timer per lock). A tick also takes every lease due within a quarter of its
+     * renewal interval, so leases acquired around the same time are renewed together; renewing a
+     * little early costs nothing. With a BatchRenewal backend a tick's leases go out in chunks of
+     * maxBatchSize, one round trip each.
+     *
+     * Loss detection does not depend on renewals succeeding: each lease has an expiry check at its
+     * local deadline (request send time + lease - drift), moved forward by each confirmed renewal. If
+     * the backend is slow or unreachable the check fires and the lease is lost, never silently kept.
+     */
+    private static final Logger log = LoggerFactory.getLogger(Watchdog.class);
+
+    private final LockBackend backend;
+    private final @Nullable BatchRenewal batch;
+    private final ScheduledExecutorService scheduler;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final PriorityQueue<Entry> queue = new PriorityQueue<>((a, b) -> Long.compare(a.dueNanos - b.dueNanos, 0));
+    private @Nullable ScheduledFuture<?> tick;
+    private long tickAtNanos;
+
+    Watchdog(LockBackend backend, ScheduledExecutorService scheduler) {
+        this.backend = backend;
+        this.batch = backend instanceof BatchRenewal capable ? capable : null;
+        this.scheduler = scheduler;
+    }
+
+    /** Starts watching a new acquisition: expiry check always, renewals if its options ask for them. */
+    void start(Acquisition acquisition) {
+        acquisition.watched = true;
+        scheduleExpiryCheck(acquisition);
+        if (acquisition.options.autoRenew()) {
+            long interval = acquisition.options.renewInterval().toNanos();
+            enqueue(new Entry(acquisition, System.nanoTime() + interval, interval));
+        }
+    }
+
+    /** Stops renewals and the expiry check of an acquisition. */
+    void stop(Acquisition acquisition) {
+        acquisition.watched = false;
+        lock.lock();
+        try {
+            ScheduledFuture<?> check = acquisition.expiryCheck;
+            if (check != null) {
+                check.cancel(false);
+                acquisition.expiryCheck = null;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void scheduleExpiryCheck(Acquisition acquisition) {
+        lock.lock();
+        try {
+            if (!acquisition.watched) {
+                return;
+            }
+            ScheduledFuture<?> previous = acquisition.expiryCheck;
+            if (previous != null) {
+                previous.cancel(false);
+            }
+            long delay = acquisition.validUntilNanos() - System.nanoTime();
+            acquisition.expiryCheck = scheduler.schedule(() -> checkExpiry(acquisition), Math.max(0, delay), TimeUnit.NANOSECONDS);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void checkExpiry(Acquisition acquisition) {
+        if (!acquisition.watched || acquisition.state() != Acquisition.State.ACTIVE) {
+            return;
+        }
+        long overdue = System.nanoTime() - acquisition.validUntilNanos();
+        if (overdue < 0) {
+            scheduleExpiryCheck(acquisition);
+            return;
+        }
+        String reason = acquisition.options.autoRenew()
+                ? "no renewal was confirmed by " + backend.describe() + " within the lease time of " + acquisition.options.leaseTime()
+                : "its lease time of " + acquisition.options.leaseTime() + " ran out (autoRenew is off)";
+        if (acquisition.markLost(reason, null)) {
+            stop(acquisition);
+        }
+    }
+
+    private void enqueue(Entry entry) {
+        lock.lock();
+        try {
+            queue.add(entry);
+            if (tick == null || entry.dueNanos - tickAtNanos < 0) {
+                rescheduleTick();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void rescheduleTick() {
+        Entry head = queue.peek();
+        if (tick != null) {
+            tick.cancel(false);
+            tick = null;
+        }
+        if (head == null) {
+            return;
+        }
+        tickAtNanos = head.dueNanos;
+        try {
+            tick = scheduler.schedule(this::tick, Math.max(0, head.dueNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (RuntimeException shutDown) {
+            tick = null; // the client is closing; nothing left to renew
+        }
+    }
+
+    private void tick() {
+        List<Entry> due = new ArrayList<>();
+        lock.lock();
+        try {
+            tick = null;
+            long now = System.nanoTime();
+            Entry head;
+            while ((head = queue.peek()) != null && head.dueNanos - (now + head.intervalNanos / 4) <= 0) {
+                queue.poll();
+                if (head.acquisition.watched && head.acquisition.state() == Acquisition.State.ACTIVE) {
+                    due.add(head);
+                }
+            }
+            rescheduleTick();
+        } finally {
+            lock.unlock();
+        }
+        if (!due.isEmpty()) {
+            renew(due);
+        }
+    }
+
+    private void renew(List<Entry> due) {
+        if (batch != null && due.size() > 1) {
+            for (int from = 0; from < due.size(); from += batch.maxBatchSize()) {
+                List<Entry> chunk = due.subList(from, Math.min(due.size(), from + batch.maxBatchSize()));
+                List<RenewalRequest> requests = new ArrayList<>(chunk.size());
+                for (Entry entry : chunk) {
+                    Acquisition a = entry.acquisition;
+                    requests.add(new RenewalRequest(a.lockName(), a.ownerId, a.options.leaseTime()));
+                }
+                long sent = System.nanoTime();
+                List<Entry> entries = List.copyOf(chunk);
+                batch.renewAll(requests).whenCompleteAsync((results, error) -> {
+                    for (int i = 0; i < entries.size(); i++) {
+                        completed(entries.get(i), sent, results == null ? null : results.get(i), error);
+                    }
+                }, scheduler);
+            }
+        } else {
+            for (Entry entry : due) {
+                Acquisition a = entry.acquisition;
+                long sent = System.nanoTime();
+                CompletableFuture<Boolean> result = backend.renew(a.lockName(), a.ownerId, a.options.leaseTime());
+                result.whenCompleteAsync((renewed, error) -> completed(entry, sent, renewed, error), scheduler);
+            }
+        }
+    }
+
+    private void completed(Entry entry, long sentNanos, @Nullable Boolean renewed, @Nullable Throwable error) {
+        Acquisition acquisition = entry.acquisition;
+        if (!acquisition.watched || acquisition.state() != Acquisition.State.ACTIVE) {
+            return;
+        }
+        if (error != null || renewed == null) {
+            long retryIn = Math.max(TimeUnit.MILLISECONDS.toNanos(5), entry.intervalNanos / 3);
+            log.debug("renewal of lock '{}' failed, retrying in {} ms", acquisition.lockName(), retryIn / 1_000_000, error);
+            enqueue(new Entry(acquisition, System.nanoTime() + retryIn, entry.intervalNanos));
+            return;
+        }
+        if (!renewed) {
+            if (acquisition.markLost("a renewal found the lock no longer held under this owner "
+                    + "(it expired or was taken over or force-unlocked)", null)) {
+                stop(acquisition);
+            }
+            return;
+        }
+        acquisition.confirmRenewal(sentNanos);
+        scheduleExpiryCheck(acquisition);
+        enqueue(new Entry(acquisition, sentNanos + entry.intervalNanos, entry.intervalNanos));
+    }
+
+    /** Cancels all pending work; the scheduler itself is shut down by the client. */
+    void shutdown() {
+        lock.lock();
+        try {
+            queue.clear();
+            if (tick != null) {
+                tick.cancel(false);
+                tick = null;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private static final class Entry {
+        final Acquisition acquisition;
+        final long dueNanos;
+        final long intervalNanos;
+
+        Entry(Acquisition acquisition, long dueNanos, long intervalNanos) {
+            this.acquisition = acquisition;
+            this.dueNanos = dueNanos;
+            this.intervalNanos = intervalNanos;
+        }
+    }
+}

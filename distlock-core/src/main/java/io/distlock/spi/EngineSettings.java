@@ -1,0 +1,36 @@
+package io.distlock.spi;
+
+import io.distlock.LockOptions;
+import java.time.Duration;
+
+/**
+ * Client-wide settings of the engine, chosen by the backend's builder.
+ *
+ * @param defaultOptions the options of {@code getLock(name)}
+ * @param fallbackPoll the longest a waiter sleeps without a release notification before asking the
+ *     backend again; bounds the delay a lost notification can cause
+ * @param threadNamePrefix prefix of the engine's thread names, e.g. {@code distlock-redis}
+ */
+public record EngineSettings(LockOptions defaultOptions, Duration fallbackPoll, String threadNamePrefix) {
+
+    /** The default fallback poll: 1 second. */
+    public static final Duration DEFAULT_FALLBACK_POLL = Duration.ofSeconds(1);
+
+    /** Validates the settings. */
+    public EngineSettings {
+        if (defaultOptions == null) {
+            throw new IllegalArgumentException("defaultOptions must not be null");
+        }
+        if (fallbackPoll == null || fallbackPoll.isNegative() || fallbackPoll.isZero()) {
+            throw new IllegalArgumentException("fallbackPoll must be positive, was " + fallbackPoll);
+        }
+        if (threadNamePrefix == null || threadNamePrefix.isBlank()) {
+            throw new IllegalArgumentException("threadNamePrefix must not be blank");
+        }
+    }
+
+    /** Returns settings with the given default options and the defaults for the rest. */
+    public static EngineSettings of(LockOptions defaultOptions, String threadNamePrefix) {
+        return new EngineSettings(defaultOptions, DEFAULT_FALLBACK_POLL, threadNamePrefix);
+    }
+}

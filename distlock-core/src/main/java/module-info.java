@@ -1,0 +1,11 @@
+/**
+ * distlock core: the public lock API ({@code io.distlock}) and the backend SPI ({@code io.distlock.spi}).
+ * The engine in {@code io.distlock.internal} is deliberately not exported.
+ */
+module io.distlock {
+    requires org.slf4j;
+    requires static org.jspecify;
+
+    exports io.distlock;
+    exports io.distlock.spi;
+}

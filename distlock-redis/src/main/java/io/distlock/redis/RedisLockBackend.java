@@ -1,0 +1,161 @@
+package io.distlock.redis;
+
+import io.distlock.LockException;
+import io.distlock.redis.RedisLockScripts.Script;
+import io.distlock.spi.AcquireResult;
+import io.distlock.spi.BatchRenewal;
+import io.distlock.spi.LockBackend;
+import io.distlock.spi.ReleaseSubscription;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+
+/**
+ * The storage operations on Redis: one Lua script each, over one multiplexed connection, plus release
+ * notifications over one pub/sub connection.
+ */
+final class RedisLockBackend implements LockBackend, BatchRenewal {
+    /** How long a released lock's key remembers its last fencing token. */
+    static final Duration TOKEN_MEMORY = Duration.ofSeconds(60);
+    private static final int MAX_BATCH = 200;
+
+    private final RedisClient client;
+    private final StatefulRedisConnection<String, String> connection;
+    private final StatefulRedisPubSubConnection<String, String> pubSub;
+    private final RedisAsyncCommands<String, String> commands;
+    private final RedisLockScripts scripts;
+    private final ReleaseChannels channels;
+    private final RedisKeys keys;
+    private final RedisErrors errors;
+    private final String server;
+    private final Duration timeout;
+    private final String tokenMemoryMillis = Long.toString(TOKEN_MEMORY.toMillis());
+
+    RedisLockBackend(RedisClient client, StatefulRedisConnection<String, String> connection,
+            StatefulRedisPubSubConnection<String, String> pubSub, RedisKeys keys, String server, Duration timeout) {
+        this.client = client;
+        this.connection = connection;
+        this.pubSub = pubSub;
+        this.commands = connection.async();
+        this.scripts = new RedisLockScripts(commands);
+        this.channels = new ReleaseChannels(pubSub);
+        this.keys = keys;
+        this.server = server;
+        this.timeout = timeout;
+        this.errors = new RedisErrors(server, timeout);
+    }
+
+    @Override
+    public String describe() {
+        return server;
+    }
+
+    @Override
+    public Duration operationTimeout() {
+        return timeout;
+    }
+
+    @Override
+    public CompletableFuture<AcquireResult> tryAcquire(String name, String ownerId, Duration leaseTime) {
+        CompletableFuture<List<Object>> reply = scripts.run(Script.ACQUIRE, new String[] {keys.lockKey(name)},
+                ownerId, Long.toString(leaseTime.toMillis()));
+        return map(reply, "acquire", name, result -> {
+            long granted = (Long) result.get(0);
+            long value = (Long) result.get(1);
+            return granted == 1 ? AcquireResult.granted(value) : AcquireResult.busy(Duration.ofMillis(Math.max(0, value)));
+        });
+    }
+
+    @Override
+    public CompletableFuture<Boolean> renew(String name, String ownerId, Duration leaseTime) {
+        return renewAll(List.of(new RenewalRequest(name, ownerId, leaseTime))).thenApply(results -> results.get(0));
+    }
+
+    @Override
+    public int maxBatchSize() {
+        return MAX_BATCH;
+    }
+
+    @Override
+    public CompletableFuture<List<Boolean>> renewAll(List<RenewalRequest> requests) {
+        String[] lockKeys = new String[requests.size()];
+        String[] args = new String[requests.size() * 2];
+        for (int i = 0; i < requests.size(); i++) {
+            RenewalRequest request = requests.get(i);
+            lockKeys[i] = keys.lockKey(request.name());
+            args[2 * i] = request.ownerId();
+            args[2 * i + 1] = Long.toString(request.leaseTime().toMillis());
+        }
+        CompletableFuture<List<Object>> reply = scripts.run(Script.RENEW, lockKeys, args);
+        String what = requests.size() == 1 ? requests.get(0).name() : requests.size() + " locks";
+        return map(reply, "renewal", what, result -> {
+            List<Boolean> renewed = new ArrayList<>(result.size());
+            for (Object one : result) {
+                renewed.add(((Long) one) == 1L);
+            }
+            return renewed;
+        });
+    }
+
+    @Override
+    public CompletableFuture<Boolean> release(String name, String ownerId) {
+        CompletableFuture<Long> reply = scripts.run(Script.RELEASE, new String[] {keys.lockKey(name)},
+                ownerId, keys.releaseChannel(name), tokenMemoryMillis);
+        return map(reply, "release", name, released -> released == 1L);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> forceRelease(String name) {
+        CompletableFuture<Long> reply = scripts.run(Script.FORCE_UNLOCK, new String[] {keys.lockKey(name)},
+                keys.releaseChannel(name), tokenMemoryMillis);
+        return map(reply, "forceUnlock", name, released -> released == 1L);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> isLocked(String name) {
+        return map(commands.get(keys.lockKey(name)).toCompletableFuture(), "isLocked", name, RedisLockBackend::isHeldValue);
+    }
+
+    @Override
+    public CompletableFuture<ReleaseSubscription> watchReleases(String name, Runnable onMaybeFree) {
+        return map(channels.watch(keys.releaseChannel(name), onMaybeFree), "subscribe", name, Function.identity());
+    }
+
+    /** Returns whether a raw lock key value ({@code <token>:<owner>}) names an owner. */
+    static boolean isHeldValue(String value) {
+        if (value == null) {
+            return false;
+        }
+        int sep = value.indexOf(':');
+        return sep >= 0 && sep < value.length() - 1;
+    }
+
+    private <R, T> CompletableFuture<T> map(CompletableFuture<R> reply, String operation, String name, Function<R, T> decode) {
+        return reply.handle((value, error) -> {
+            if (error != null) {
+                throw errors.translate(error, operation, name);
+            }
+            try {
+                return decode.apply(value);
+            } catch (RuntimeException e) {
+                throw new LockException(operation + " of lock '" + name + "': unexpected reply from Redis at " + server + ": " + value, e);
+            }
+        });
+    }
+
+    @Override
+    public void close() {
+        try {
+            pubSub.close();
+            connection.close();
+        } finally {
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        }
+    }
+}

@@ -1,0 +1,248 @@
+package io.distlock.redis;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.DistributedLock;
+import io.distlock.LockClient;
+import io.distlock.LockException;
+import io.distlock.LockOptions;
+import io.distlock.spi.EngineSettings;
+import io.distlock.spi.LockEngine;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.time.Duration;
+import java.util.Locale;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A {@link LockClient} on Redis (standalone, 5.0 or newer), over Lettuce: one multiplexed command
+ * connection and one pub/sub connection, shared by all locks of the client.
+ *
+ * <pre>{@code
+ * try (LockClient locks = RedisLockClient.create("redis://127.0.0.1:6379")) {
+ *     DistributedLock lock = locks.getLock("orders:42");
+ *     try (Lease lease = lock.acquire(Duration.ofSeconds(5))) {
+ *         // critical section; pass lease.fencingToken() to the resource you protect
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>Each lock is one key, {@code <prefix>{<name>}} (default prefix {@code distlock:}), whose value
+ * is {@code <fencing token>:<owner id>} and whose PX expiry is the lease. Releases publish on
+ * {@code <prefix>{<name>}:released}. An ACL user needs {@code ~<prefix>*}, {@code &<prefix>*} and the
+ * commands EVALSHA, EVAL, GET, SUBSCRIBE, UNSUBSCRIBE. See docs/guarantees.md for what holds under
+ * pauses, crashes, restarts and failover.
+ */
+public final class RedisLockClient implements LockClient {
+    /** The default key prefix, {@code distlock:}. */
+    public static final String DEFAULT_KEY_PREFIX = "distlock:";
+    /** The default operation timeout, 3 seconds. */
+    public static final Duration DEFAULT_OPERATION_TIMEOUT = Duration.ofSeconds(3);
+
+    private final LockClient engine;
+    private final String server;
+    private final String keyPrefix;
+
+    private RedisLockClient(LockClient engine, String server, String keyPrefix) {
+        this.engine = engine;
+        this.server = server;
+        this.keyPrefix = keyPrefix;
+    }
+
+    /**
+     * Connects to Redis at {@code uri} with the default settings, e.g. {@code redis://127.0.0.1:6379},
+     * {@code redis://user:secret@host:6379/0} or {@code rediss://host:6380} for TLS.
+     *
+     * @throws IllegalArgumentException if the URI is malformed or not a redis/rediss URI
+     * @throws BackendUnavailableException if Redis cannot be reached within the connect timeout
+     * @throws LockException if Redis refuses the connection (for example, wrong credentials)
+     */
+    public static RedisLockClient create(String uri) {
+        return builder().uri(uri).build();
+    }
+
+    /** Returns a builder for a client with non-default settings. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public DistributedLock getLock(String name) {
+        return engine.getLock(name);
+    }
+
+    @Override
+    public DistributedLock getLock(String name, LockOptions options) {
+        return engine.getLock(name, options);
+    }
+
+    /** Returns the key prefix this client's locks live under. */
+    public String keyPrefix() {
+        return keyPrefix;
+    }
+
+    @Override
+    public void close() {
+        engine.close();
+    }
+
+    @Override
+    public String toString() {
+        return "RedisLockClient[" + server + ", prefix=" + keyPrefix + "]";
+    }
+
+    /** Builds a {@link RedisLockClient}; every setter validates its argument at once. */
+    public static final class Builder {
+        private @Nullable String uri;
+        private String keyPrefix = DEFAULT_KEY_PREFIX;
+        private LockOptions lockOptions = LockOptions.defaults();
+        private Duration operationTimeout = DEFAULT_OPERATION_TIMEOUT;
+        private Duration connectTimeout = DEFAULT_OPERATION_TIMEOUT;
+        private Duration fallbackPoll = EngineSettings.DEFAULT_FALLBACK_POLL;
+        private @Nullable String clientName;
+
+        private Builder() {}
+
+        /** Sets the Redis URI (required): {@code redis://[user:password@]host[:port][/db]} or {@code rediss://...}. */
+        public Builder uri(String uri) {
+            if (uri == null || uri.isBlank()) {
+                throw new IllegalArgumentException("uri must not be blank");
+            }
+            String scheme = uri.toLowerCase(Locale.ROOT);
+            if (!scheme.startsWith("redis://") && !scheme.startsWith("rediss://")) {
+                throw new IllegalArgumentException("uri must start with redis:// or rediss://, was '" + mask(uri) + "'");
+            }
+            this.uri = uri;
+            return this;
+        }
+
+        /** Sets the key prefix (default {@code distlock:}); it must not contain braces. */
+        public Builder keyPrefix(String keyPrefix) {
+            this.keyPrefix = RedisKeys.checkPrefix(keyPrefix);
+            return this;
+        }
+
+        /** Sets the options of {@code getLock(name)} (default {@link LockOptions#defaults()}). */
+        public Builder lockOptions(LockOptions lockOptions) {
+            if (lockOptions == null) {
+                throw new IllegalArgumentException("lockOptions must not be null");
+            }
+            this.lockOptions = lockOptions;
+            return this;
+        }
+
+        /** Sets the lease time of {@code getLock(name)}; shorthand for {@link #lockOptions}. */
+        public Builder leaseTime(Duration leaseTime) {
+            this.lockOptions = lockOptions.toBuilder().leaseTime(leaseTime).build();
+            return this;
+        }
+
+        /** Sets how long one Redis command may take before it fails with BackendUnavailableException (default 3 s). */
+        public Builder operationTimeout(Duration operationTimeout) {
+            this.operationTimeout = positive(operationTimeout, "operationTimeout");
+            return this;
+        }
+
+        /** Sets how long connecting may take (default 3 s). */
+        public Builder connectTimeout(Duration connectTimeout) {
+            this.connectTimeout = positive(connectTimeout, "connectTimeout");
+            return this;
+        }
+
+        /** Sets the longest a waiter sleeps without a release notification before asking Redis again (default 1 s). */
+        public Builder fallbackPoll(Duration fallbackPoll) {
+            this.fallbackPoll = positive(fallbackPoll, "fallbackPoll");
+            return this;
+        }
+
+        /** Sets the connection name shown by CLIENT LIST (default: none). */
+        public Builder clientName(String clientName) {
+            if (clientName == null || clientName.isBlank() || clientName.contains(" ")) {
+                throw new IllegalArgumentException("clientName must be non-blank without spaces, was '" + clientName + "'");
+            }
+            this.clientName = clientName;
+            return this;
+        }
+
+        /**
+         * Connects and returns the client.
+         *
+         * @throws IllegalArgumentException if no URI was set or it cannot be parsed
+         * @throws BackendUnavailableException if Redis cannot be reached within the connect timeout
+         * @throws LockException if Redis refuses the connection (for example, wrong credentials)
+         */
+        public RedisLockClient build() {
+            if (uri == null) {
+                throw new IllegalArgumentException("uri must be set");
+            }
+            RedisURI redisUri;
+            try {
+                redisUri = RedisURI.create(uri);
+            } catch (RuntimeException e) {
+                throw new IllegalArgumentException("cannot parse Redis uri '" + mask(uri) + "': " + e.getMessage(), e);
+            }
+            redisUri.setTimeout(operationTimeout);
+            if (clientName != null) {
+                redisUri.setClientName(clientName);
+            }
+            String server = describe(redisUri);
+            RedisClient client = RedisClient.create(redisUri);
+            client.setOptions(ClientOptions.builder()
+                    .autoReconnect(true)
+                    .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).keepAlive(true).build())
+                    .timeoutOptions(TimeoutOptions.enabled(operationTimeout))
+                    .build());
+            StatefulRedisConnection<String, String> connection = null;
+            try {
+                connection = client.connect(StringCodec.UTF8);
+                StatefulRedisPubSubConnection<String, String> pubSub = client.connectPubSub(StringCodec.UTF8);
+                RedisLockBackend backend = new RedisLockBackend(client, connection, pubSub, new RedisKeys(keyPrefix), server, operationTimeout);
+                EngineSettings settings = new EngineSettings(lockOptions, fallbackPoll, "distlock-redis");
+                return new RedisLockClient(LockEngine.newClient(backend, settings), server, keyPrefix);
+            } catch (RuntimeException e) {
+                if (connection != null) {
+                    connection.close();
+                }
+                client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+                throw connectFailure(server, e);
+            }
+        }
+
+        private RuntimeException connectFailure(String server, RuntimeException e) {
+            Throwable root = e;
+            while (root.getCause() != null && root.getCause() != root) {
+                root = root.getCause();
+            }
+            String detail = String.valueOf(root.getMessage());
+            if (detail.contains("WRONGPASS") || detail.contains("NOAUTH") || detail.contains("NOPERM")) {
+                return new LockException("Redis at " + server + " refused the connection: " + detail, e);
+            }
+            if (e instanceof RedisConnectionException || e instanceof io.lettuce.core.RedisException) {
+                return new BackendUnavailableException("cannot connect to Redis at " + server + " within " + connectTimeout + ": " + detail, e);
+            }
+            return e;
+        }
+
+        private static Duration positive(Duration value, String what) {
+            if (value == null || value.isNegative() || value.isZero()) {
+                throw new IllegalArgumentException(what + " must be positive, was " + value);
+            }
+            return value;
+        }
+
+        private static String describe(RedisURI uri) {
+            String scheme = uri.isSsl() ? "rediss" : "redis";
+            return scheme + "://" + uri.getHost() + ":" + uri.getPort() + (uri.getDatabase() != 0 ? "/" + uri.getDatabase() : "");
+        }
+
+        private static String mask(String uri) {
+            return uri.replaceAll("//[^@/]*@", "//***@");
+        }
+    }
+}

@@ -1,0 +1,36 @@
+-- distlock acquire: take the lock if it is free, or confirm it for the same owner (a retried request).
+--
+-- KEYS[1]  the lock key, e.g. distlock:{orders}. While held it holds "<token>:<owner id>" with a PX
+--          expiry of the lease; after a release it holds "<token>:" (a tombstone that remembers the
+--          last fencing token for a while, so the next token is larger even within one microsecond).
+-- ARGV[1]  owner id of this acquisition (unique per acquisition)
+-- ARGV[2]  lease time in milliseconds
+--
+-- Returns {1, token} when the caller holds the lock, {0, pttl} when another owner holds it
+-- (pttl: milliseconds left on the holder's lease, -1 if the key has no expiry).
+--
+-- Fencing token = max(last token + 1, server TIME in microseconds). The TIME term keeps tokens
+-- increasing after the key expired or the server restarted without persistence, without keeping a
+-- key per lock name forever. Server time only: no client clock is involved.
+local value = redis.call('GET', KEYS[1])
+local last = 0
+if value then
+  local sep = string.find(value, ':', 1, true)
+  if not sep then
+    return redis.error_reply('WRONGTYPE distlock key ' .. KEYS[1] .. ' holds a value distlock did not write')
+  end
+  local owner = string.sub(value, sep + 1)
+  last = tonumber(string.sub(value, 1, sep - 1)) or 0
+  if owner == ARGV[1] then
+    redis.call('PEXPIRE', KEYS[1], ARGV[2])
+    return {1, last}
+  end
+  if owner ~= '' then
+    return {0, redis.call('PTTL', KEYS[1])}
+  end
+end
+local now = redis.call('TIME')
+local micros = tonumber(now[1]) * 1000000 + tonumber(now[2])
+local token = math.max(last + 1, micros)
+redis.call('SET', KEYS[1], string.format('%.0f', token) .. ':' .. ARGV[1], 'PX', ARGV[2])
+return {1, token}
