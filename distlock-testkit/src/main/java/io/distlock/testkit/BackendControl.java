@@ -1,0 +1,26 @@
+package io.distlock.testkit;
+
+/** Fault injection on a backend server the test started: stop, kill, pause, restart. */
+public interface BackendControl {
+
+    /** Stops the server gracefully and waits until it is gone. */
+    void stop();
+
+    /** Kills the server with SIGKILL and waits until it is gone. */
+    void kill();
+
+    /** Starts the server again on the same address, with no data (as after a restart without persistence). */
+    void start();
+
+    /** Stops and starts the server on the same address; data is lost. */
+    default void restart() {
+        stop();
+        start();
+    }
+
+    /** Freezes the server (SIGSTOP): connections stay open but nothing is answered. */
+    void pause();
+
+    /** Thaws a paused server (SIGCONT). */
+    void resume();
+}

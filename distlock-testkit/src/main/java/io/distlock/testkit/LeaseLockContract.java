@@ -1,0 +1,141 @@
+package io.distlock.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.distlock.DistributedLock;
+import io.distlock.Lease;
+import io.distlock.LeaseLostException;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The contract of backends whose locks are time-limited leases on the server (Redis, etcd, SQL):
+ * expiry without renewal, the watchdog, stale holders, crashed holders and a frozen server.
+ */
+public abstract class LeaseLockContract extends LockContract {
+
+    @Test
+    void aLeaseThatIsNotRenewedExpiresLetsAnotherClientInAndTheHolderIsTold() throws Exception {
+        String name = uniqueName();
+        DistributedLock holder = newClient().getLock(name, lease(Duration.ofMillis(500), false));
+        CountDownLatch lost = new CountDownLatch(1);
+        holder.lock();
+        Lease held = holder.heldLease();
+        held.onLost(e -> lost.countDown());
+
+        Optional<Lease> next = newClient().getLock(name).tryAcquire(SOON);
+        assertThat(next).as("another client acquires once the lease ran out").isPresent();
+        assertThat(lost.await(SOON.toSeconds(), TimeUnit.SECONDS)).as("onLost fired").isTrue();
+        assertThat(held.isValid()).isFalse();
+        assertThat(held.remaining()).isEqualTo(Duration.ZERO);
+        assertThat(next.get().fencingToken()).isGreaterThan(held.fencingToken());
+
+        assertThatThrownBy(holder::unlock).isInstanceOf(LeaseLostException.class);
+        assertLocked(name);
+        assertThat(next.get().isValid()).isTrue();
+        next.get().close();
+        assertUnlocked(name);
+    }
+
+    @Test
+    void theWatchdogKeepsALockHeldForThreeTimesItsLease() throws Exception {
+        String name = uniqueName();
+        Duration leaseTime = Duration.ofMillis(1000);
+        DistributedLock holder = newClient().getLock(name, lease(leaseTime, true));
+        DistributedLock other = newClient().getLock(name);
+        CountDownLatch lost = new CountDownLatch(1);
+        try (Lease held = holder.acquire()) {
+            held.onLost(e -> lost.countDown());
+            long until = System.nanoTime() + leaseTime.multipliedBy(3).plusMillis(300).toNanos();
+            while (System.nanoTime() - until < 0) {
+                assertThat(held.isValid()).isTrue();
+                assertLocked(name);
+                assertThat(other.tryLock()).as("another client while the watchdog renews").isFalse();
+                Thread.sleep(100);
+            }
+            assertThat(lost.getCount()).as("onLost did not fire").isEqualTo(1);
+        }
+        assertUnlocked(name);
+    }
+
+    @Test
+    void aStaleHolderCannotReleaseTheNewOwnersLock() throws Exception {
+        String name = uniqueName();
+        DistributedLock stale = newClient().getLock(name, lease(Duration.ofMillis(300), false));
+        Lease staleLease = stale.acquire();
+        Await.until(SOON, "the stale lease expired locally", () -> !staleLease.isValid());
+
+        Lease owner = newClient().getLock(name).acquire(SOON);
+        staleLease.close(); // quiet: the loss was already reported through the lease
+        assertLocked(name);
+        assertThat(owner.isValid()).isTrue();
+
+        assertThat(stale.tryLock()).as("the stale client while the new owner holds").isFalse();
+        owner.close();
+        assertUnlocked(name);
+        assertThat(stale.tryLock()).as("the stale client after the new owner released").isTrue();
+        stale.unlock();
+    }
+
+    @Test
+    void aHolderProcessKilledWithoutReleasingFreesTheLockAfterItsLease() throws Exception {
+        String name = uniqueName();
+        Process holder = HolderProcess.start(factoryClass(), target(), name, Duration.ofSeconds(1));
+        long heldToken;
+        try {
+            heldToken = readHeldToken(holder);
+            assertLocked(name);
+            assertThat(newClient().getLock(name).tryLock()).isFalse();
+        } finally {
+            holder.destroyForcibly();
+            holder.waitFor(30, TimeUnit.SECONDS);
+        }
+        Optional<Lease> next = newClient().getLock(name).tryAcquire(SOON);
+        assertThat(next).as("the lock frees itself after the dead holder's lease").isPresent();
+        assertThat(next.get().fencingToken()).isGreaterThan(heldToken);
+        next.get().close();
+    }
+
+    @Test
+    void aFrozenServerMakesTheLeaseLostNotSilentlyKept() throws Exception {
+        String name = uniqueName();
+        DistributedLock holder = newClient().getLock(name, lease(Duration.ofMillis(1000), true));
+        CountDownLatch lost = new CountDownLatch(1);
+        holder.lock();
+        Lease held = holder.heldLease();
+        held.onLost(e -> lost.countDown());
+        backend().pause();
+        try {
+            assertThat(lost.await(SOON.toSeconds(), TimeUnit.SECONDS)).as("onLost fired while the server was frozen").isTrue();
+            assertThat(held.isValid()).isFalse();
+        } finally {
+            backend().resume();
+        }
+        assertThatThrownBy(holder::unlock).isInstanceOf(LeaseLostException.class);
+        assertThat(holder.isHeldByCurrentThread()).isFalse();
+        Lease next = Await.succeeds(SOON, "the lock can be taken again", () -> newClient().getLock(name).acquire(Duration.ofSeconds(5)));
+        assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+        next.close();
+    }
+
+    private static long readHeldToken(Process holder) throws Exception {
+        BufferedReader out = new BufferedReader(new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8));
+        StringBuilder seen = new StringBuilder();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        String line;
+        while (System.nanoTime() < deadline && (line = out.readLine()) != null) {
+            if (line.startsWith("HELD ")) {
+                return Long.parseLong(line.substring(5).trim());
+            }
+            seen.append(line).append('\n');
+        }
+        throw new AssertionError("holder process did not report holding the lock; output:\n" + seen);
+    }
+}

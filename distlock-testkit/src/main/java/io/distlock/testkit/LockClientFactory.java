@@ -1,0 +1,13 @@
+package io.distlock.testkit;
+
+import io.distlock.LockClient;
+
+/**
+ * Creates clients of one backend for the contract tests. Implementations need a public no-argument
+ * constructor: the tests also run them in separate JVMs (see {@link HolderProcess}).
+ */
+public interface LockClientFactory {
+
+    /** Returns a new client connected to {@code target} (a URI or connect string). */
+    LockClient create(String target);
+}
