@@ -140,7 +140,7 @@ public final class RedisServer implements BackendControl, AutoCloseable {
         throw new IllegalStateException("redis-server on port " + port + " not ready within " + START_TIMEOUT + ": " + log());
     }
 
-    /** Returns whether the server answers PING now. */
+    /** Returns whether the server answers PING now (with PONG, or NOAUTH when it has a password). */
     public boolean ping() {
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
@@ -149,7 +149,8 @@ public final class RedisServer implements BackendControl, AutoCloseable {
             out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
             out.flush();
             byte[] reply = socket.getInputStream().readNBytes(7);
-            return new String(reply, StandardCharsets.US_ASCII).startsWith("+PONG");
+            String answer = new String(reply, StandardCharsets.US_ASCII);
+            return answer.startsWith("+PONG") || answer.startsWith("-NOAUTH");
         } catch (IOException e) {
             return false;
         }

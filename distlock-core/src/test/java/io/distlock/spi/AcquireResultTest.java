@@ -1,0 +1,18 @@
+package io.distlock.spi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class AcquireResultTest {
+
+    @Test
+    void aGrantNeedsAPositiveTokenAndABusyResultNeverHasANegativeWait() {
+        assertThat(AcquireResult.granted(7).fencingToken()).isEqualTo(7);
+        assertThatThrownBy(() -> AcquireResult.granted(0)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("token");
+        assertThat(AcquireResult.busy(Duration.ofMillis(-1)).holderRemaining()).isEqualTo(Duration.ZERO);
+        assertThat(AcquireResult.busy(Duration.ofMillis(40)).granted()).isFalse();
+    }
+}

@@ -1,0 +1,165 @@
+package io.distlock.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.DistributedLock;
+import io.distlock.Lease;
+import io.distlock.LockClient;
+import io.distlock.LockException;
+import io.distlock.LockOptions;
+import io.distlock.testkit.Await;
+import io.distlock.testkit.FreePorts;
+import io.distlock.testkit.RedisServer;
+import io.distlock.testkit.RedisServerExtension;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** Redis-specific behaviour: key layout, scripts, batching, security and misconfiguration. */
+class RedisLockClientTest {
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    private static RedisClient rawClient;
+    private static StatefulRedisConnection<String, String> rawConnection;
+
+    @BeforeAll
+    static void connectRaw() {
+        rawClient = RedisClient.create(redis.server().uri());
+        rawConnection = rawClient.connect();
+    }
+
+    @AfterAll
+    static void disconnectRaw() {
+        rawConnection.close();
+        rawClient.shutdown();
+    }
+
+    private static RedisCommands<String, String> raw() {
+        return rawConnection.sync();
+    }
+
+    @Test
+    void aLockIsOneKeyUnderThePrefixWithAHashTagHoldingTokenAndOwner() throws Exception {
+        try (RedisLockClient client = RedisLockClient.builder().uri(redis.server().uri()).keyPrefix("shop:").build()) {
+            DistributedLock lock = client.getLock("orders:42", LockOptions.builder().leaseTime(Duration.ofSeconds(20)).build());
+            long token;
+            try (Lease lease = lock.acquire()) {
+                token = lease.fencingToken();
+                String value = raw().get("shop:{orders:42}");
+                assertThat(value).startsWith(token + ":").hasSizeGreaterThan((token + ":").length());
+                assertThat(raw().pttl("shop:{orders:42}")).isBetween(1L, 20_000L);
+            }
+            assertThat(raw().get("shop:{orders:42}")).as("the released key keeps only the last token").isEqualTo(token + ":");
+            assertThat(raw().pttl("shop:{orders:42}")).as("and expires, so no key stays per name forever")
+                    .isBetween(1L, RedisLockBackend.TOKEN_MEMORY.toMillis());
+        }
+    }
+
+    @Test
+    void locksKeepWorkingAfterTheServersScriptCacheIsFlushed() throws Exception {
+        try (RedisLockClient client = RedisLockClient.create(redis.server().uri())) {
+            DistributedLock lock = client.getLock("flushed");
+            lock.acquire().close();
+            raw().scriptFlush();
+            try (Lease lease = lock.acquire(Duration.ofSeconds(5))) {
+                assertThat(lease.isValid()).isTrue();
+                raw().scriptFlush();
+            }
+            assertThat(lock.isLocked()).isFalse();
+        }
+    }
+
+    @Test
+    void theWatchdogRenewsManyLeasesInFewCommands() throws Exception {
+        int locks = 300;
+        Duration leaseTime = Duration.ofMillis(1200);
+        try (RedisLockClient client = RedisLockClient.create(redis.server().uri())) {
+            List<Lease> leases = new ArrayList<>();
+            for (int i = 0; i < locks; i++) {
+                leases.add(client.getLock("batch-" + i, LockOptions.builder().leaseTime(leaseTime).build()).acquire());
+            }
+            long before = scriptCalls();
+            long start = System.nanoTime();
+            Await.until(Duration.ofSeconds(30), "three lease times have passed",
+                    () -> System.nanoTime() - start > leaseTime.multipliedBy(3).toNanos());
+            long renewalCommands = scriptCalls() - before;
+            for (int i = 0; i < locks; i++) {
+                assertThat(RedisLockBackend.isHeldValue(raw().get("distlock:{batch-" + i + "}"))).as("lock %d still held", i).isTrue();
+                assertThat(leases.get(i).isValid()).isTrue();
+            }
+            // one command per lock per interval would be about 9 x 300 = 2700; batches of up to 200 need a few dozen
+            assertThat(renewalCommands).as("script calls spent on renewals").isLessThan(100);
+            leases.forEach(Lease::close);
+        }
+    }
+
+    private static long scriptCalls() {
+        long calls = 0;
+        for (String line : raw().info("commandstats").split("\r?\n")) {
+            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+                String field = line.substring(line.indexOf("calls=") + 6);
+                calls += Long.parseLong(field.substring(0, field.indexOf(',')));
+            }
+        }
+        return calls;
+    }
+
+    @Test
+    void aKeyOfAnotherTypeIsReportedAndLeftAlone() throws Exception {
+        raw().hset("distlock:{foreign}", "field", "value");
+        try (RedisLockClient client = RedisLockClient.create(redis.server().uri())) {
+            assertThatThrownBy(() -> client.getLock("foreign").acquire(Duration.ofSeconds(1)))
+                    .isInstanceOf(LockException.class).hasMessageContaining("foreign").hasMessageContaining("WRONGTYPE");
+        }
+        assertThat(raw().hget("distlock:{foreign}", "field")).isEqualTo("value");
+    }
+
+    @Test
+    void badUrisAndPrefixesAreRejectedAndAnUnreachableServerFailsFast() {
+        assertThatThrownBy(() -> RedisLockClient.create("http://127.0.0.1:1")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("redis://");
+        assertThatThrownBy(() -> RedisLockClient.create(" ")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("uri");
+        assertThatThrownBy(() -> RedisLockClient.builder().build()).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("uri");
+        assertThatThrownBy(() -> RedisLockClient.builder().keyPrefix("a{b")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("keyPrefix");
+        assertThatThrownBy(() -> RedisLockClient.builder().operationTimeout(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("operationTimeout");
+        assertThatThrownBy(() -> RedisLockClient.create("redis://user:s3cret@127.0.0.1:" + FreePorts.next()))
+                .isInstanceOf(BackendUnavailableException.class)
+                .hasMessageContaining("127.0.0.1")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("s3cret"));
+    }
+
+    @Test
+    void passwordsAndAclUsersWorkAndMisconfigurationIsNamed() throws Exception {
+        try (RedisServer secured = RedisServer.launch("--requirepass", "adminpw")) {
+            String base = "127.0.0.1:" + secured.port();
+            assertThatThrownBy(() -> RedisLockClient.create("redis://:wrong@" + base))
+                    .isInstanceOf(LockException.class).isNotInstanceOf(BackendUnavailableException.class)
+                    .hasMessageContaining("refused");
+            RedisClient admin = RedisClient.create("redis://:adminpw@" + base);
+            try (StatefulRedisConnection<String, String> connection = admin.connect()) {
+                connection.sync().aclSetuser("locker", io.lettuce.core.AclSetuserArgs.Builder.on()
+                        .addPassword("lockerpw").keyPattern("distlock:*").channelPattern("distlock:*").allCommands());
+            } finally {
+                admin.shutdown();
+            }
+            try (LockClient client = RedisLockClient.create("redis://locker:lockerpw@" + base)) {
+                try (Lease lease = client.getLock("acl").acquire(Duration.ofSeconds(5))) {
+                    assertThat(lease.isValid()).isTrue();
+                }
+            }
+            try (LockClient outside = RedisLockClient.builder().uri("redis://locker:lockerpw@" + base).keyPrefix("other:").build()) {
+                assertThatThrownBy(() -> outside.getLock("acl").acquire(Duration.ofSeconds(5)))
+                        .isInstanceOf(LockException.class).hasMessageContaining("NOPERM").hasMessageContaining("acl");
+            }
+        }
+    }
+}
