@@ -125,6 +125,25 @@ public abstract class LeaseLockContract extends LockContract {
         next.close();
     }
 
+    @Test
+    void aGrantThatArrivesAfterTheCallerGaveUpIsReleased() throws Exception {
+        String name = uniqueName();
+        DistributedLock lock = newClient().getLock(name, lease(Duration.ofSeconds(120), false));
+        lock.acquire().close(); // warm up: the server knows the scripts, so the frozen request will run
+        backend().pause();
+        try {
+            // the request reaches the frozen server; the caller gives up when the operation times out
+            assertThatThrownBy(() -> lock.tryAcquire(Duration.ofSeconds(30))).isInstanceOf(io.distlock.BackendUnavailableException.class);
+        } finally {
+            backend().resume();
+        }
+        // the server now runs the abandoned request and grants it; the engine must release that grant
+        Await.until(SOON, "the abandoned grant is released (its lease would last 120 s)", () -> !lockedInBackend(name));
+        assertThat(lock.isHeldByCurrentThread()).isFalse();
+        Lease next = newClient().getLock(name).acquire(Duration.ofSeconds(5));
+        next.close();
+    }
+
     private static long readHeldToken(Process holder) throws Exception {
         BufferedReader out = new BufferedReader(new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8));
         StringBuilder seen = new StringBuilder();

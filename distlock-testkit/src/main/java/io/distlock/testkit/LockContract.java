@@ -104,6 +104,18 @@ public abstract class LockContract {
         return future;
     }
 
+    /** Waits until the thread in {@code waiter} is parked (waiting for the lock). */
+    protected static void awaitParked(AtomicReference<Thread> waiter) {
+        Await.until(SOON, "the waiter is parked", () -> {
+            Thread thread = waiter.get();
+            if (thread == null) {
+                return false;
+            }
+            Thread.State state = thread.getState();
+            return state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING;
+        });
+    }
+
     @Test
     void mutualExclusionHoldsAcrossThreadsAndClients() throws Exception {
         String name = uniqueName();
@@ -232,10 +244,7 @@ public abstract class LockContract {
             }
         });
         assertThat(started.await(30, TimeUnit.SECONDS)).isTrue();
-        Await.until(SOON, "the waiter is parked", () -> {
-            Thread.State state = waiterThread.get().getState();
-            return state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING;
-        });
+        awaitParked(waiterThread);
         waiterThread.get().interrupt();
         assertThat(waiter.get(30, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
         held.close();
@@ -250,8 +259,12 @@ public abstract class LockContract {
         DistributedLock holder = newClient().getLock(name, lease(Duration.ofSeconds(120), false));
         DistributedLock waiterLock = newClient().getLock(name);
         Lease held = holder.acquire();
-        Future<Optional<Lease>> waiter = inBackground(() -> waiterLock.tryAcquire(Duration.ofSeconds(60)));
-        Await.until(SOON, "the waiter has asked at least once", () -> !waiter.isDone());
+        AtomicReference<Thread> waiterThread = new AtomicReference<>();
+        Future<Optional<Lease>> waiter = inBackground(() -> {
+            waiterThread.set(Thread.currentThread());
+            return waiterLock.tryAcquire(Duration.ofSeconds(60));
+        });
+        awaitParked(waiterThread);
         held.close();
         Optional<Lease> acquired = waiter.get(90, TimeUnit.SECONDS);
         assertThat(acquired).as("waiter acquired after the release, within 60 s of a 120 s lease").isPresent();

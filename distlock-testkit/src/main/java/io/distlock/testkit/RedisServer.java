@@ -17,6 +17,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A real {@code redis-server} process on a free loopback port, without persistence, for tests and the
@@ -42,12 +43,13 @@ public final class RedisServer implements BackendControl, AutoCloseable {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> RUNNING.forEach(RedisServer::killQuietly), "redis-server-cleanup"));
     }
 
+    private final ReentrantLock lock = new ReentrantLock();
     private final Path binary;
     private final Path dir;
     private final List<String> extraArgs;
     private int port;
-    private Process guard;
-    private long pid;
+    private volatile Process guard;
+    private volatile long pid;
 
     private RedisServer(Path binary, int port, List<String> extraArgs) {
         this.binary = binary;
@@ -96,32 +98,38 @@ public final class RedisServer implements BackendControl, AutoCloseable {
     }
 
     /** Returns whether the server process is alive (paused counts as alive). */
-    public synchronized boolean isRunning() {
-        return guard != null && guard.isAlive();
+    public boolean isRunning() {
+        Process current = guard;
+        return current != null && current.isAlive();
     }
 
     @Override
-    public synchronized void start() {
-        if (isRunning()) {
-            throw new IllegalStateException("redis-server on port " + port + " is already running");
-        }
-        List<String> command = new ArrayList<>(List.of("sh", "-c", GUARD, binary.toString(),
-                "--port", Integer.toString(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                "--dir", dir.toString(), "--logfile", dir.resolve("redis.log").toString(), "--daemonize", "no"));
-        command.addAll(extraArgs);
+    public void start() {
+        lock.lock();
         try {
-            guard = new ProcessBuilder(command).redirectErrorStream(true).start();
-            BufferedReader out = new BufferedReader(new InputStreamReader(guard.getInputStream(), StandardCharsets.UTF_8));
-            String pidLine = out.readLine();
-            if (pidLine == null) {
-                throw new IllegalStateException("redis-server guard exited at once: " + binary);
+            if (isRunning()) {
+                throw new IllegalStateException("redis-server on port " + port + " is already running");
             }
-            pid = Long.parseLong(pidLine.trim());
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot start " + binary, e);
+            List<String> command = new ArrayList<>(List.of("sh", "-c", GUARD, binary.toString(),
+                    "--port", Integer.toString(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                    "--dir", dir.toString(), "--logfile", dir.resolve("redis.log").toString(), "--daemonize", "no"));
+            command.addAll(extraArgs);
+            try {
+                guard = new ProcessBuilder(command).redirectErrorStream(true).start();
+                BufferedReader out = new BufferedReader(new InputStreamReader(guard.getInputStream(), StandardCharsets.UTF_8));
+                String pidLine = out.readLine();
+                if (pidLine == null) {
+                    throw new IllegalStateException("redis-server guard exited at once: " + binary);
+                }
+                pid = Long.parseLong(pidLine.trim());
+            } catch (IOException e) {
+                throw new IllegalStateException("cannot start " + binary, e);
+            }
+            RUNNING.add(this);
+            awaitReady();
+        } finally {
+            lock.unlock();
         }
-        RUNNING.add(this);
-        awaitReady();
     }
 
     private void awaitReady() {
@@ -157,25 +165,45 @@ public final class RedisServer implements BackendControl, AutoCloseable {
     }
 
     @Override
-    public synchronized void stop() {
-        signal("TERM");
-        awaitExit();
+    public void stop() {
+        lock.lock();
+        try {
+            signal("TERM");
+            awaitExit();
+        } finally {
+            lock.unlock();
+        }
     }
 
     @Override
-    public synchronized void kill() {
-        signal("KILL");
-        awaitExit();
+    public void kill() {
+        lock.lock();
+        try {
+            signal("KILL");
+            awaitExit();
+        } finally {
+            lock.unlock();
+        }
     }
 
     @Override
-    public synchronized void pause() {
-        signal("STOP");
+    public void pause() {
+        lock.lock();
+        try {
+            signal("STOP");
+        } finally {
+            lock.unlock();
+        }
     }
 
     @Override
-    public synchronized void resume() {
-        signal("CONT");
+    public void resume() {
+        lock.lock();
+        try {
+            signal("CONT");
+        } finally {
+            lock.unlock();
+        }
     }
 
     @Override
@@ -198,11 +226,16 @@ public final class RedisServer implements BackendControl, AutoCloseable {
         }
     }
 
-    private synchronized void killQuietly() {
-        if (isRunning()) {
-            signal("CONT");
-            signal("KILL");
-            awaitExit();
+    private void killQuietly() {
+        lock.lock();
+        try {
+            if (isRunning()) {
+                signal("CONT");
+                signal("KILL");
+                awaitExit();
+            }
+        } finally {
+            lock.unlock();
         }
     }
 
