@@ -1,0 +1,56 @@
+package io.distlock.cli.demo;
+
+import io.distlock.DistributedLock;
+import io.distlock.Lease;
+import io.distlock.LeaseLostException;
+import java.time.Duration;
+import java.util.Optional;
+
+/** Strategies 6 and 7: a distlock lock, with the fencing token handed to the store or not. */
+final class DistlockDemoLock implements DemoLock {
+    /** A write needs at least this much lease left; less, and the holder aborts instead. */
+    private static final Duration WRITE_MARGIN = Duration.ofMillis(50);
+
+    private final DistributedLock lock;
+    private final boolean fenced;
+
+    DistlockDemoLock(DistributedLock lock, boolean fenced) {
+        this.lock = lock;
+        this.fenced = fenced;
+    }
+
+    @Override
+    public Held acquire(boolean[] waited) throws InterruptedException {
+        Optional<Lease> first = lock.tryAcquire(Duration.ZERO);
+        Lease lease;
+        if (first.isPresent()) {
+            lease = first.get();
+        } else {
+            waited[0] = true;
+            lease = lock.acquire();
+        }
+        return new Held() {
+            @Override
+            public long token() {
+                return fenced ? lease.fencingToken() : 0;
+            }
+
+            @Override
+            public boolean stillHeld() {
+                // strategy 6 has no fencing, so it guards its write with the lease; strategy 7 lets the store decide
+                return fenced || lease.remaining().compareTo(WRITE_MARGIN) > 0;
+            }
+
+            @Override
+            public boolean release() {
+                boolean wasValid = lease.isValid();
+                try {
+                    lease.close();
+                } catch (LeaseLostException e) {
+                    return false;
+                }
+                return wasValid;
+            }
+        };
+    }
+}

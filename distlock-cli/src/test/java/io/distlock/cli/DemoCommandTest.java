@@ -1,0 +1,80 @@
+package io.distlock.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.distlock.testkit.Await;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+class DemoCommandTest {
+
+    private static int run(StringWriter err, String... args) {
+        CommandLine commandLine = DistlockCommand.newCommandLine();
+        commandLine.setErr(new PrintWriter(err, true));
+        return commandLine.execute(args);
+    }
+
+    @Test
+    void badOptionsExitWithTwoAndNameTheProblem() {
+        StringWriter err = new StringWriter();
+        assertThat(run(err, "demo", "--workers", "0")).isEqualTo(2);
+        assertThat(err.toString()).contains("--workers must be between 1 and 32");
+
+        err = new StringWriter();
+        assertThat(run(err, "demo", "--strategies", "no-lock,bogus")).isEqualTo(2);
+        assertThat(err.toString()).contains("unknown strategy 'bogus'").contains("distlock-fenced");
+
+        err = new StringWriter();
+        assertThat(run(err, "demo", "--stock", "many")).isEqualTo(2);
+        assertThat(err.toString()).contains("--stock");
+
+        err = new StringWriter();
+        assertThat(run(err, "demo", "--redis", "redis://127.0.0.1:1")).isEqualTo(2);
+        assertThat(err.toString()).contains("cannot reach");
+
+        err = new StringWriter();
+        assertThat(run(err, "demo", "--nonsense")).isEqualTo(2);
+        assertThat(err.toString()).contains("Unknown option").contains("--help");
+    }
+
+    @Test
+    void aShortRaceOversellsWithoutALockAndNeverWithDistlock() throws Exception {
+        PrintStream originalOut = System.out;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        int exit;
+        try {
+            System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+            exit = DistlockCommand.newCommandLine().execute("demo", "--json", "--seed", "11",
+                    "--strategies", "no-lock,distlock,distlock-fenced",
+                    "--workers", "3", "--threads", "3", "--stock", "30", "--attempts", "200");
+        } finally {
+            System.setOut(originalOut);
+        }
+        String json = captured.toString(StandardCharsets.UTF_8);
+        assertThat(exit).as("exit code; output: %s", json).isZero();
+
+        assertThat(field(json, "no-lock", "oversold")).as("no-lock oversells under concurrency and pauses").isPositive();
+        for (String strategy : new String[] {"distlock", "distlock-fenced"}) {
+            assertThat(field(json, strategy, "oversold")).as("%s oversold", strategy).isZero();
+            assertThat(field(json, strategy, "doubleSoldItems")).as("%s double-sold items", strategy).isZero();
+            assertThat(field(json, strategy, "sold")).as("%s sold the whole stock", strategy).isEqualTo(30);
+            assertThat(field(json, strategy, "processPauses")).as("%s was paused", strategy).isPositive();
+        }
+        Await.until(Duration.ofSeconds(20), "no worker JVM or redis-server outlives the demo",
+                () -> ProcessHandle.current().descendants().noneMatch(ProcessHandle::isAlive));
+    }
+
+    private static long field(String json, String strategy, String name) {
+        Matcher matcher = Pattern.compile("\\{\"strategy\":\"" + Pattern.quote(strategy) + "\"[^}]*\"" + name + "\":(\\d+)").matcher(json);
+        assertThat(matcher.find()).as("field %s of %s in %s", name, strategy, json).isTrue();
+        return Long.parseLong(matcher.group(1));
+    }
+}
