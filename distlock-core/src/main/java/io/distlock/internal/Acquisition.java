@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
@@ -38,6 +39,7 @@ final class Acquisition {
 
     private final AtomicInteger holds = new AtomicInteger(1);
     private final AtomicReference<State> state = new AtomicReference<>(State.ACTIVE);
+    private final AtomicBoolean slotFreed = new AtomicBoolean();
     private final ReentrantLock listenerLock = new ReentrantLock();
     private final List<Consumer<LeaseLostException>> listeners = new ArrayList<>(1);
     private final Executor events;
@@ -125,6 +127,19 @@ final class Acquisition {
             if (holds.compareAndSet(current, current - 1)) {
                 return current - 1;
             }
+        }
+    }
+
+    /**
+     * Clears this acquisition from its slot and opens the slot's gate, exactly once, whichever of
+     * unlock, lease close and client close gets there first.
+     */
+    void freeSlot() {
+        if (slotFreed.compareAndSet(false, true)) {
+            if (slot.holder == this) {
+                slot.holder = null;
+            }
+            slot.gate.release();
         }
     }
 

@@ -123,12 +123,10 @@ public final class EngineLockClient implements LockClient {
         return events;
     }
 
-    void registerHeld(Acquisition acquisition) {
+    /** Tracks a new acquisition for close(); returns false if the client closed meanwhile. */
+    boolean registerHeld(Acquisition acquisition) {
         held.add(acquisition);
-        if (closed.get()) {
-            acquirer.releaseForClose(acquisition); // lost the race with close(): do not leak it
-            checkOpen();
-        }
+        return !closed.get();
     }
 
     void unregisterHeld(Acquisition acquisition) {

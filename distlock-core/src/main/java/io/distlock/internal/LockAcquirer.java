@@ -60,9 +60,12 @@ final class LockAcquirer {
                 return null;
             }
             slot.holder = acquisition;
-            client.registerHeld(acquisition);
-            client.watchdog().start(acquisition);
             handedOver = true;
+            if (!client.registerHeld(acquisition)) {
+                releaseForClose(acquisition); // the client closed while we acquired: do not leak it
+                client.checkOpen();
+            }
+            client.watchdog().start(acquisition);
             return acquisition;
         } finally {
             if (!handedOver) {
@@ -158,11 +161,8 @@ final class LockAcquirer {
                 throw e;
             }
         } finally {
-            if (slot.holder == acquisition) {
-                slot.holder = null;
-            }
             client.unregisterHeld(acquisition);
-            slot.gate.release();
+            acquisition.freeSlot();
         }
         if (!released) {
             acquisition.markLost("the release found the lock no longer held under this owner "
@@ -191,10 +191,8 @@ final class LockAcquirer {
             log.warn("could not release lock '{}' while closing; it expires with its lease", acquisition.lockName(), e);
         } finally {
             acquisition.markReleased();
-            if (acquisition.slot.holder == acquisition) {
-                acquisition.slot.holder = null;
-                acquisition.slot.gate.release();
-            }
+            client.unregisterHeld(acquisition);
+            acquisition.freeSlot();
         }
     }
 }
