@@ -200,7 +200,7 @@ public final class RedisLockClient implements LockClient {
                     .build());
             StatefulRedisConnection<String, String> connection = null;
             try {
-                connection = client.connect(StringCodec.UTF8);
+                connection = connectWithHandshakeRetry(client);
                 StatefulRedisPubSubConnection<String, String> pubSub = client.connectPubSub(StringCodec.UTF8);
                 RedisLockBackend backend = new RedisLockBackend(client, connection, pubSub, new RedisKeys(keyPrefix), server, operationTimeout);
                 EngineSettings settings = new EngineSettings(lockOptions, fallbackPoll, "distlock-redis");
@@ -212,6 +212,30 @@ public final class RedisLockClient implements LockClient {
                 client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
                 throw connectFailure(server, e);
             }
+        }
+
+        /**
+         * Connects; when the server drops the connection during the handshake, tries once more. Lettuce
+         * then sometimes reports "connection closed" instead of the server's WRONGPASS reply, and the
+         * second attempt tells which it was.
+         */
+        private static StatefulRedisConnection<String, String> connectWithHandshakeRetry(RedisClient client) {
+            try {
+                return client.connect(StringCodec.UTF8);
+            } catch (RedisConnectionException e) {
+                if (!String.valueOf(rootOf(e).getMessage()).contains("closed prematurely")) {
+                    throw e;
+                }
+                return client.connect(StringCodec.UTF8);
+            }
+        }
+
+        private static Throwable rootOf(Throwable e) {
+            Throwable root = e;
+            while (root.getCause() != null && root.getCause() != root) {
+                root = root.getCause();
+            }
+            return root;
         }
 
         private RuntimeException connectFailure(String server, RuntimeException e) {

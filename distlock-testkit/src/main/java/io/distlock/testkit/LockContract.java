@@ -85,14 +85,17 @@ public abstract class LockContract {
         return testName + "-" + System.nanoTime() + "-" + names.incrementAndGet();
     }
 
+    /** Returns options with this lease time and renewal setting. */
     protected static LockOptions lease(Duration leaseTime, boolean autoRenew) {
         return LockOptions.builder().leaseTime(leaseTime).autoRenew(autoRenew).build();
     }
 
+    /** Asserts, from the backend's own state, that the lock is held by someone. */
     protected void assertLocked(String name) {
         assertThat(lockedInBackend(name)).as("backend state of lock '%s' shows it held", name).isTrue();
     }
 
+    /** Asserts, from the backend's own state, that the lock is free. */
     protected void assertUnlocked(String name) {
         assertThat(lockedInBackend(name)).as("backend state of lock '%s' shows it free", name).isFalse();
     }
