@@ -45,6 +45,7 @@ final class Acquisition {
     private final Executor events;
     private final long leaseNanos;
     private volatile long validUntilNanos;
+    private volatile boolean suspended;
     private volatile @Nullable LeaseLostException lostCause;
 
     /** Watchdog bookkeeping, touched only on the watchdog's thread or under its lock. */
@@ -89,11 +90,16 @@ final class Acquisition {
     }
 
     boolean isValid() {
-        return state.get() == State.ACTIVE && System.nanoTime() - validUntilNanos < 0;
+        return state.get() == State.ACTIVE && !suspended && System.nanoTime() - validUntilNanos < 0;
+    }
+
+    /** Marks the lease untrusted (session in doubt) or trusted again. */
+    void setSuspended(boolean suspended) {
+        this.suspended = suspended;
     }
 
     Duration remaining() {
-        if (state.get() != State.ACTIVE) {
+        if (state.get() != State.ACTIVE || suspended) {
             return Duration.ZERO;
         }
         long left = validUntilNanos - System.nanoTime();

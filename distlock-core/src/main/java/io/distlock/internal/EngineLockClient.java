@@ -5,6 +5,8 @@ import io.distlock.LockClient;
 import io.distlock.LockOptions;
 import io.distlock.spi.EngineSettings;
 import io.distlock.spi.LockBackend;
+import io.distlock.spi.SessionEvents;
+import io.distlock.spi.SessionEvents.SessionListener;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -47,8 +49,37 @@ public final class EngineLockClient implements LockClient {
         this.scheduler.setRemoveOnCancelPolicy(true);
         this.events = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(),
                 daemonThreads(settings.threadNamePrefix() + "-events"));
-        this.watchdog = new Watchdog(backend, scheduler);
+        this.watchdog = new Watchdog(backend, scheduler, this::loseAndLetGo);
         this.acquirer = new LockAcquirer(this, settings.fallbackPoll().toNanos());
+        if (backend instanceof SessionEvents sessions) {
+            sessions.addSessionListener(new SessionListener() {
+                @Override
+                public void suspended() {
+                    held.forEach(acquisition -> acquisition.setSuspended(true));
+                }
+
+                @Override
+                public void reconnected() {
+                    held.forEach(acquisition -> acquisition.setSuspended(false));
+                }
+
+                @Override
+                public void lost(String reason) {
+                    held.forEach(acquisition -> loseAndLetGo(acquisition, reason));
+                }
+            });
+        }
+    }
+
+    /**
+     * Marks a lease lost and gives up its claim in the backend at once (compare-and-release with its
+     * own owner id, so it can only free what is still ours), instead of leaving it to expire.
+     */
+    void loseAndLetGo(Acquisition acquisition, String reason) {
+        if (acquisition.markLost(reason, null)) {
+            watchdog.stop(acquisition);
+            backend.release(acquisition.lockName(), acquisition.ownerId).exceptionally(error -> false);
+        }
     }
 
     @Override

@@ -4,9 +4,11 @@ import io.distlock.BackendUnavailableException;
 import io.distlock.LeaseLostException;
 import io.distlock.LockOptions;
 import io.distlock.spi.AcquireResult;
+import io.distlock.spi.FairQueueing;
 import io.distlock.spi.LockBackend;
 import io.distlock.spi.ReleaseSubscription;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -76,6 +78,9 @@ final class LockAcquirer {
 
     private @Nullable Acquisition acquireFromBackend(LockSlot slot, LockOptions options, long waitNanos)
             throws InterruptedException {
+        if (backend instanceof FairQueueing fair) {
+            return acquireInQueue(fair, slot, options, waitNanos);
+        }
         long deadline = System.nanoTime() + waitNanos;
         String ownerId = client.ownerIds().next();
         boolean watching = false;
@@ -115,6 +120,57 @@ final class LockAcquirer {
             if (watching) {
                 slot.signal.release();
             }
+        }
+    }
+
+    /**
+     * The fair path: join the backend's queue once, then wait for our turn, woken when the ticket
+     * ahead of ours leaves. Giving up (deadline, interrupt, error) leaves the queue, also when the
+     * enqueue itself is still in flight.
+     */
+    private @Nullable Acquisition acquireInQueue(FairQueueing fair, LockSlot slot, LockOptions options, long waitNanos)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + waitNanos;
+        String ownerId = client.ownerIds().next();
+        long sent = System.nanoTime();
+        CompletableFuture<FairQueueing.QueueTicket> joining = fair.enqueue(slot.name, ownerId);
+        FairQueueing.QueueTicket ticket;
+        try {
+            ticket = calls.await(joining, "acquire", slot.name);
+        } catch (InterruptedException | RuntimeException e) {
+            joining.thenAccept(FairQueueing.QueueTicket::leave);
+            throw e;
+        }
+        boolean granted = false;
+        try {
+            while (true) {
+                client.checkOpen();
+                CountDownLatch turn = new CountDownLatch(1);
+                AcquireResult result = calls.await(ticket.checkTurn(turn::countDown), "acquire", slot.name);
+                if (result.granted()) {
+                    granted = true;
+                    return new Acquisition(slot, ownerId, result.fencingToken(), options, sent, client.events());
+                }
+                long left = waitNanos == FOREVER ? Long.MAX_VALUE : deadline - System.nanoTime();
+                if (left <= 0) {
+                    return null;
+                }
+                turn.await(Math.min(left, fallbackPollNanos), TimeUnit.NANOSECONDS);
+                sent = System.nanoTime();
+            }
+        } finally {
+            if (!granted) {
+                leaveQuietly(ticket, slot.name);
+            }
+        }
+    }
+
+    /** Leaves the queue and waits for it, so that nothing of ours is queued when the caller gets control back. */
+    private void leaveQuietly(FairQueueing.QueueTicket ticket, String name) {
+        try {
+            calls.awaitUninterruptibly(ticket.leave(), "leave", name);
+        } catch (RuntimeException e) {
+            log.debug("leaving the queue of lock '{}' failed; the backend retries it", name, e);
         }
     }
 

@@ -11,6 +11,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BiConsumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,13 +36,15 @@ final class Watchdog {
     private final LockBackend backend;
     private final @Nullable BatchRenewal batch;
     private final ScheduledExecutorService scheduler;
+    private final BiConsumer<Acquisition, String> onLoss;
     private final ReentrantLock lock = new ReentrantLock();
     private final PriorityQueue<Entry> queue = new PriorityQueue<>((a, b) -> Long.compare(a.dueNanos - b.dueNanos, 0));
     private @Nullable ScheduledFuture<?> tick;
     private long tickAtNanos;
 
-    Watchdog(LockBackend backend, ScheduledExecutorService scheduler) {
+    Watchdog(LockBackend backend, ScheduledExecutorService scheduler, BiConsumer<Acquisition, String> onLoss) {
         this.backend = backend;
+        this.onLoss = onLoss;
         this.batch = backend instanceof BatchRenewal capable ? capable : null;
         this.scheduler = scheduler;
     }
@@ -100,9 +103,7 @@ final class Watchdog {
         String reason = acquisition.options.autoRenew()
                 ? "no renewal was confirmed by " + backend.describe() + " within the lease time of " + acquisition.options.leaseTime()
                 : "its lease time of " + acquisition.options.leaseTime() + " ran out (autoRenew is off)";
-        if (acquisition.markLost(reason, null)) {
-            stop(acquisition);
-        }
+        onLoss.accept(acquisition, reason);
     }
 
     private void enqueue(Entry entry) {
@@ -195,10 +196,8 @@ final class Watchdog {
             return;
         }
         if (!renewed) {
-            if (acquisition.markLost("a renewal found the lock no longer held under this owner "
-                    + "(it expired or was taken over or force-unlocked)", null)) {
-                stop(acquisition);
-            }
+            onLoss.accept(acquisition, "a renewal found the lock no longer held under this owner "
+                    + "(it expired or was taken over or force-unlocked)");
             return;
         }
         acquisition.confirmRenewal(sentNanos);

@@ -1,0 +1,258 @@
+package io.distlock.zookeeper;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.DistributedLock;
+import io.distlock.LockClient;
+import io.distlock.LockOptions;
+import io.distlock.spi.EngineSettings;
+import io.distlock.spi.LockEngine;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.data.ACL;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A {@link LockClient} on ZooKeeper, over the Curator framework, with distlock's own recipe: each
+ * waiter is an ephemeral-sequential node under {@code /<namespace>/<lock name>/}, the lowest node
+ * holds the lock, and each waiter watches only the node ahead of it. Locks are fair (first come,
+ * first served across all clients) and die with the session of a crashed holder.
+ *
+ * <pre>{@code
+ * try (LockClient locks = ZooKeeperLockClient.create("zk1:2181,zk2:2181,zk3:2181")) {
+ *     try (Lease lease = locks.getLock("orders:42").acquire(Duration.ofSeconds(5))) {
+ *         // pass lease.fencingToken() (the node's czxid) to the resource you protect
+ *     }
+ * }
+ * }</pre>
+ *
+ * <h2>How {@link LockOptions} map onto ZooKeeper</h2>
+ * The node lives as long as the session, not as long as {@code leaseTime}. {@code leaseTime} is how
+ * long the holder trusts its lock without a confirmed check: the watchdog checks every
+ * {@code leaseTime / 3} that the node still exists (a force-unlock deletes it), and if no check is
+ * confirmed within {@code leaseTime} the lease is lost and the node deleted. With
+ * {@code autoRenew(false)} the lock is held for at most {@code leaseTime}, then released. Session
+ * events act at once: on SUSPENDED the lease is lost (or, with {@code waitForReconnect(true)}, not
+ * trusted until RECONNECTED), and on LOST (session expired) it is lost. Keep {@code leaseTime} at or
+ * below the session timeout, so a holder never trusts a lock its expired session no longer has.
+ */
+public final class ZooKeeperLockClient implements LockClient {
+    /** The default namespace (root node), {@code distlock}. */
+    public static final String DEFAULT_NAMESPACE = "distlock";
+    /** The default session timeout, 15 seconds. */
+    public static final Duration DEFAULT_SESSION_TIMEOUT = Duration.ofSeconds(15);
+    /** The default connection and operation timeout, 3 seconds. */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(3);
+
+    private final LockClient engine;
+    private final String description;
+
+    private ZooKeeperLockClient(LockClient engine, String description) {
+        this.engine = engine;
+        this.description = description;
+    }
+
+    /**
+     * Connects to the ensemble {@code connectString} ({@code host:port[,host:port...]}) with the defaults.
+     *
+     * @throws IllegalArgumentException if the connect string is blank
+     * @throws BackendUnavailableException if no server answers within the connection timeout
+     */
+    public static ZooKeeperLockClient create(String connectString) {
+        return builder().connectString(connectString).build();
+    }
+
+    /** Returns a builder for a client with non-default settings. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public DistributedLock getLock(String name) {
+        return engine.getLock(name);
+    }
+
+    @Override
+    public DistributedLock getLock(String name, LockOptions options) {
+        return engine.getLock(name, options);
+    }
+
+    @Override
+    public void close() {
+        engine.close();
+    }
+
+    @Override
+    public String toString() {
+        return "ZooKeeperLockClient[" + description + "]";
+    }
+
+    /** Builds a {@link ZooKeeperLockClient}; every setter validates its argument at once. */
+    public static final class Builder {
+        private @Nullable String connectString;
+        private @Nullable CuratorFramework curator;
+        private String namespace = DEFAULT_NAMESPACE;
+        private Duration sessionTimeout = DEFAULT_SESSION_TIMEOUT;
+        private Duration connectionTimeout = DEFAULT_TIMEOUT;
+        private Duration operationTimeout = DEFAULT_TIMEOUT;
+        private LockOptions lockOptions = LockOptions.builder().leaseTime(DEFAULT_SESSION_TIMEOUT).build();
+        private @Nullable String digest;
+        private boolean waitForReconnect;
+
+        private Builder() {}
+
+        /** Sets the ensemble, {@code host:port[,host:port...]}; or use {@link #curator}. */
+        public Builder connectString(String connectString) {
+            if (connectString == null || connectString.isBlank()) {
+                throw new IllegalArgumentException("connectString must not be blank");
+            }
+            this.connectString = connectString;
+            return this;
+        }
+
+        /**
+         * Uses an existing, started CuratorFramework instead of connecting; the client does not close it.
+         * Its namespace is used as is; {@link #namespace} and the timeouts other than the operation
+         * timeout do not apply.
+         */
+        public Builder curator(CuratorFramework curator) {
+            if (curator == null) {
+                throw new IllegalArgumentException("curator must not be null");
+            }
+            this.curator = curator;
+            return this;
+        }
+
+        /** Sets the root node of all locks (default {@code distlock}); letters, digits, '-', '_' and '/'. */
+        public Builder namespace(String namespace) {
+            if (namespace == null || !namespace.matches("[A-Za-z0-9_\\-]+(/[A-Za-z0-9_\\-]+)*")) {
+                throw new IllegalArgumentException("namespace must be path segments of letters, digits, '-' or '_', was '" + namespace + "'");
+            }
+            this.namespace = namespace;
+            return this;
+        }
+
+        /** Sets the session timeout (default 15 s): how long a crashed holder's lock survives it. */
+        public Builder sessionTimeout(Duration sessionTimeout) {
+            this.sessionTimeout = positive(sessionTimeout, "sessionTimeout");
+            return this;
+        }
+
+        /** Sets how long connecting may take (default 3 s). */
+        public Builder connectionTimeout(Duration connectionTimeout) {
+            this.connectionTimeout = positive(connectionTimeout, "connectionTimeout");
+            return this;
+        }
+
+        /** Sets how long one operation may take before it fails with BackendUnavailableException (default 3 s). */
+        public Builder operationTimeout(Duration operationTimeout) {
+            this.operationTimeout = positive(operationTimeout, "operationTimeout");
+            return this;
+        }
+
+        /** Sets the options of {@code getLock(name)} (default: lease time = session timeout, renewed). */
+        public Builder lockOptions(LockOptions lockOptions) {
+            if (lockOptions == null) {
+                throw new IllegalArgumentException("lockOptions must not be null");
+            }
+            this.lockOptions = lockOptions;
+            return this;
+        }
+
+        /**
+         * Authenticates with digest {@code user:password}; nodes are then created readable and
+         * writable by that identity only (CREATOR_ALL_ACL).
+         */
+        public Builder digest(String userColonPassword) {
+            if (userColonPassword == null || !userColonPassword.contains(":")) {
+                throw new IllegalArgumentException("digest must be 'user:password'");
+            }
+            this.digest = userColonPassword;
+            return this;
+        }
+
+        /**
+         * With true, a SUSPENDED connection makes leases untrusted ({@code isValid()} false) until
+         * RECONNECTED instead of lost. Default false, as Curator advises for locks.
+         */
+        public Builder waitForReconnect(boolean waitForReconnect) {
+            this.waitForReconnect = waitForReconnect;
+            return this;
+        }
+
+        /**
+         * Connects and returns the client.
+         *
+         * @throws IllegalArgumentException if neither a connect string nor a Curator client was set
+         * @throws BackendUnavailableException if no server answers within the connection timeout
+         */
+        public ZooKeeperLockClient build() {
+            CuratorFramework client = curator;
+            boolean owns = client == null;
+            String ensemble;
+            if (client == null) {
+                if (connectString == null) {
+                    throw new IllegalArgumentException("connectString (or curator) must be set");
+                }
+                ensemble = connectString;
+                CuratorFrameworkFactory.Builder factory = CuratorFrameworkFactory.builder()
+                        .connectString(connectString)
+                        .namespace(namespace)
+                        .sessionTimeoutMs((int) sessionTimeout.toMillis())
+                        .connectionTimeoutMs((int) connectionTimeout.toMillis())
+                        .retryPolicy(new ExponentialBackoffRetry(50, 3, 500));
+                if (digest != null) {
+                    factory.authorization("digest", digest.getBytes(StandardCharsets.UTF_8))
+                            .aclProvider(new CreatorOnlyAcls());
+                }
+                client = factory.build();
+                client.start();
+                try {
+                    if (!client.blockUntilConnected((int) connectionTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                        client.close();
+                        throw new BackendUnavailableException("cannot connect to ZooKeeper at " + connectString
+                                + " within " + connectionTimeout, null);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    client.close();
+                    throw new BackendUnavailableException("interrupted while connecting to ZooKeeper at " + connectString, e);
+                }
+            } else {
+                if (client.getState() != CuratorFrameworkState.STARTED) {
+                    throw new IllegalArgumentException("the CuratorFramework must be started");
+                }
+                ensemble = client.getZookeeperClient().getCurrentConnectionString();
+            }
+            ZooKeeperLockBackend backend = new ZooKeeperLockBackend(client, owns, ensemble, operationTimeout, !waitForReconnect);
+            EngineSettings settings = new EngineSettings(lockOptions, EngineSettings.DEFAULT_FALLBACK_POLL, "distlock-zookeeper");
+            return new ZooKeeperLockClient(LockEngine.newClient(backend, settings), backend.describe());
+        }
+
+        private static Duration positive(Duration value, String what) {
+            if (value == null || value.isNegative() || value.isZero()) {
+                throw new IllegalArgumentException(what + " must be positive, was " + value);
+            }
+            return value;
+        }
+    }
+
+    /** Nodes readable and writable only by the authenticated creator. */
+    private static final class CreatorOnlyAcls implements org.apache.curator.framework.api.ACLProvider {
+        @Override
+        public List<ACL> getDefaultAcl() {
+            return ZooDefs.Ids.CREATOR_ALL_ACL;
+        }
+
+        @Override
+        public List<ACL> getAclForPath(String path) {
+            return ZooDefs.Ids.CREATOR_ALL_ACL;
+        }
+    }
+}
