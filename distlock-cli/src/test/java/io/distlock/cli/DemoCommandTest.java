@@ -41,25 +41,45 @@ class DemoCommandTest {
         assertThat(err.toString()).contains("cannot reach");
 
         err = new StringWriter();
+        assertThat(run(err, "demo", "--backend", "etcd")).isEqualTo(2);
+        assertThat(err.toString()).contains("--backend must be redis or zookeeper");
+
+        err = new StringWriter();
         assertThat(run(err, "demo", "--nonsense")).isEqualTo(2);
         assertThat(err.toString()).contains("Unknown option").contains("--help");
     }
 
-    @Test
-    void aShortRaceOversellsWithoutALockAndNeverWithDistlock() throws Exception {
+    private static String runDemo(String... args) {
         PrintStream originalOut = System.out;
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         int exit;
         try {
             System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
-            exit = DistlockCommand.newCommandLine().execute("demo", "--json", "--seed", "11",
-                    "--strategies", "no-lock,distlock,distlock-fenced",
-                    "--workers", "3", "--threads", "3", "--stock", "30", "--attempts", "200");
+            exit = DistlockCommand.newCommandLine().execute(args);
         } finally {
             System.setOut(originalOut);
         }
         String json = captured.toString(StandardCharsets.UTF_8);
         assertThat(exit).as("exit code; output: %s", json).isZero();
+        return json;
+    }
+
+    @Test
+    void distlockOnZooKeeperNeverOversellsEither() {
+        String json = runDemo("demo", "--json", "--seed", "12", "--backend", "zookeeper", "--strategies", "distlock,distlock-fenced",
+                "--workers", "2", "--threads", "3", "--stock", "20", "--attempts", "100");
+        for (String strategy : new String[] {"distlock", "distlock-fenced"}) {
+            assertThat(field(json, strategy, "oversold")).as("%s oversold", strategy).isZero();
+            assertThat(field(json, strategy, "doubleSoldItems")).as("%s double-sold items", strategy).isZero();
+            assertThat(field(json, strategy, "sold")).as("%s sold the whole stock", strategy).isEqualTo(20);
+        }
+    }
+
+    @Test
+    void aShortRaceOversellsWithoutALockAndNeverWithDistlock() throws Exception {
+        String json = runDemo("demo", "--json", "--seed", "11",
+                "--strategies", "no-lock,distlock,distlock-fenced",
+                "--workers", "3", "--threads", "3", "--stock", "30", "--attempts", "200");
 
         assertThat(field(json, "no-lock", "oversold")).as("no-lock oversells under concurrency and pauses").isPositive();
         for (String strategy : new String[] {"distlock", "distlock-fenced"}) {

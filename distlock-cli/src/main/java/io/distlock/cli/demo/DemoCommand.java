@@ -1,6 +1,7 @@
 package io.distlock.cli.demo;
 
 import io.distlock.testkit.RedisServer;
+import io.distlock.testkit.ZooKeeperServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -37,6 +38,14 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--redis", paramLabel = "URI", description = "Use this Redis (databases n and n+1) instead of starting an embedded one.")
     String redis;
 
+    @Option(names = "--backend", defaultValue = "redis", paramLabel = "redis|zookeeper",
+            description = "Backend of distlock's strategies (the textbook locks and the stock always use Redis). Default: ${DEFAULT-VALUE}.")
+    String backend;
+
+    @Option(names = "--zookeeper", paramLabel = "HOST:PORT",
+            description = "With --backend zookeeper: use this ensemble instead of starting an in-process ZooKeeper.")
+    String zookeeper;
+
     @Option(names = "--workers", defaultValue = "4", description = "Worker processes (JVMs). Default: ${DEFAULT-VALUE}.")
     int workers;
 
@@ -71,6 +80,8 @@ public final class DemoCommand implements Callable<Integer> {
         long runSeed = seed != null ? seed : ThreadLocalRandom.current().nextLong(1, 1_000_000);
         PrintStream progress = System.err;
         RedisServer embedded = null;
+        ZooKeeperServer embeddedZooKeeper = null;
+        String zooKeeperConnect = zookeeper;
         String uri = redis;
         if (uri == null) {
             progress.print("starting an embedded redis-server ... ");
@@ -79,10 +90,16 @@ public final class DemoCommand implements Callable<Integer> {
             progress.println(uri);
         }
         try {
-            progress.printf(Locale.ROOT, "racing %d attempts for %d items: %d worker processes x %d threads, lease %d ms, seed %d%n",
-                    attempts, stock, workers, threads, leaseMs, runSeed);
+            if (backend.equals("zookeeper") && zooKeeperConnect == null) {
+                progress.print("starting an in-process ZooKeeper ... ");
+                embeddedZooKeeper = ZooKeeperServer.launch();
+                zooKeeperConnect = embeddedZooKeeper.connectString();
+                progress.println(zooKeeperConnect);
+            }
+            progress.printf(Locale.ROOT, "racing %d attempts for %d items: %d worker processes x %d threads, lease %d ms, distlock on %s, seed %d%n",
+                    attempts, stock, workers, threads, leaseMs, backend, runSeed);
             List<DemoResult> results = new ArrayList<>();
-            DemoRace race = new DemoRace(uri, workers, threads, stock, attempts, runSeed, leaseMs, stallRate, progress);
+            DemoRace race = new DemoRace(uri, zooKeeperConnect, workers, threads, stock, attempts, runSeed, leaseMs, stallRate, progress);
             for (int i = 0; i < chosen.size(); i++) {
                 results.add(race.run(chosen.get(i), i + 1, chosen.size()));
             }
@@ -93,12 +110,16 @@ public final class DemoCommand implements Callable<Integer> {
                 System.out.print(DemoResult.table(results));
                 System.out.println();
                 System.out.println("faults: p = worker processes frozen mid-purchase (SIGSTOP), s = purchases whose work outlived the lease");
-                System.out.println("repeat this run: ./distlock demo --seed " + runSeed + (redis != null ? " --redis " + redis : ""));
+                System.out.println("repeat this run: ./distlock demo --seed " + runSeed
+                        + (backend.equals("redis") ? "" : " --backend " + backend) + (redis != null ? " --redis " + redis : ""));
             }
             boolean distlockOversold = results.stream()
                     .anyMatch(r -> r.strategy().isDistlock() && (r.oversold() > 0 || r.doubleSoldItems() > 0));
             return distlockOversold ? 1 : 0;
         } finally {
+            if (embeddedZooKeeper != null) {
+                embeddedZooKeeper.close();
+            }
             if (embedded != null) {
                 embedded.close();
             }
@@ -112,6 +133,8 @@ public final class DemoCommand implements Callable<Integer> {
         require(attempts >= 1 && attempts <= 1_000_000, "--attempts must be between 1 and 1000000, was " + attempts);
         require(leaseMs >= 50 && leaseMs <= 60_000, "--lease-ms must be between 50 and 60000, was " + leaseMs);
         require(stallRate >= 0 && stallRate <= 1, "--stall-rate must be between 0 and 1, was " + stallRate);
+        require(backend.equals("redis") || backend.equals("zookeeper"), "--backend must be redis or zookeeper, was '" + backend + "'");
+        require(zookeeper == null || backend.equals("zookeeper"), "--zookeeper needs --backend zookeeper");
         if (redis != null) {
             try {
                 RedisURI parsed = RedisURI.create(redis);

@@ -9,12 +9,14 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /** Runs one strategy's race: reset the store, start the workers, show progress, gather the result. */
 final class DemoRace {
     private static final long RACE_TIMEOUT_SECONDS = 300;
 
     private final String uri;
+    private final @Nullable String zooKeeper;
     private final int workers;
     private final int threads;
     private final int stock;
@@ -25,8 +27,9 @@ final class DemoRace {
     private final PrintStream progress;
     private final boolean interactive = System.console() != null;
 
-    DemoRace(String uri, int workers, int threads, int stock, int attempts, long seed, long leaseMs, double stallRate, PrintStream progress) {
+    DemoRace(String uri, @Nullable String zooKeeper, int workers, int threads, int stock, int attempts, long seed, long leaseMs, double stallRate, PrintStream progress) {
         this.uri = uri;
+        this.zooKeeper = zooKeeper;
         this.workers = workers;
         this.threads = threads;
         this.stock = stock;
@@ -50,9 +53,12 @@ final class DemoRace {
             String label = String.format(Locale.ROOT, "[%d/%d] %-19s", number, of, strategy.id());
             progress.print(label + " starting " + workers + " worker JVMs ...");
             progress.flush();
-            List<String> args = List.of("--redis", uri, "--strategy", strategy.id(), "--threads", Integer.toString(threads),
+            List<String> args = new java.util.ArrayList<>(List.of("--redis", uri, "--strategy", strategy.id(), "--threads", Integer.toString(threads),
                     "--attempts", Integer.toString(attempts), "--seed", Long.toString(seed), "--lease-ms", Long.toString(leaseMs),
-                    "--stall-rate", Double.toString(stallRate));
+                    "--stall-rate", Double.toString(stallRate)));
+            if (zooKeeper != null) {
+                args.addAll(List.of("--zookeeper", zooKeeper));
+            }
             try (WorkerProcesses processes = new WorkerProcesses(workers, args)) {
                 processes.awaitReady(120);
                 long start = System.nanoTime();

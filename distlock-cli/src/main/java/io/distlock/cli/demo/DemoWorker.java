@@ -1,6 +1,8 @@
 package io.distlock.cli.demo;
 
+import io.distlock.LockClient;
 import io.distlock.LockOptions;
+import io.distlock.zookeeper.ZooKeeperLockClient;
 import io.distlock.redis.RedisLockClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -57,7 +59,7 @@ public final class DemoWorker {
         RedisClient lettuce = RedisClient.create();
         try (StatefulRedisConnection<String, String> locksConnection = lettuce.connect(locksUri);
                 StatefulRedisConnection<String, String> storeConnection = lettuce.connect(storeUri);
-                RedisLockClient distlock = strategy.isDistlock() ? RedisLockClient.create(locksUri.toURI().toString()) : null) {
+                LockClient distlock = strategy.isDistlock() ? distlockClient(locksUri, leaseMs) : null) {
             StockStore store = new StockStore(storeConnection.sync());
             String lockKey = "demo:lock:" + strategy.id();
             DemoLock lock = switch (strategy) {
@@ -67,7 +69,7 @@ public final class DemoWorker {
                 case SETNX_GETSET -> TextbookLocks.setNxGetSet(locksConnection.sync(), lockKey, leaseMs);
                 case SHORT_LEASE -> TextbookLocks.shortLease(locksConnection.sync(), lockKey, leaseMs);
                 case DISTLOCK, DISTLOCK_FENCED -> new DistlockDemoLock(
-                        distlock.getLock(lockKey, LockOptions.builder().leaseTime(Duration.ofMillis(leaseMs)).build()),
+                        distlock.getLock(lockKey),
                         strategy == Strategy.DISTLOCK_FENCED);
             };
 
@@ -108,6 +110,16 @@ public final class DemoWorker {
         } finally {
             lettuce.shutdown(Duration.ZERO, Duration.ofSeconds(1));
         }
+    }
+
+    private LockClient distlockClient(RedisURI locksUri, long leaseMs) {
+        LockOptions options = LockOptions.builder().leaseTime(Duration.ofMillis(leaseMs)).build();
+        String zooKeeper = args.get("zookeeper");
+        if (zooKeeper != null) {
+            return ZooKeeperLockClient.builder().connectString(zooKeeper).sessionTimeout(Duration.ofSeconds(2))
+                    .namespace("distlock-demo").lockOptions(options).build();
+        }
+        return RedisLockClient.builder().uri(locksUri.toURI().toString()).lockOptions(options).build();
     }
 
     private void buyUntilDone(StockStore store, DemoLock lock, Faults faults, long attempts) throws InterruptedException {
