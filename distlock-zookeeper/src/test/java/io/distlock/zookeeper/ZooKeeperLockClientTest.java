@@ -170,6 +170,23 @@ class ZooKeeperLockClientTest {
     }
 
     @Test
+    void digestAuthenticatedLocksAreClosedToOtherIdentities() throws Exception {
+        String name = "secured-" + System.nanoTime();
+        LockClient owner = ZooKeeperLockClient.builder().connectString(server.connectString()).namespace("secured")
+                .digest("app:secret").operationTimeout(Duration.ofSeconds(2)).build();
+        toClose.add(owner);
+        LockClient stranger = ZooKeeperLockClient.builder().connectString(server.connectString()).namespace("secured")
+                .digest("intruder:guess").operationTimeout(Duration.ofSeconds(2)).build();
+        toClose.add(stranger);
+        try (Lease lease = owner.getLock(name).acquire(SOON)) {
+            assertThat(lease.isValid()).isTrue();
+            assertThatThrownBy(() -> stranger.getLock(name).forceUnlock())
+                    .isInstanceOf(io.distlock.LockException.class).hasMessageContaining("NOAUTH");
+            assertThat(owner.getLock(name).isLocked()).isTrue();
+        }
+    }
+
+    @Test
     void badArgumentsAndAnUnreachableEnsembleGiveClearErrors() {
         assertThatThrownBy(() -> ZooKeeperLockClient.create(" ")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("connectString");
         assertThatThrownBy(() -> ZooKeeperLockClient.builder().namespace("a//b")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("namespace");
