@@ -1,11 +1,11 @@
 package io.distlock.redis;
 
 import io.distlock.BackendUnavailableException;
-import io.distlock.DistributedLock;
 import io.distlock.LockClient;
 import io.distlock.LockException;
 import io.distlock.LockOptions;
 import io.distlock.spi.EngineSettings;
+import io.distlock.spi.ForwardingLockClient;
 import io.distlock.spi.LockEngine;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
@@ -39,18 +39,17 @@ import org.jspecify.annotations.Nullable;
  * commands EVALSHA, EVAL, GET, SUBSCRIBE, UNSUBSCRIBE. See docs/guarantees.md for what holds under
  * pauses, crashes, restarts and failover.
  */
-public final class RedisLockClient implements LockClient {
+public final class RedisLockClient extends ForwardingLockClient {
     /** The default key prefix, {@code distlock:}. */
     public static final String DEFAULT_KEY_PREFIX = "distlock:";
     /** The default operation timeout, 3 seconds. */
     public static final Duration DEFAULT_OPERATION_TIMEOUT = Duration.ofSeconds(3);
 
-    private final LockClient engine;
     private final String server;
     private final String keyPrefix;
 
     private RedisLockClient(LockClient engine, String server, String keyPrefix) {
-        this.engine = engine;
+        super(engine);
         this.server = server;
         this.keyPrefix = keyPrefix;
     }
@@ -72,24 +71,9 @@ public final class RedisLockClient implements LockClient {
         return new Builder();
     }
 
-    @Override
-    public DistributedLock getLock(String name) {
-        return engine.getLock(name);
-    }
-
-    @Override
-    public DistributedLock getLock(String name, LockOptions options) {
-        return engine.getLock(name, options);
-    }
-
     /** Returns the key prefix this client's locks live under. */
     public String keyPrefix() {
         return keyPrefix;
-    }
-
-    @Override
-    public void close() {
-        engine.close();
     }
 
     @Override

@@ -1,10 +1,10 @@
 package io.distlock.zookeeper;
 
 import io.distlock.BackendUnavailableException;
-import io.distlock.DistributedLock;
 import io.distlock.LockClient;
 import io.distlock.LockOptions;
 import io.distlock.spi.EngineSettings;
+import io.distlock.spi.ForwardingLockClient;
 import io.distlock.spi.LockEngine;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -42,7 +42,7 @@ import org.jspecify.annotations.Nullable;
  * trusted until RECONNECTED), and on LOST (session expired) it is lost. Keep {@code leaseTime} at or
  * below the session timeout, so a holder never trusts a lock its expired session no longer has.
  */
-public final class ZooKeeperLockClient implements LockClient {
+public final class ZooKeeperLockClient extends ForwardingLockClient {
     /** The default namespace (root node), {@code distlock}. */
     public static final String DEFAULT_NAMESPACE = "distlock";
     /** The default session timeout, 15 seconds. */
@@ -50,11 +50,10 @@ public final class ZooKeeperLockClient implements LockClient {
     /** The default connection and operation timeout, 3 seconds. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(3);
 
-    private final LockClient engine;
     private final String description;
 
     private ZooKeeperLockClient(LockClient engine, String description) {
-        this.engine = engine;
+        super(engine);
         this.description = description;
     }
 
@@ -71,21 +70,6 @@ public final class ZooKeeperLockClient implements LockClient {
     /** Returns a builder for a client with non-default settings. */
     public static Builder builder() {
         return new Builder();
-    }
-
-    @Override
-    public DistributedLock getLock(String name) {
-        return engine.getLock(name);
-    }
-
-    @Override
-    public DistributedLock getLock(String name, LockOptions options) {
-        return engine.getLock(name, options);
-    }
-
-    @Override
-    public void close() {
-        engine.close();
     }
 
     @Override
