@@ -19,9 +19,13 @@ public record DemoResult(Strategy strategy, long stock, long sold, long doubleSo
 
     /** Returns the one-line verdict, honest about runs where the race did not hit. */
     public String verdict() {
+        if (strategy == Strategy.DISTLOCK && (oversold() > 0 || doubleSoldItems > 0)) {
+            return "OVERSOLD by " + oversold() + ": a holder stalled between its lease check and its write; "
+                    + "no lease can close that gap, only fencing (distlock-fenced) does";
+        }
         if (strategy.isDistlock()) {
             if (oversold() > 0 || doubleSoldItems > 0) {
-                return "UNEXPECTED: distlock oversold; please report this run (seed and output)";
+                return "UNEXPECTED: distlock-fenced oversold; please report this run (seed and output)";
             }
             if (strategy == Strategy.DISTLOCK_FENCED) {
                 return "correct: " + rejected + " stale access(es) from paused holders rejected by their fencing token";

@@ -8,15 +8,15 @@ import java.util.Optional;
 
 /** Strategies 6 and 7: a distlock lock, with the fencing token handed to the store or not. */
 final class DistlockDemoLock implements DemoLock {
-    /** A write needs at least this much lease left; less, and the holder aborts instead. */
-    private static final Duration WRITE_MARGIN = Duration.ofMillis(50);
-
     private final DistributedLock lock;
     private final boolean fenced;
+    /** A write needs at least half a lease left; less, and the holder aborts instead. */
+    private final Duration writeMargin;
 
     DistlockDemoLock(DistributedLock lock, boolean fenced) {
         this.lock = lock;
         this.fenced = fenced;
+        this.writeMargin = lock.options().leaseTime().dividedBy(2);
     }
 
     @Override
@@ -37,8 +37,9 @@ final class DistlockDemoLock implements DemoLock {
 
             @Override
             public boolean stillHeld() {
-                // strategy 6 has no fencing, so it guards its write with the lease; strategy 7 lets the store decide
-                return fenced || lease.remaining().compareTo(WRITE_MARGIN) > 0;
+                // strategy 6 has no fencing, so it guards its write with the lease: this narrows the window
+                // but cannot close it (a stall between this check and the write); strategy 7 lets the store decide
+                return fenced || lease.remaining().compareTo(writeMargin) > 0;
             }
 
             @Override
