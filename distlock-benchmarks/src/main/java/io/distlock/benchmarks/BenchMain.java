@@ -1,0 +1,113 @@
+package io.distlock.benchmarks;
+
+import io.distlock.testkit.RedisServer;
+import io.distlock.testkit.ZooKeeperServer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * Runs every scenario for every implementation against the same servers in one run, alternating the
+ * order of implementations each round so that drift on a noisy machine hits all alike, and reports
+ * the median round of each.
+ */
+@Command(name = "distlock-benchmarks", mixinStandardHelpOptions = true,
+        description = "Lock+unlock throughput and latency of distlock, Redisson, Curator, a textbook lock and the raw Redis limit.")
+public final class BenchMain implements Callable<Integer> {
+    @Option(names = "--redis", description = "Redis to use (default: start one on a free port).")
+    String redis;
+
+    @Option(names = "--zookeeper", description = "ZooKeeper to use (default: start one in-process).")
+    String zookeeper;
+
+    @Option(names = "--scenarios", split = ",", defaultValue = "u1,u16,c16", description = "Default: ${DEFAULT-VALUE}.")
+    List<String> scenarios;
+
+    @Option(names = "--impls", split = ",", description = "Implementations (default: all): raw-eval, distlock-redis, "
+            + "redisson-rlock, redisson-fenced, textbook-setnx, distlock-zookeeper, curator-mutex.")
+    List<String> impls;
+
+    @Option(names = "--warmup", defaultValue = "2", description = "Warm-up seconds per run. Default: ${DEFAULT-VALUE}.")
+    int warmupSeconds;
+
+    @Option(names = "--duration", defaultValue = "5", description = "Measured seconds per run. Default: ${DEFAULT-VALUE}.")
+    int durationSeconds;
+
+    @Option(names = "--rounds", defaultValue = "3", description = "Rounds (the median is reported). Default: ${DEFAULT-VALUE}.")
+    int rounds;
+
+    @Option(names = "--out", defaultValue = "target/bench", description = "Directory for results.json and results.svg.")
+    Path out;
+
+    /** Runs the benchmarks. */
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new BenchMain()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        List<Scenario> chosen = scenarios.stream().map(Scenario::fromId).toList();
+        List<String> contenders = impls == null ? new ArrayList<>(Contenders.REDIS) : new ArrayList<>(impls);
+        if (impls == null) {
+            contenders.addAll(Contenders.ZOOKEEPER);
+        }
+        RedisServer redisServer = redis == null ? RedisServer.launch() : null;
+        String redisUri = redis != null ? redis : redisServer.uri();
+        boolean needsZooKeeper = contenders.stream().anyMatch(Contenders.ZOOKEEPER::contains);
+        ZooKeeperServer zooKeeperServer = needsZooKeeper && zookeeper == null ? ZooKeeperServer.launch() : null;
+        String zooKeeperConnect = zookeeper != null ? zookeeper : zooKeeperServer != null ? zooKeeperServer.connectString() : null;
+        try {
+            List<Measurement> medians = new ArrayList<>();
+            for (Scenario scenario : chosen) {
+                Map<String, List<Measurement>> rounds = new LinkedHashMap<>();
+                contenders.forEach(c -> rounds.put(c, new ArrayList<>()));
+                for (int round = 0; round < this.rounds; round++) {
+                    for (int i = 0; i < contenders.size(); i++) {
+                        // rotate the order each round so that no implementation always runs first or last
+                        String id = contenders.get((i + round) % contenders.size());
+                        try (Contender contender = Contenders.create(id, redisUri, zooKeeperConnect)) {
+                            System.err.printf(Locale.ROOT, "%s round %d/%d %-20s ", scenario.id(), round + 1, this.rounds, id);
+                            Measurement m = ScenarioRun.run(contender, scenario, Duration.ofSeconds(warmupSeconds),
+                                    Duration.ofSeconds(durationSeconds), "bench-" + round);
+                            rounds.get(id).add(m);
+                            System.err.printf(Locale.ROOT, "%10.0f cycles/s  p50 %6.0f us  p99 %7.0f us%n",
+                                    m.cyclesPerSecond(), m.p50Nanos() / 1e3, m.p99Nanos() / 1e3);
+                        }
+                    }
+                }
+                contenders.forEach(c -> medians.add(Measurement.median(rounds.get(c))));
+            }
+            Report report = new Report(medians);
+            System.out.println(report.table());
+            Files.createDirectories(out);
+            Map<String, String> environment = new LinkedHashMap<>();
+            environment.put("date", Instant.now().toString());
+            environment.put("cores", Integer.toString(Runtime.getRuntime().availableProcessors()));
+            environment.put("jdk", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
+            environment.put("redis", redisUri);
+            environment.put("rounds", Integer.toString(this.rounds));
+            environment.put("secondsPerRun", warmupSeconds + "+" + durationSeconds);
+            Files.writeString(out.resolve("results.json"), report.json(environment));
+            Files.writeString(out.resolve("results.svg"), report.svg());
+            System.err.println("wrote " + out.resolve("results.json") + " and " + out.resolve("results.svg"));
+            return 0;
+        } finally {
+            if (zooKeeperServer != null) {
+                zooKeeperServer.close();
+            }
+            if (redisServer != null) {
+                redisServer.close();
+            }
+        }
+    }
+}

@@ -1,0 +1,208 @@
+package io.distlock.benchmarks;
+
+import io.distlock.DistributedLock;
+import io.distlock.LockClient;
+import io.distlock.redis.RedisLockClient;
+import io.distlock.zookeeper.ZooKeeperLockClient;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SetArgs;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+/** The implementations measured side by side; each gets its own client, as an application would. */
+final class Contenders {
+    static final List<String> REDIS = List.of("raw-eval", "distlock-redis", "redisson-rlock", "redisson-fenced", "textbook-setnx");
+    static final List<String> ZOOKEEPER = List.of("distlock-zookeeper", "curator-mutex");
+
+    private Contenders() {}
+
+    static Contender create(String id, String redisUri, String zooKeeper) {
+        return switch (id) {
+            case "raw-eval" -> new RawEval(redisUri);
+            case "distlock-redis" -> new Distlock(id, RedisLockClient.create(redisUri));
+            case "distlock-zookeeper" -> new Distlock(id, ZooKeeperLockClient.builder().connectString(zooKeeper).namespace("bench").build());
+            case "redisson-rlock" -> new RedissonLock(id, redisUri, false);
+            case "redisson-fenced" -> new RedissonLock(id, redisUri, true);
+            case "textbook-setnx" -> new Textbook(redisUri);
+            case "curator-mutex" -> new CuratorMutex(zooKeeper);
+            default -> throw new IllegalArgumentException("unknown implementation '" + id + "'");
+        };
+    }
+
+    /** The least any lock+unlock can cost: two trivial script calls on one Lettuce connection. */
+    private static final class RawEval implements Contender {
+        private final RedisClient client;
+        private final StatefulRedisConnection<String, String> connection;
+        private final String sha;
+
+        RawEval(String uri) {
+            client = RedisClient.create(uri);
+            connection = client.connect();
+            sha = connection.sync().scriptLoad("return 1");
+        }
+
+        @Override
+        public String id() {
+            return "raw-eval";
+        }
+
+        @Override
+        public void cycle(String lockName) {
+            RedisCommands<String, String> redis = connection.sync();
+            redis.evalsha(sha, ScriptOutputType.INTEGER, new String[] {lockName});
+            redis.evalsha(sha, ScriptOutputType.INTEGER, new String[] {lockName});
+        }
+
+        @Override
+        public void close() {
+            connection.close();
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        }
+    }
+
+    private static final class Distlock implements Contender {
+        private final String id;
+        private final LockClient client;
+        private final Map<String, DistributedLock> locks = new ConcurrentHashMap<>();
+
+        Distlock(String id, LockClient client) {
+            this.id = id;
+            this.client = client;
+        }
+
+        @Override
+        public String id() {
+            return id;
+        }
+
+        @Override
+        public void cycle(String lockName) {
+            DistributedLock lock = locks.computeIfAbsent(lockName, client::getLock);
+            lock.lock();
+            lock.unlock();
+        }
+
+        @Override
+        public void close() {
+            client.close();
+        }
+    }
+
+    private static final class RedissonLock implements Contender {
+        private final String id;
+        private final RedissonClient redisson;
+        private final boolean fenced;
+
+        RedissonLock(String id, String uri, boolean fenced) {
+            this.id = id;
+            this.fenced = fenced;
+            Config config = new Config();
+            config.useSingleServer().setAddress(uri);
+            this.redisson = Redisson.create(config);
+        }
+
+        @Override
+        public String id() {
+            return id;
+        }
+
+        @Override
+        public void cycle(String lockName) {
+            if (fenced) {
+                var lock = redisson.getFencedLock("fenced:" + lockName);
+                lock.lockAndGetToken();
+                lock.unlock();
+            } else {
+                var lock = redisson.getLock(lockName);
+                lock.lock();
+                lock.unlock();
+            }
+        }
+
+        @Override
+        public void close() {
+            redisson.shutdown();
+        }
+    }
+
+    /** SET NX PX, retry after 1 ms, Lua compare-and-delete: the blog-post lock. */
+    private static final class Textbook implements Contender {
+        private static final String RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
+        private final RedisClient client;
+        private final StatefulRedisConnection<String, String> connection;
+
+        Textbook(String uri) {
+            client = RedisClient.create(uri);
+            connection = client.connect();
+        }
+
+        @Override
+        public String id() {
+            return "textbook-setnx";
+        }
+
+        @Override
+        public void cycle(String lockName) throws InterruptedException {
+            RedisCommands<String, String> redis = connection.sync();
+            String key = "textbook:" + lockName;
+            String me = UUID.randomUUID().toString();
+            while (!"OK".equals(redis.set(key, me, SetArgs.Builder.nx().px(30_000)))) {
+                Thread.sleep(1);
+            }
+            redis.eval(RELEASE, ScriptOutputType.INTEGER, new String[] {key}, me);
+        }
+
+        @Override
+        public void close() {
+            connection.close();
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        }
+    }
+
+    private static final class CuratorMutex implements Contender {
+        private final CuratorFramework curator;
+        private final Map<String, InterProcessMutex> mutexes = new ConcurrentHashMap<>();
+
+        CuratorMutex(String connectString) {
+            curator = CuratorFrameworkFactory.newClient(connectString, new ExponentialBackoffRetry(50, 3));
+            curator.start();
+            try {
+                curator.blockUntilConnected(20, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        @Override
+        public String id() {
+            return "curator-mutex";
+        }
+
+        @Override
+        public void cycle(String lockName) throws Exception {
+            // InterProcessMutex is per-thread reentrant, so one instance per name serves all threads
+            InterProcessMutex mutex = mutexes.computeIfAbsent(lockName, n -> new InterProcessMutex(curator, "/curator-bench/" + n));
+            mutex.acquire();
+            mutex.release();
+        }
+
+        @Override
+        public void close() {
+            curator.close();
+        }
+    }
+}

@@ -1,0 +1,77 @@
+package io.distlock.benchmarks;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/** Runs one scenario against one contender: warm-up, then a fixed measured duration. */
+final class ScenarioRun {
+    private ScenarioRun() {}
+
+    static Measurement run(Contender contender, Scenario scenario, Duration warmup, Duration duration, String namePrefix)
+            throws InterruptedException {
+        AtomicBoolean measuring = new AtomicBoolean(false);
+        AtomicBoolean stop = new AtomicBoolean(false);
+        long[][] latencies = new long[scenario.threads][];
+        int[] counts = new int[scenario.threads];
+        List<Throwable> failures = new ArrayList<>();
+        CountDownLatch done = new CountDownLatch(scenario.threads);
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < scenario.threads; t++) {
+            int index = t;
+            String name = namePrefix + ":" + scenario.id() + ":" + (t % scenario.names);
+            Thread thread = new Thread(() -> {
+                long[] samples = new long[1 << 16];
+                int count = 0;
+                try {
+                    while (!stop.get()) {
+                        long start = System.nanoTime();
+                        contender.cycle(name);
+                        long took = System.nanoTime() - start;
+                        if (measuring.get()) {
+                            if (count == samples.length) {
+                                samples = Arrays.copyOf(samples, samples.length * 2);
+                            }
+                            samples[count++] = took;
+                        }
+                    }
+                } catch (Throwable e) {
+                    synchronized (failures) {
+                        failures.add(e);
+                    }
+                } finally {
+                    latencies[index] = samples;
+                    counts[index] = count;
+                    done.countDown();
+                }
+            }, "bench-" + scenario.id() + "-" + t);
+            thread.setDaemon(true);
+            threads.add(thread);
+            thread.start();
+        }
+        Thread.sleep(warmup.toMillis());
+        measuring.set(true);
+        long start = System.nanoTime();
+        Thread.sleep(duration.toMillis());
+        measuring.set(false);
+        double seconds = (System.nanoTime() - start) / 1e9;
+        stop.set(true);
+        if (!done.await(60, java.util.concurrent.TimeUnit.SECONDS)) {
+            throw new IllegalStateException(contender.id() + " " + scenario.id() + ": threads did not stop within 60 s");
+        }
+        if (!failures.isEmpty()) {
+            throw new IllegalStateException(contender.id() + " " + scenario.id() + " failed: " + failures.get(0), failures.get(0));
+        }
+        int total = Arrays.stream(counts).sum();
+        long[] all = new long[total];
+        int at = 0;
+        for (int t = 0; t < scenario.threads; t++) {
+            System.arraycopy(latencies[t], 0, all, at, counts[t]);
+            at += counts[t];
+        }
+        return Measurement.of(contender.id(), scenario, all, total, seconds);
+    }
+}
