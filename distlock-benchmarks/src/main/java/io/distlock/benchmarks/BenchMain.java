@@ -30,8 +30,14 @@ public final class BenchMain implements Callable<Integer> {
     @Option(names = "--zookeeper", description = "ZooKeeper to use (default: start one in-process).")
     String zookeeper;
 
-    @Option(names = "--scenarios", split = ",", defaultValue = "u1,u16,c16", description = "Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--scenarios", split = ",", defaultValue = "u1,u16,c16,hold10k", description = "Default: ${DEFAULT-VALUE}.")
     List<String> scenarios;
+
+    @Option(names = "--hold", defaultValue = "60", description = "Seconds the hold10k scenario holds its locks. Default: ${DEFAULT-VALUE}.")
+    int holdSeconds;
+
+    @Option(names = "--hold-locks", defaultValue = "10000", description = "Locks held in hold10k. Default: ${DEFAULT-VALUE}.")
+    int holdLocks;
 
     @Option(names = "--impls", split = ",", description = "Implementations (default: all): raw-eval, distlock-redis, "
             + "redisson-rlock, redisson-fenced, textbook-setnx, distlock-zookeeper, curator-mutex.")
@@ -56,7 +62,8 @@ public final class BenchMain implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        List<Scenario> chosen = scenarios.stream().map(Scenario::fromId).toList();
+        boolean holdScenario = scenarios.stream().anyMatch(s -> s.trim().equalsIgnoreCase("hold10k"));
+        List<Scenario> chosen = scenarios.stream().filter(s -> !s.trim().equalsIgnoreCase("hold10k")).map(Scenario::fromId).toList();
         List<String> contenders = impls == null ? new ArrayList<>(Contenders.REDIS) : new ArrayList<>(impls);
         if (impls == null) {
             contenders.addAll(Contenders.ZOOKEEPER);
@@ -88,7 +95,21 @@ public final class BenchMain implements Callable<Integer> {
                 contenders.forEach(c -> medians.add(Measurement.median(rounds.get(c))));
             }
             Report report = new Report(medians);
-            System.out.println(report.table());
+            if (!medians.isEmpty()) {
+                System.out.println(report.table());
+            }
+            List<HoldManyLocks.Result> holds = new ArrayList<>();
+            if (holdScenario) {
+                for (String id : List.of("distlock-redis", "redisson-rlock")) {
+                    if (!contenders.contains(id)) {
+                        continue;
+                    }
+                    System.err.printf(Locale.ROOT, "hold10k %-20s holding %d locks for %d s ...%n", id, holdLocks, holdSeconds);
+                    holds.add(HoldManyLocks.run(id, redisUri, holdLocks, Duration.ofSeconds(holdSeconds)));
+                }
+                System.out.println(HoldManyLocks.Result.header());
+                holds.forEach(h -> System.out.println(h.row()));
+            }
             Files.createDirectories(out);
             Map<String, String> environment = new LinkedHashMap<>();
             environment.put("date", Instant.now().toString());
@@ -97,7 +118,11 @@ public final class BenchMain implements Callable<Integer> {
             environment.put("redis", redisUri);
             environment.put("rounds", Integer.toString(this.rounds));
             environment.put("secondsPerRun", warmupSeconds + "+" + durationSeconds);
-            Files.writeString(out.resolve("results.json"), report.json(environment));
+            String holdJson = holds.stream().map(h -> String.format(Locale.ROOT,
+                    "{\"implementation\":\"%s\",\"locks\":%d,\"seconds\":%.1f,\"commandsPerSecond\":%.1f,\"clientCpuPercent\":%.1f,\"bytesPerLock\":%.0f,\"memoryUsage\":%d}",
+                    h.implementation(), h.locks(), h.seconds(), h.commandsPerSecond(), h.clientCpuPercent(), h.bytesPerLock(), h.keyMemoryUsage()))
+                    .collect(java.util.stream.Collectors.joining(",", "[", "]"));
+            Files.writeString(out.resolve("results.json"), report.json(environment, holdJson));
             Files.writeString(out.resolve("results.svg"), report.svg());
             System.err.println("wrote " + out.resolve("results.json") + " and " + out.resolve("results.svg"));
             return 0;

@@ -42,7 +42,7 @@ final class Report {
         return results.stream().collect(Collectors.groupingBy(Measurement::scenario, LinkedHashMap::new, Collectors.toList()));
     }
 
-    String json(Map<String, String> environment) {
+    String json(Map<String, String> environment, String hold10kJsonArray) {
         String env = environment.entrySet().stream()
                 .map(e -> "\"" + e.getKey() + "\":\"" + e.getValue().replace("\"", "'") + "\"")
                 .collect(Collectors.joining(","));
@@ -50,7 +50,7 @@ final class Report {
                 "{\"scenario\":\"%s\",\"implementation\":\"%s\",\"cyclesPerSecond\":%.1f,\"p50Micros\":%.1f,\"p99Micros\":%.1f,\"maxMillis\":%.2f,\"cycles\":%d}",
                 m.scenario().id(), m.contender(), m.cyclesPerSecond(), m.p50Nanos() / 1e3, m.p99Nanos() / 1e3, m.maxNanos() / 1e6, m.cycles()))
                 .collect(Collectors.joining(",\n  "));
-        return "{\"environment\":{" + env + "},\n \"results\":[\n  " + rows + "]}\n";
+        return "{\"environment\":{" + env + "},\n \"results\":[\n  " + rows + "],\n \"hold10k\":" + hold10kJsonArray + "}\n";
     }
 
     /** A grouped horizontal bar chart of cycles/s, one group per scenario, bars scaled per group. */

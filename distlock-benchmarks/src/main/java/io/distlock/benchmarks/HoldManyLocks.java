@@ -1,0 +1,170 @@
+package io.distlock.benchmarks;
+
+import io.distlock.DistributedLock;
+import io.distlock.LockClient;
+import io.distlock.redis.RedisLockClient;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.redisson.Redisson;
+import org.redisson.api.RLock;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+/**
+ * Scenario hold10k: one client holds many locks with its watchdog on, and we count what keeping them
+ * costs: Redis commands per second, client CPU, and Redis memory per held lock.
+ */
+final class HoldManyLocks {
+    private HoldManyLocks() {}
+
+    record Result(String implementation, int locks, double seconds, double commandsPerSecond, double clientCpuPercent,
+            double bytesPerLock, long keyMemoryUsage) {
+        String row() {
+            return String.format(Locale.ROOT, "%-8s %-20s %8d %14.1f %12.1f %14.0f %14d", "hold10k", implementation, locks,
+                    commandsPerSecond, clientCpuPercent, bytesPerLock, keyMemoryUsage);
+        }
+
+        static String header() {
+            return String.format(Locale.ROOT, "%-8s %-20s %8s %14s %12s %14s %14s", "scenario", "implementation", "locks",
+                    "scripts/s", "client CPU %", "bytes/lock", "MEMORY USAGE");
+        }
+    }
+
+    static Result run(String implementation, String redisUri, int locks, Duration hold) throws Exception {
+        RedisClient adminClient = RedisClient.create(redisUri);
+        try (StatefulRedisConnection<String, String> admin = adminClient.connect()) {
+            RedisCommands<String, String> redis = admin.sync();
+            redis.flushall();
+            long memoryBefore = usedMemory(redis);
+            Holder holder = implementation.equals("redisson-rlock") ? new RedissonHolder(redisUri) : new DistlockHolder(redisUri);
+            try {
+                for (int i = 0; i < locks; i++) {
+                    holder.hold("hold:" + i);
+                }
+                long bytes = usedMemory(redis) - memoryBefore;
+                Long keyUsage = redis.memoryUsage(holder.keyOf("hold:0"));
+                long callsBefore = totalCalls(redis);
+                long cpuBefore = processCpuNanos();
+                long start = System.nanoTime();
+                Thread.sleep(hold.toMillis());
+                double seconds = (System.nanoTime() - start) / 1e9;
+                long cpu = processCpuNanos() - cpuBefore;
+                long calls = totalCalls(redis) - callsBefore;
+                return new Result(implementation, locks, seconds, calls / seconds, 100.0 * cpu / 1e9 / seconds,
+                        (double) bytes / locks, keyUsage == null ? -1 : keyUsage);
+            } finally {
+                holder.close();
+            }
+        } finally {
+            adminClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        }
+    }
+
+    private static long usedMemory(RedisCommands<String, String> redis) {
+        return field(redis.info("memory"), "used_memory:");
+    }
+
+    /**
+     * Counts the commands clients sent while holding: script calls (both clients renew with scripts).
+     * INFO commandstats also counts the commands run inside scripts, which are not round trips.
+     */
+    private static long totalCalls(RedisCommands<String, String> redis) {
+        long calls = 0;
+        for (String line : redis.info("commandstats").split("\r?\n")) {
+            int at = line.indexOf("calls=");
+            if ((line.startsWith("cmdstat_eval:") || line.startsWith("cmdstat_evalsha:")) && at > 0) {
+                String rest = line.substring(at + 6);
+                calls += Long.parseLong(rest.substring(0, rest.indexOf(',')));
+            }
+        }
+        return calls;
+    }
+
+    private static long field(String info, String name) {
+        for (String line : info.split("\r?\n")) {
+            if (line.startsWith(name)) {
+                return Long.parseLong(line.substring(name.length()).trim());
+            }
+        }
+        throw new IllegalStateException("no " + name + " in INFO");
+    }
+
+    private static long processCpuNanos() {
+        var os = ManagementFactory.getOperatingSystemMXBean();
+        if (os instanceof com.sun.management.OperatingSystemMXBean sun) {
+            return sun.getProcessCpuTime();
+        }
+        return 0;
+    }
+
+    private interface Holder extends AutoCloseable {
+        void hold(String name) throws Exception;
+
+        String keyOf(String name);
+
+        @Override
+        void close();
+    }
+
+    private static final class DistlockHolder implements Holder {
+        private final LockClient client;
+        private final List<DistributedLock> held = new ArrayList<>();
+
+        DistlockHolder(String uri) {
+            client = RedisLockClient.create(uri);
+        }
+
+        @Override
+        public void hold(String name) {
+            DistributedLock lock = client.getLock(name);
+            lock.lock();
+            held.add(lock);
+        }
+
+        @Override
+        public String keyOf(String name) {
+            return RedisLockClient.DEFAULT_KEY_PREFIX + "{" + name + "}";
+        }
+
+        @Override
+        public void close() {
+            held.forEach(DistributedLock::unlock);
+            client.close();
+        }
+    }
+
+    private static final class RedissonHolder implements Holder {
+        private final RedissonClient redisson;
+        private final List<RLock> held = new ArrayList<>();
+
+        RedissonHolder(String uri) {
+            Config config = new Config();
+            config.useSingleServer().setAddress(uri);
+            redisson = Redisson.create(config);
+        }
+
+        @Override
+        public void hold(String name) {
+            RLock lock = redisson.getLock(name);
+            lock.lock(); // no lease time: Redisson's watchdog renews every 10 s
+            held.add(lock);
+        }
+
+        @Override
+        public String keyOf(String name) {
+            return name;
+        }
+
+        @Override
+        public void close() {
+            held.forEach(RLock::unlock);
+            redisson.shutdown();
+        }
+    }
+}
