@@ -1,5 +1,11 @@
 package io.distlock.benchmarks;
 
+import io.distlock.cli.bench.Contender;
+import io.distlock.cli.bench.HoldManyLocks;
+import io.distlock.cli.bench.Measurement;
+import io.distlock.cli.bench.Report;
+import io.distlock.cli.bench.Scenario;
+import io.distlock.cli.bench.ScenarioRun;
 import io.distlock.testkit.RedisServer;
 import io.distlock.testkit.ZooKeeperServer;
 import java.nio.file.Files;
@@ -105,7 +111,8 @@ public final class BenchMain implements Callable<Integer> {
                         continue;
                     }
                     System.err.printf(Locale.ROOT, "hold10k %-20s holding %d locks for %d s ...%n", id, holdLocks, holdSeconds);
-                    holds.add(HoldManyLocks.run(id, redisUri, holdLocks, Duration.ofSeconds(holdSeconds)));
+                    HoldManyLocks.Holder holder = id.equals("redisson-rlock") ? new RedissonHolder(redisUri) : HoldManyLocks.distlock(redisUri);
+                    holds.add(HoldManyLocks.run(id, holder, redisUri, holdLocks, Duration.ofSeconds(holdSeconds)));
                 }
                 System.out.println(HoldManyLocks.Result.header());
                 holds.forEach(h -> System.out.println(h.row()));

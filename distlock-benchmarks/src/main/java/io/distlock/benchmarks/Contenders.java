@@ -1,7 +1,7 @@
 package io.distlock.benchmarks;
 
-import io.distlock.DistributedLock;
-import io.distlock.LockClient;
+import io.distlock.cli.bench.BasicContenders;
+import io.distlock.cli.bench.Contender;
 import io.distlock.redis.RedisLockClient;
 import io.distlock.zookeeper.ZooKeeperLockClient;
 import io.lettuce.core.RedisClient;
@@ -32,74 +32,15 @@ final class Contenders {
 
     static Contender create(String id, String redisUri, String zooKeeper) {
         return switch (id) {
-            case "raw-eval" -> new RawEval(redisUri);
-            case "distlock-redis" -> new Distlock(id, RedisLockClient.create(redisUri));
-            case "distlock-zookeeper" -> new Distlock(id, ZooKeeperLockClient.builder().connectString(zooKeeper).namespace("bench").build());
+            case "raw-eval" -> BasicContenders.rawEval(redisUri);
+            case "distlock-redis" -> BasicContenders.distlock(id, RedisLockClient.create(redisUri));
+            case "distlock-zookeeper" -> BasicContenders.distlock(id, ZooKeeperLockClient.builder().connectString(zooKeeper).namespace("bench").build());
             case "redisson-rlock" -> new RedissonLock(id, redisUri, false);
             case "redisson-fenced" -> new RedissonLock(id, redisUri, true);
             case "textbook-setnx" -> new Textbook(redisUri);
             case "curator-mutex" -> new CuratorMutex(zooKeeper);
             default -> throw new IllegalArgumentException("unknown implementation '" + id + "'");
         };
-    }
-
-    /** The least any lock+unlock can cost: two trivial script calls on one Lettuce connection. */
-    private static final class RawEval implements Contender {
-        private final RedisClient client;
-        private final StatefulRedisConnection<String, String> connection;
-        private final String sha;
-
-        RawEval(String uri) {
-            client = RedisClient.create(uri);
-            connection = client.connect();
-            sha = connection.sync().scriptLoad("return 1");
-        }
-
-        @Override
-        public String id() {
-            return "raw-eval";
-        }
-
-        @Override
-        public void cycle(String lockName) {
-            RedisCommands<String, String> redis = connection.sync();
-            redis.evalsha(sha, ScriptOutputType.INTEGER, new String[] {lockName});
-            redis.evalsha(sha, ScriptOutputType.INTEGER, new String[] {lockName});
-        }
-
-        @Override
-        public void close() {
-            connection.close();
-            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-        }
-    }
-
-    private static final class Distlock implements Contender {
-        private final String id;
-        private final LockClient client;
-        private final Map<String, DistributedLock> locks = new ConcurrentHashMap<>();
-
-        Distlock(String id, LockClient client) {
-            this.id = id;
-            this.client = client;
-        }
-
-        @Override
-        public String id() {
-            return id;
-        }
-
-        @Override
-        public void cycle(String lockName) {
-            DistributedLock lock = locks.computeIfAbsent(lockName, client::getLock);
-            lock.lock();
-            lock.unlock();
-        }
-
-        @Override
-        public void close() {
-            client.close();
-        }
     }
 
     private static final class RedissonLock implements Contender {

@@ -1,4 +1,4 @@
-package io.distlock.benchmarks;
+package io.distlock.cli.bench;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -8,10 +8,11 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /** Runs one scenario against one contender: warm-up, then a fixed measured duration. */
-final class ScenarioRun {
+public final class ScenarioRun {
     private ScenarioRun() {}
 
-    static Measurement run(Contender contender, Scenario scenario, Duration warmup, Duration duration, String namePrefix)
+    /** Runs {@code scenario} on {@code contender}: warm-up, then {@code duration} measured. */
+    public static Measurement run(Contender contender, Scenario scenario, Duration warmup, Duration duration, String namePrefix)
             throws InterruptedException {
         AtomicBoolean measuring = new AtomicBoolean(false);
         AtomicBoolean stop = new AtomicBoolean(false);

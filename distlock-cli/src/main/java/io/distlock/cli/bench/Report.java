@@ -1,4 +1,4 @@
-package io.distlock.benchmarks;
+package io.distlock.cli.bench;
 
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -7,14 +7,16 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /** Renders medians as a text table (with ratios), JSON and an SVG bar chart. */
-final class Report {
+public final class Report {
     private final List<Measurement> results;
 
-    Report(List<Measurement> results) {
+    /** Creates a report of these (median) measurements. */
+    public Report(List<Measurement> results) {
         this.results = results;
     }
 
-    String table() {
+    /** Returns the results as a text table with ratios to Redisson and to the raw limit, where measured. */
+    public String table() {
         StringBuilder out = new StringBuilder();
         out.append(String.format(Locale.ROOT, "%-8s %-20s %12s %10s %10s %10s %12s %10s%n",
                 "scenario", "implementation", "cycles/s", "p50 us", "p99 us", "max ms", "vs redisson", "vs raw"));
@@ -42,7 +44,8 @@ final class Report {
         return results.stream().collect(Collectors.groupingBy(Measurement::scenario, LinkedHashMap::new, Collectors.toList()));
     }
 
-    String json(Map<String, String> environment, String hold10kJsonArray) {
+    /** Returns the results as JSON. */
+    public String json(Map<String, String> environment, String hold10kJsonArray) {
         String env = environment.entrySet().stream()
                 .map(e -> "\"" + e.getKey() + "\":\"" + e.getValue().replace("\"", "'") + "\"")
                 .collect(Collectors.joining(","));
@@ -54,7 +57,7 @@ final class Report {
     }
 
     /** A grouped horizontal bar chart of cycles/s, one group per scenario, bars scaled per group. */
-    String svg() {
+    public String svg() {
         int barHeight = 16;
         int width = 760;
         int labelWidth = 170;

@@ -1,4 +1,4 @@
-package io.distlock.benchmarks;
+package io.distlock.cli.bench;
 
 import java.util.Arrays;
 
@@ -6,13 +6,15 @@ import java.util.Arrays;
  * One timed run of a scenario for one contender: cycles per second and cycle latency percentiles
  * (a cycle is lock + unlock, including any wait for the lock).
  */
-record Measurement(String contender, Scenario scenario, long cycles, double seconds, long p50Nanos, long p99Nanos, long maxNanos) {
+public record Measurement(String contender, Scenario scenario, long cycles, double seconds, long p50Nanos, long p99Nanos, long maxNanos) {
 
-    double cyclesPerSecond() {
+    /** Returns completed cycles per second. */
+    public double cyclesPerSecond() {
         return cycles / seconds;
     }
 
-    static Measurement of(String contender, Scenario scenario, long[] latencies, int count, double seconds) {
+    /** Returns the measurement of {@code count} cycle latencies over {@code seconds}. */
+    public static Measurement of(String contender, Scenario scenario, long[] latencies, int count, double seconds) {
         long[] sorted = Arrays.copyOf(latencies, count);
         Arrays.sort(sorted);
         return new Measurement(contender, scenario, count, seconds, percentile(sorted, 0.50), percentile(sorted, 0.99),
@@ -27,7 +29,7 @@ record Measurement(String contender, Scenario scenario, long cycles, double seco
     }
 
     /** Returns the run with the median cycles/s of several rounds (with its own latencies). */
-    static Measurement median(java.util.List<Measurement> rounds) {
+    public static Measurement median(java.util.List<Measurement> rounds) {
         Measurement[] sorted = rounds.toArray(Measurement[]::new);
         Arrays.sort(sorted, java.util.Comparator.comparingDouble(Measurement::cyclesPerSecond));
         return sorted[sorted.length / 2];

@@ -1,4 +1,4 @@
-package io.distlock.benchmarks;
+package io.distlock.cli.bench;
 
 import io.distlock.DistributedLock;
 import io.distlock.LockClient;
@@ -11,38 +11,37 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import org.redisson.Redisson;
-import org.redisson.api.RLock;
-import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 /**
  * Scenario hold10k: one client holds many locks with its watchdog on, and we count what keeping them
  * costs: Redis commands per second, client CPU, and Redis memory per held lock.
  */
-final class HoldManyLocks {
+public final class HoldManyLocks {
     private HoldManyLocks() {}
 
-    record Result(String implementation, int locks, double seconds, double commandsPerSecond, double clientCpuPercent,
+    /** What holding cost. */
+    public record Result(String implementation, int locks, double seconds, double commandsPerSecond, double clientCpuPercent,
             double bytesPerLock, long keyMemoryUsage) {
-        String row() {
+        /** Returns the result as a table row. */
+        public String row() {
             return String.format(Locale.ROOT, "%-8s %-20s %8d %14.1f %12.1f %14.0f %14d", "hold10k", implementation, locks,
                     commandsPerSecond, clientCpuPercent, bytesPerLock, keyMemoryUsage);
         }
 
-        static String header() {
+        /** Returns the table header. */
+        public static String header() {
             return String.format(Locale.ROOT, "%-8s %-20s %8s %14s %12s %14s %14s", "scenario", "implementation", "locks",
                     "scripts/s", "client CPU %", "bytes/lock", "MEMORY USAGE");
         }
     }
 
-    static Result run(String implementation, String redisUri, int locks, Duration hold) throws Exception {
+    /** Holds {@code locks} locks with {@code holder} for {@code hold} on an otherwise idle Redis (flushed first). */
+    public static Result run(String implementation, Holder holder, String redisUri, int locks, Duration hold) throws Exception {
         RedisClient adminClient = RedisClient.create(redisUri);
         try (StatefulRedisConnection<String, String> admin = adminClient.connect()) {
             RedisCommands<String, String> redis = admin.sync();
             redis.flushall();
             long memoryBefore = usedMemory(redis);
-            Holder holder = implementation.equals("redisson-rlock") ? new RedissonHolder(redisUri) : new DistlockHolder(redisUri);
             try {
                 for (int i = 0; i < locks; i++) {
                     holder.hold("hold:" + i);
@@ -103,13 +102,22 @@ final class HoldManyLocks {
         return 0;
     }
 
-    private interface Holder extends AutoCloseable {
+    /** A client that acquires locks and keeps them until closed. */
+    public interface Holder extends AutoCloseable {
+        /** Acquires the named lock and keeps it (with renewal). */
         void hold(String name) throws Exception;
 
+        /** Returns the Redis key of the named lock. */
         String keyOf(String name);
 
+        /** Releases everything and closes the client. */
         @Override
         void close();
+    }
+
+    /** Returns a holder on a distlock Redis client. */
+    public static Holder distlock(String redisUri) {
+        return new DistlockHolder(redisUri);
     }
 
     private static final class DistlockHolder implements Holder {
@@ -136,35 +144,6 @@ final class HoldManyLocks {
         public void close() {
             held.forEach(DistributedLock::unlock);
             client.close();
-        }
-    }
-
-    private static final class RedissonHolder implements Holder {
-        private final RedissonClient redisson;
-        private final List<RLock> held = new ArrayList<>();
-
-        RedissonHolder(String uri) {
-            Config config = new Config();
-            config.useSingleServer().setAddress(uri);
-            redisson = Redisson.create(config);
-        }
-
-        @Override
-        public void hold(String name) {
-            RLock lock = redisson.getLock(name);
-            lock.lock(); // no lease time: Redisson's watchdog renews every 10 s
-            held.add(lock);
-        }
-
-        @Override
-        public String keyOf(String name) {
-            return name;
-        }
-
-        @Override
-        public void close() {
-            held.forEach(RLock::unlock);
-            redisson.shutdown();
         }
     }
 }

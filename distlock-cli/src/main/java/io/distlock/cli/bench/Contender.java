@@ -1,7 +1,7 @@
-package io.distlock.benchmarks;
+package io.distlock.cli.bench;
 
 /** One lock implementation under test: a client that runs lock+unlock cycles on named locks. */
-interface Contender extends AutoCloseable {
+public interface Contender extends AutoCloseable {
 
     /** Returns the name shown in results, e.g. {@code distlock-redis}. */
     String id();

@@ -1,0 +1,110 @@
+package io.distlock.cli.bench;
+
+import io.distlock.redis.RedisLockClient;
+import io.distlock.testkit.RedisServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code distlock bench}: measures distlock against the raw Redis limit on your own Redis, with the
+ * scenario names of the side-by-side benchmarks in {@code distlock-benchmarks} (which add Redisson
+ * and Curator and are not shipped).
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true,
+        description = {"Measure distlock's Redis lock on your Redis: lock+unlock cycles/s and latency, next to the raw limit",
+                "(two trivial EVALs per cycle). Scenarios: u1 (1 thread, 1 name), u16 (16 threads, 16 names),",
+                "c16 (16 threads, 1 name), hold10k (hold many locks with the watchdog: script calls/s, CPU, memory)."})
+public final class BenchCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--redis", paramLabel = "URI", description = "Redis to measure (default: start an embedded one). hold10k flushes it: never point it at data you keep.")
+    String redis;
+
+    @Option(names = "--scenarios", split = ",", defaultValue = "u1,u16,c16", description = "Default: ${DEFAULT-VALUE}; add hold10k for the watchdog cost.")
+    List<String> scenarios;
+
+    @Option(names = "--warmup", defaultValue = "2", description = "Warm-up seconds per run. Default: ${DEFAULT-VALUE}.")
+    int warmupSeconds;
+
+    @Option(names = "--duration", defaultValue = "5", description = "Measured seconds per run. Default: ${DEFAULT-VALUE}.")
+    int durationSeconds;
+
+    @Option(names = "--rounds", defaultValue = "3", description = "Rounds; the median is reported. Default: ${DEFAULT-VALUE}.")
+    int rounds;
+
+    @Option(names = "--hold", defaultValue = "60", description = "Seconds hold10k holds its locks. Default: ${DEFAULT-VALUE}.")
+    int holdSeconds;
+
+    @Option(names = "--hold-locks", defaultValue = "10000", description = "Locks hold10k holds. Default: ${DEFAULT-VALUE}.")
+    int holdLocks;
+
+    @Override
+    public Integer call() throws Exception {
+        if (warmupSeconds < 0 || durationSeconds < 1 || rounds < 1 || holdSeconds < 1 || holdLocks < 1) {
+            throw new ParameterException(spec.commandLine(), "--warmup must be >= 0 and --duration, --rounds, --hold, --hold-locks >= 1");
+        }
+        boolean hold = false;
+        List<Scenario> chosen = new ArrayList<>();
+        for (String name : scenarios) {
+            if (name.trim().equalsIgnoreCase("hold10k")) {
+                hold = true;
+                continue;
+            }
+            try {
+                chosen.add(Scenario.fromId(name));
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--scenarios: " + e.getMessage() + ", hold10k");
+            }
+        }
+        RedisServer embedded = redis == null ? RedisServer.launch() : null;
+        String uri = redis != null ? redis : embedded.uri();
+        try {
+            List<Measurement> medians = new ArrayList<>();
+            for (Scenario scenario : chosen) {
+                List<Measurement> raw = new ArrayList<>();
+                List<Measurement> distlock = new ArrayList<>();
+                for (int round = 0; round < rounds; round++) {
+                    // alternate which one goes first, so drift on a noisy machine hits both alike
+                    boolean rawFirst = round % 2 == 0;
+                    for (int i = 0; i < 2; i++) {
+                        boolean isRaw = (i == 0) == rawFirst;
+                        try (Contender contender = isRaw ? BasicContenders.rawEval(uri)
+                                : BasicContenders.distlock("distlock-redis", RedisLockClient.create(uri))) {
+                            System.err.printf(Locale.ROOT, "%s round %d/%d %-16s ", scenario.id(), round + 1, rounds, contender.id());
+                            Measurement m = ScenarioRun.run(contender, scenario, Duration.ofSeconds(warmupSeconds),
+                                    Duration.ofSeconds(durationSeconds), "distlock-bench-" + round);
+                            System.err.printf(Locale.ROOT, "%10.0f cycles/s%n", m.cyclesPerSecond());
+                            (isRaw ? raw : distlock).add(m);
+                        }
+                    }
+                }
+                medians.add(Measurement.median(raw));
+                medians.add(Measurement.median(distlock));
+            }
+            if (!medians.isEmpty()) {
+                System.out.println(new Report(medians).table());
+            }
+            if (hold) {
+                System.err.printf(Locale.ROOT, "hold10k: holding %d locks for %d s ...%n", holdLocks, holdSeconds);
+                HoldManyLocks.Result result = HoldManyLocks.run("distlock-redis", HoldManyLocks.distlock(uri), uri, holdLocks,
+                        Duration.ofSeconds(holdSeconds));
+                System.out.println(HoldManyLocks.Result.header());
+                System.out.println(result.row());
+            }
+            return 0;
+        } finally {
+            if (embedded != null) {
+                embedded.close();
+            }
+        }
+    }
+}

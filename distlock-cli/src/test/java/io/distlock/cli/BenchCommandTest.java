@@ -1,0 +1,47 @@
+package io.distlock.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+class BenchCommandTest {
+
+    @Test
+    void badOptionsExitWithTwo() {
+        StringWriter err = new StringWriter();
+        CommandLine commandLine = DistlockCommand.newCommandLine();
+        commandLine.setErr(new PrintWriter(err, true));
+        assertThat(commandLine.execute("bench", "--scenarios", "u99")).isEqualTo(2);
+        assertThat(err.toString()).contains("unknown scenario 'u99'");
+    }
+
+    @Test
+    void aShortRunMeasuresDistlockNextToTheRawLimitAndTheHoldCost() {
+        PrintStream originalOut = System.out;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        int exit;
+        try {
+            System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+            exit = DistlockCommand.newCommandLine().execute("bench", "--scenarios", "u1,hold10k", "--warmup", "0",
+                    "--duration", "1", "--rounds", "1", "--hold", "2", "--hold-locks", "300");
+        } finally {
+            System.setOut(originalOut);
+        }
+        String table = captured.toString(StandardCharsets.UTF_8);
+        assertThat(exit).as(table).isZero();
+        Matcher distlock = Pattern.compile("u1\\s+distlock-redis\\s+(\\d+)").matcher(table);
+        assertThat(distlock.find()).as(table).isTrue();
+        assertThat(Long.parseLong(distlock.group(1))).as("cycles/s").isPositive();
+        assertThat(table).containsPattern("u1\\s+raw-eval\\s+\\d+");
+        Matcher hold = Pattern.compile("hold10k\\s+distlock-redis\\s+300\\s+").matcher(table);
+        assertThat(hold.find()).as(table).isTrue();
+    }
+}
