@@ -26,7 +26,7 @@ public final class BenchCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--redis", paramLabel = "URI", description = "Redis to measure (default: start an embedded one). hold10k flushes it: never point it at data you keep.")
+    @Option(names = "--redis", paramLabel = "URI", description = "Redis to measure (default: start an embedded one). Only keys under distlock: and bench names are written.")
     String redis;
 
     @Option(names = "--scenarios", split = ",", defaultValue = "u1,u16,c16", description = "Default: ${DEFAULT-VALUE}; add hold10k for the watchdog cost.")
