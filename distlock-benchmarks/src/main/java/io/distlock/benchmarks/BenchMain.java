@@ -46,7 +46,7 @@ public final class BenchMain implements Callable<Integer> {
     int holdLocks;
 
     @Option(names = "--impls", split = ",", description = "Implementations (default: all): raw-eval, distlock-redis, "
-            + "redisson-rlock, redisson-fenced, textbook-setnx, distlock-zookeeper, curator-mutex.")
+            + "redisson-rlock, redisson-fenced, spring-spin, spring-pubsub, textbook-setnx, distlock-zookeeper, curator-mutex.")
     List<String> impls;
 
     @Option(names = "--warmup", defaultValue = "2", description = "Warm-up seconds per run. Default: ${DEFAULT-VALUE}.")

@@ -25,7 +25,8 @@ import org.redisson.config.Config;
 
 /** The implementations measured side by side; each gets its own client, as an application would. */
 final class Contenders {
-    static final List<String> REDIS = List.of("raw-eval", "distlock-redis", "redisson-rlock", "redisson-fenced", "textbook-setnx");
+    static final List<String> REDIS = List.of("raw-eval", "distlock-redis", "redisson-rlock", "redisson-fenced",
+            "spring-spin", "spring-pubsub", "textbook-setnx");
     static final List<String> ZOOKEEPER = List.of("distlock-zookeeper", "curator-mutex");
 
     private Contenders() {}
@@ -38,6 +39,8 @@ final class Contenders {
             case "redisson-rlock" -> new RedissonLock(id, redisUri, false);
             case "redisson-fenced" -> new RedissonLock(id, redisUri, true);
             case "textbook-setnx" -> new Textbook(redisUri);
+            case "spring-spin" -> new SpringRedisLock(id, redisUri, false);
+            case "spring-pubsub" -> new SpringRedisLock(id, redisUri, true);
             case "curator-mutex" -> new CuratorMutex(zooKeeper);
             default -> throw new IllegalArgumentException("unknown implementation '" + id + "'");
         };
