@@ -65,15 +65,20 @@ final class Contenders {
         }
 
         @Override
-        public void cycle(String lockName) {
+        public void lock(String lockName) {
             if (fenced) {
-                var lock = redisson.getFencedLock("fenced:" + lockName);
-                lock.lockAndGetToken();
-                lock.unlock();
+                redisson.getFencedLock("fenced:" + lockName).lockAndGetToken();
             } else {
-                var lock = redisson.getLock(lockName);
-                lock.lock();
-                lock.unlock();
+                redisson.getLock(lockName).lock();
+            }
+        }
+
+        @Override
+        public void unlock(String lockName) {
+            if (fenced) {
+                redisson.getFencedLock("fenced:" + lockName).unlock();
+            } else {
+                redisson.getLock(lockName).unlock();
             }
         }
 
@@ -99,15 +104,21 @@ final class Contenders {
             return "textbook-setnx";
         }
 
+        private final ThreadLocal<String> owner = new ThreadLocal<>();
+
         @Override
-        public void cycle(String lockName) throws InterruptedException {
+        public void lock(String lockName) throws InterruptedException {
             RedisCommands<String, String> redis = connection.sync();
-            String key = "textbook:" + lockName;
             String me = UUID.randomUUID().toString();
-            while (!"OK".equals(redis.set(key, me, SetArgs.Builder.nx().px(30_000)))) {
+            while (!"OK".equals(redis.set("textbook:" + lockName, me, SetArgs.Builder.nx().px(30_000)))) {
                 Thread.sleep(1);
             }
-            redis.eval(RELEASE, ScriptOutputType.INTEGER, new String[] {key}, me);
+            owner.set(me);
+        }
+
+        @Override
+        public void unlock(String lockName) {
+            connection.sync().eval(RELEASE, ScriptOutputType.INTEGER, new String[] {"textbook:" + lockName}, owner.get());
         }
 
         @Override
@@ -137,11 +148,14 @@ final class Contenders {
         }
 
         @Override
-        public void cycle(String lockName) throws Exception {
+        public void lock(String lockName) throws Exception {
             // InterProcessMutex is per-thread reentrant, so one instance per name serves all threads
-            InterProcessMutex mutex = mutexes.computeIfAbsent(lockName, n -> new InterProcessMutex(curator, "/curator-bench/" + n));
-            mutex.acquire();
-            mutex.release();
+            mutexes.computeIfAbsent(lockName, n -> new InterProcessMutex(curator, "/curator-bench/" + n)).acquire();
+        }
+
+        @Override
+        public void unlock(String lockName) throws Exception {
+            mutexes.get(lockName).release();
         }
 
         @Override

@@ -32,10 +32,13 @@ final class SpringRedisLock implements Contender {
     }
 
     @Override
-    public void cycle(String lockName) {
-        Lock lock = locks.computeIfAbsent(lockName, registry::obtain);
-        lock.lock();
-        lock.unlock();
+    public void lock(String lockName) {
+        locks.computeIfAbsent(lockName, registry::obtain).lock();
+    }
+
+    @Override
+    public void unlock(String lockName) {
+        locks.get(lockName).unlock();
     }
 
     @Override

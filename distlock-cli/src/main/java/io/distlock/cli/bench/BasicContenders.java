@@ -5,7 +5,6 @@ import io.distlock.LockClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -42,10 +41,13 @@ public final class BasicContenders {
         }
 
         @Override
-        public void cycle(String lockName) {
-            RedisCommands<String, String> redis = connection.sync();
-            redis.evalsha(sha, ScriptOutputType.INTEGER, new String[] {lockName});
-            redis.evalsha(sha, ScriptOutputType.INTEGER, new String[] {lockName});
+        public void lock(String lockName) {
+            connection.sync().evalsha(sha, ScriptOutputType.INTEGER, new String[] {lockName});
+        }
+
+        @Override
+        public void unlock(String lockName) {
+            connection.sync().evalsha(sha, ScriptOutputType.INTEGER, new String[] {lockName});
         }
 
         @Override
@@ -71,10 +73,13 @@ public final class BasicContenders {
         }
 
         @Override
-        public void cycle(String lockName) {
-            DistributedLock lock = locks.computeIfAbsent(lockName, client::getLock);
-            lock.lock();
-            lock.unlock();
+        public void lock(String lockName) {
+            locks.computeIfAbsent(lockName, client::getLock).lock();
+        }
+
+        @Override
+        public void unlock(String lockName) {
+            locks.get(lockName).unlock();
         }
 
         @Override

@@ -1,0 +1,165 @@
+package io.distlock.benchmarks;
+
+import io.distlock.cli.bench.Contender;
+import java.io.BufferedReader;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Scenario x4: 4 processes x 4 threads on one lock name. Each worker JVM records, per cycle, when it
+ * acquired and when it released (System.nanoTime is CLOCK_MONOTONIC on Linux, one clock for all
+ * processes). Merged, the intervals give throughput and the handoff latency: from a release in one
+ * process to the next acquisition in another.
+ */
+final class CrossProcess {
+    static final int PROCESSES = 4;
+    static final int THREADS = 4;
+
+    private CrossProcess() {}
+
+    record Result(String implementation, double cyclesPerSecond, long handoffP50Nanos, long handoffP99Nanos, long handoffs) {
+        String row() {
+            return String.format(Locale.ROOT, "%-8s %-20s %12.0f %16.0f %16.0f %10d", "x4", implementation, cyclesPerSecond,
+                    handoffP50Nanos / 1e3, handoffP99Nanos / 1e3, handoffs);
+        }
+
+        static String header() {
+            return String.format(Locale.ROOT, "%-8s %-20s %12s %16s %16s %10s", "scenario", "implementation", "cycles/s",
+                    "handoff p50 us", "handoff p99 us", "handoffs");
+        }
+    }
+
+    static Result run(String id, String redisUri, String zooKeeper, int warmupSeconds, int durationSeconds, String lockName)
+            throws Exception {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<Process> workers = new ArrayList<>();
+        List<Path> outputs = new ArrayList<>();
+        try {
+            for (int p = 0; p < PROCESSES; p++) {
+                Path out = Files.createTempFile("distlock-x4-", ".bin");
+                outputs.add(out);
+                workers.add(new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), CrossProcess.class.getName(),
+                        id, redisUri, String.valueOf(zooKeeper), lockName, out.toString()).redirectErrorStream(true).start());
+            }
+            List<BufferedReader> outputsOf = new ArrayList<>();
+            for (Process worker : workers) {
+                BufferedReader in = new BufferedReader(new InputStreamReader(worker.getInputStream(), StandardCharsets.UTF_8));
+                outputsOf.add(in);
+                String line = in.readLine();
+                if (!"READY".equals(line)) {
+                    throw new IllegalStateException("x4 worker for " + id + " did not start: " + line);
+                }
+            }
+            // System.nanoTime is one clock for all processes here, so the window is given in absolute nanos
+            long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(200);
+            long measureFrom = start + TimeUnit.SECONDS.toNanos(warmupSeconds);
+            long measureTo = measureFrom + TimeUnit.SECONDS.toNanos(durationSeconds);
+            for (Process worker : workers) {
+                worker.getOutputStream().write(("GO " + start + " " + measureFrom + " " + measureTo + "\n").getBytes(StandardCharsets.US_ASCII));
+                worker.getOutputStream().flush();
+            }
+            for (int w = 0; w < workers.size(); w++) {
+                StringBuilder seen = new StringBuilder();
+                String line;
+                while ((line = outputsOf.get(w).readLine()) != null && !line.equals("DONE")) {
+                    seen.append(line).append('\n');
+                }
+                if (!workers.get(w).waitFor(120, TimeUnit.SECONDS) || workers.get(w).exitValue() != 0) {
+                    throw new IllegalStateException("x4 worker for " + id + " failed:\n" + seen);
+                }
+            }
+            List<long[]> intervals = new ArrayList<>();
+            for (int p = 0; p < PROCESSES; p++) {
+                try (DataInputStream in = new DataInputStream(Files.newInputStream(outputs.get(p)))) {
+                    int count = in.readInt();
+                    for (int i = 0; i < count; i++) {
+                        intervals.add(new long[] {in.readLong(), in.readLong(), p});
+                    }
+                }
+            }
+            intervals.sort(Comparator.comparingLong(a -> a[0]));
+            long[] handoffs = new long[intervals.size()];
+            int n = 0;
+            for (int i = 1; i < intervals.size(); i++) {
+                long[] previous = intervals.get(i - 1);
+                long[] next = intervals.get(i);
+                if (previous[2] != next[2] && next[0] >= previous[1]) {
+                    handoffs[n++] = next[0] - previous[1];
+                }
+            }
+            long[] sorted = Arrays.copyOf(handoffs, n);
+            Arrays.sort(sorted);
+            long p50 = n == 0 ? 0 : sorted[Math.max(0, (int) Math.ceil(0.5 * n) - 1)];
+            long p99 = n == 0 ? 0 : sorted[Math.max(0, (int) Math.ceil(0.99 * n) - 1)];
+            return new Result(id, intervals.size() / (double) durationSeconds, p50, p99, n);
+        } finally {
+            workers.forEach(Process::destroyForcibly);
+            for (Path out : outputs) {
+                Files.deleteIfExists(out);
+            }
+        }
+    }
+
+    /** Worker JVM: id, redis, zookeeper, lock name, output file; then "GO start measureFrom measureTo" on stdin. */
+    public static void main(String[] args) throws Exception {
+        String zooKeeper = args[2].equals("null") ? null : args[2];
+        AtomicBoolean failed = new AtomicBoolean();
+        List<long[]> all = new ArrayList<>();
+        try (Contender contender = Contenders.create(args[0], args[1], zooKeeper)) {
+            System.out.println("READY");
+            System.out.flush();
+            String[] go = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine().split(" ");
+            long start = Long.parseLong(go[1]);
+            long warmupEnd = Long.parseLong(go[2]);
+            long end = Long.parseLong(go[3]);
+            while (System.nanoTime() < start) {
+                Thread.onSpinWait();
+            }
+            List<Thread> threads = new ArrayList<>();
+            for (int t = 0; t < THREADS; t++) {
+                Thread thread = new Thread(() -> {
+                    List<long[]> mine = new ArrayList<>();
+                    try {
+                        while (System.nanoTime() < end) {
+                            long[] interval = contender.timedCycle(args[3]);
+                            if (interval[0] > warmupEnd && interval[1] < end) {
+                                mine.add(interval);
+                            }
+                        }
+                    } catch (Exception e) {
+                        e.printStackTrace();
+                        failed.set(true);
+                    }
+                    synchronized (all) {
+                        all.addAll(mine);
+                    }
+                });
+                thread.start();
+                threads.add(thread);
+            }
+            for (Thread thread : threads) {
+                thread.join();
+            }
+        }
+        try (DataOutputStream out = new DataOutputStream(Files.newOutputStream(Path.of(args[4])))) {
+            out.writeInt(all.size());
+            for (long[] interval : all) {
+                out.writeLong(interval[0]);
+                out.writeLong(interval[1]);
+            }
+        }
+        System.out.println("DONE");
+        System.exit(failed.get() ? 1 : 0);
+    }
+}
