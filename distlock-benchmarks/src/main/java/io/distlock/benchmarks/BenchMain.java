@@ -1,6 +1,5 @@
 package io.distlock.benchmarks;
 
-import io.distlock.cli.bench.Contender;
 import io.distlock.cli.bench.HoldManyLocks;
 import io.distlock.cli.bench.Measurement;
 import io.distlock.cli.bench.Report;
@@ -84,23 +83,8 @@ public final class BenchMain implements Callable<Integer> {
         try {
             List<Measurement> medians = new ArrayList<>();
             for (Scenario scenario : chosen) {
-                Map<String, List<Measurement>> rounds = new LinkedHashMap<>();
-                contenders.forEach(c -> rounds.put(c, new ArrayList<>()));
-                for (int round = 0; round < this.rounds; round++) {
-                    for (int i = 0; i < contenders.size(); i++) {
-                        // rotate the order each round so that no implementation always runs first or last
-                        String id = contenders.get((i + round) % contenders.size());
-                        try (Contender contender = Contenders.create(id, redisUri, zooKeeperConnect)) {
-                            System.err.printf(Locale.ROOT, "%s round %d/%d %-20s ", scenario.id(), round + 1, this.rounds, id);
-                            Measurement m = ScenarioRun.run(contender, scenario, Duration.ofSeconds(warmupSeconds),
-                                    Duration.ofSeconds(durationSeconds), "bench-" + round);
-                            rounds.get(id).add(m);
-                            System.err.printf(Locale.ROOT, "%10.0f cycles/s  p50 %6.0f us  p99 %7.0f us%n",
-                                    m.cyclesPerSecond(), m.p50Nanos() / 1e3, m.p99Nanos() / 1e3);
-                        }
-                    }
-                }
-                contenders.forEach(c -> medians.add(Measurement.median(rounds.get(c))));
+                medians.addAll(ScenarioRun.medians(contenders, id -> Contenders.create(id, redisUri, zooKeeperConnect), scenario,
+                        this.rounds, Duration.ofSeconds(warmupSeconds), Duration.ofSeconds(durationSeconds), System.err));
             }
             Report report = new Report(medians);
             if (!medians.isEmpty()) {

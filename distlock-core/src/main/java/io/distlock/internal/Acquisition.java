@@ -47,6 +47,7 @@ final class Acquisition {
     private volatile long validUntilNanos;
     private volatile boolean suspended;
     private volatile @Nullable LeaseLostException lostCause;
+    private volatile String lostReason = "";
 
     /** Watchdog bookkeeping, touched only on the watchdog's thread or under its lock. */
     @Nullable ScheduledFuture<?> expiryCheck;
@@ -162,6 +163,7 @@ final class Acquisition {
             if (!state.compareAndSet(State.ACTIVE, State.LOST)) {
                 return false;
             }
+            lostReason = reason;
             lostCause = lost;
             toTell = new ArrayList<>(listeners);
             listeners.clear();
@@ -179,13 +181,7 @@ final class Acquisition {
         if (lost == null) {
             return null;
         }
-        return new LeaseLostException(lockName(), fencingToken, reasonOf(lost), lost);
-    }
-
-    private String reasonOf(LeaseLostException lost) {
-        String message = lost.getMessage();
-        int at = message.indexOf("was lost: ");
-        return at < 0 ? message : message.substring(at + "was lost: ".length());
+        return new LeaseLostException(lockName(), fencingToken, lostReason, lost);
     }
 
     void onLost(Consumer<LeaseLostException> listener) {

@@ -136,8 +136,8 @@ final class EngineLock implements DistributedLock {
         client.checkOpen();
         boolean freed = client.calls().awaitUninterruptibly(client.backend().forceRelease(name()), "forceUnlock", name());
         Acquisition local = slot.holder;
-        if (freed && local != null && local.markLost("it was force-unlocked through this client", null)) {
-            client.watchdog().stop(local);
+        if (freed && local != null) {
+            client.lose(local, "it was force-unlocked through this client"); // the backend lock is already gone
         }
         return freed;
     }

@@ -76,10 +76,18 @@ public final class EngineLockClient implements LockClient {
      * own owner id, so it can only free what is still ours), instead of leaving it to expire.
      */
     void loseAndLetGo(Acquisition acquisition, String reason) {
-        if (acquisition.markLost(reason, null)) {
-            watchdog.stop(acquisition);
+        if (lose(acquisition, reason)) {
             backend.release(acquisition.lockName(), acquisition.ownerId).exceptionally(error -> false);
         }
+    }
+
+    /** Marks a lease lost (listeners told once) and stops watching it; false if it had already ended. */
+    boolean lose(Acquisition acquisition, String reason) {
+        if (!acquisition.markLost(reason, null)) {
+            return false;
+        }
+        watchdog.stop(acquisition);
+        return true;
     }
 
     @Override

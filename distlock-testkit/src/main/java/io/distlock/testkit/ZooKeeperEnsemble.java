@@ -38,16 +38,6 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         return cluster.getConnectString();
     }
 
-    /** Kills the member a client is connected to, if it is a member; returns whether one was killed. */
-    public boolean killMemberOf(ZooKeeper client) {
-        try {
-            InstanceSpec member = cluster.findConnectionInstance(client);
-            return member != null && cluster.killServer(member);
-        } catch (Exception e) {
-            throw new IllegalStateException("cannot kill an ensemble member", e);
-        }
-    }
-
     /** Kills member {@code index} (0-based). */
     public void kill(int index) {
         try {

@@ -59,12 +59,7 @@ public final class ZooKeeperServer implements BackendControl, AutoCloseable {
         if (running) {
             throw new IllegalStateException("ZooKeeper server on " + connectString() + " is already running");
         }
-        try {
-            server.restart();
-            running = true;
-        } catch (Exception e) {
-            throw new IllegalStateException("cannot restart the ZooKeeper server on " + connectString(), e);
-        }
+        restart();
     }
 
     @Override

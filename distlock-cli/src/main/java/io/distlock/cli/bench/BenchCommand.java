@@ -70,25 +70,9 @@ public final class BenchCommand implements Callable<Integer> {
         try {
             List<Measurement> medians = new ArrayList<>();
             for (Scenario scenario : chosen) {
-                List<Measurement> raw = new ArrayList<>();
-                List<Measurement> distlock = new ArrayList<>();
-                for (int round = 0; round < rounds; round++) {
-                    // alternate which one goes first, so drift on a noisy machine hits both alike
-                    boolean rawFirst = round % 2 == 0;
-                    for (int i = 0; i < 2; i++) {
-                        boolean isRaw = (i == 0) == rawFirst;
-                        try (Contender contender = isRaw ? BasicContenders.rawEval(uri)
-                                : BasicContenders.distlock("distlock-redis", RedisLockClient.create(uri))) {
-                            System.err.printf(Locale.ROOT, "%s round %d/%d %-16s ", scenario.id(), round + 1, rounds, contender.id());
-                            Measurement m = ScenarioRun.run(contender, scenario, Duration.ofSeconds(warmupSeconds),
-                                    Duration.ofSeconds(durationSeconds), "distlock-bench-" + round);
-                            System.err.printf(Locale.ROOT, "%10.0f cycles/s%n", m.cyclesPerSecond());
-                            (isRaw ? raw : distlock).add(m);
-                        }
-                    }
-                }
-                medians.add(Measurement.median(raw));
-                medians.add(Measurement.median(distlock));
+                medians.addAll(ScenarioRun.medians(List.of("raw-eval", "distlock-redis"),
+                        id -> id.equals("raw-eval") ? BasicContenders.rawEval(uri) : BasicContenders.distlock(id, RedisLockClient.create(uri)),
+                        scenario, rounds, Duration.ofSeconds(warmupSeconds), Duration.ofSeconds(durationSeconds), System.err));
             }
             if (!medians.isEmpty()) {
                 System.out.println(new Report(medians).table());

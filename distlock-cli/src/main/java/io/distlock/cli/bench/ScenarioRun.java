@@ -1,15 +1,46 @@
 package io.distlock.cli.bench;
 
+import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 
 /** Runs one scenario against one contender: warm-up, then a fixed measured duration. */
 public final class ScenarioRun {
     private ScenarioRun() {}
+
+    /**
+     * Runs {@code rounds} rounds of {@code scenario} for every contender, rotating their order each
+     * round so that drift on a noisy machine hits all alike, and returns each contender's median
+     * round, in the order of {@code ids}. Progress goes to {@code progress}.
+     */
+    public static List<Measurement> medians(List<String> ids, Function<String, Contender> factory, Scenario scenario,
+            int rounds, Duration warmup, Duration duration, PrintStream progress) throws InterruptedException {
+        Map<String, List<Measurement>> byId = new LinkedHashMap<>();
+        ids.forEach(id -> byId.put(id, new ArrayList<>()));
+        for (int round = 0; round < rounds; round++) {
+            for (int i = 0; i < ids.size(); i++) {
+                String id = ids.get((i + round) % ids.size());
+                try (Contender contender = factory.apply(id)) {
+                    progress.printf(Locale.ROOT, "%s round %d/%d %-20s ", scenario.id(), round + 1, rounds, id);
+                    Measurement m = run(contender, scenario, warmup, duration, "bench-" + round);
+                    progress.printf(Locale.ROOT, "%10.0f cycles/s  p50 %6.0f us  p99 %7.0f us%n",
+                            m.cyclesPerSecond(), m.p50Nanos() / 1e3, m.p99Nanos() / 1e3);
+                    byId.get(id).add(m);
+                }
+            }
+        }
+        List<Measurement> medians = new ArrayList<>();
+        byId.values().forEach(measured -> medians.add(Measurement.median(measured)));
+        return medians;
+    }
 
     /** Runs {@code scenario} on {@code contender}: warm-up, then {@code duration} measured. */
     public static Measurement run(Contender contender, Scenario scenario, Duration warmup, Duration duration, String namePrefix)
