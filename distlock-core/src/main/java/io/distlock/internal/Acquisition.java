@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -49,9 +48,10 @@ final class Acquisition {
     private volatile @Nullable LeaseLostException lostCause;
     private volatile String lostReason = "";
 
-    /** Watchdog bookkeeping, touched only on the watchdog's thread or under its lock. */
-    @Nullable ScheduledFuture<?> expiryCheck;
+    /** Watchdog bookkeeping, changed only under the watchdog's lock. */
     volatile boolean watched;
+    int queuedEntries;
+    boolean expiryQueued;
 
     Acquisition(LockSlot slot, String ownerId, long fencingToken, LockOptions options, long requestSentNanos, Executor events) {
         this.slot = slot;

@@ -33,6 +33,8 @@ final class LockAcquirer {
      */
     private static final Logger log = LoggerFactory.getLogger(LockAcquirer.class);
     private static final long FOREVER = -1;
+    /** How many local handoffs in a row may skip waiting for the release's confirmation. */
+    static final int MAX_EARLY_HANDOFFS = 4;
 
     private final EngineLockClient client;
     private final LockBackend backend;
@@ -207,7 +209,9 @@ final class LockAcquirer {
                 return; // already released when the client closed
             }
             try {
-                released = calls.awaitUninterruptibly(backend.release(slot.name, acquisition.ownerId), "release", slot.name);
+                CompletableFuture<Boolean> releasing = backend.release(slot.name, acquisition.ownerId);
+                passGateEarly(acquisition);
+                released = calls.awaitUninterruptibly(releasing, "release", slot.name);
             } catch (BackendUnavailableException e) {
                 if (acquisition.state() == Acquisition.State.LOST) {
                     throwLoss(acquisition, reportLoss);
@@ -227,6 +231,24 @@ final class LockAcquirer {
             acquisition.markReleased();
         }
         throwLoss(acquisition, reportLoss);
+    }
+
+    /**
+     * Lock cohorting: when other threads of this client wait for the same lock, open the local gate
+     * as soon as the release is sent instead of when it is confirmed. The next thread's acquire then
+     * travels right behind the release (on Redis: on the same connection, so it runs after it) and
+     * usually wins: one round trip per local handoff instead of two. Safety does not depend on the
+     * order; the backend decides. At most {@link #MAX_EARLY_HANDOFFS} in a row, so that waiters in
+     * other processes, woken by the release notification, get their turn.
+     */
+    private static void passGateEarly(Acquisition acquisition) {
+        LockSlot slot = acquisition.slot;
+        if (slot.earlyHandoffs < MAX_EARLY_HANDOFFS && slot.gate.hasQueuedThreads()) {
+            slot.earlyHandoffs++;
+            acquisition.freeSlot();
+        } else {
+            slot.earlyHandoffs = 0;
+        }
     }
 
     private static void throwLoss(Acquisition acquisition, boolean reportLoss) {

@@ -16,6 +16,8 @@ final class LockSlot {
     final Semaphore gate = new Semaphore(1, true);
     final ReleaseSignal signal;
     volatile @Nullable Acquisition holder;
+    /** Early local handoffs in a row (see LockAcquirer); touched only by the thread past the gate. */
+    int earlyHandoffs;
 
     LockSlot(String name, ReleaseSignal signal) {
         this.name = name;

@@ -21,17 +21,23 @@ import org.slf4j.LoggerFactory;
  */
 final class Watchdog {
     /*
-     * Renewals are kept in one priority queue by due time, with a single scheduled tick at the head's
-     * due time (not a timer per lock). A tick also takes every lease due within a quarter of its
-     * renewal interval, so leases acquired around the same time are renewed together; renewing a
-     * little early costs nothing. With a BatchRenewal backend a tick's leases go out in chunks of
-     * maxBatchSize, one round trip each.
+     * Renewals and expiry checks are entries in one priority queue by due time, with a single
+     * scheduled tick at the head's due time (not a timer per lock). A tick also takes every renewal
+     * due within a quarter of its interval, so leases acquired around the same time are renewed
+     * together; renewing a little early costs nothing. With a BatchRenewal backend a tick's leases go
+     * out in chunks of maxBatchSize, one round trip each.
      *
-     * Loss detection does not depend on renewals succeeding: each lease has an expiry check at its
-     * local deadline (request send time + lease - drift), moved forward by each confirmed renewal. If
-     * the backend is slow or unreachable the check fires and the lease is lost, never silently kept.
+     * Loss detection does not depend on renewals succeeding: an expiry check at the lease's local
+     * deadline (request send time + lease - drift) declares it lost unless a renewal confirmed before
+     * then moved the deadline (the check then re-queues itself at the new deadline). A lease that
+     * is renewed gets its expiry check only when its first renewal goes out: a lock released before
+     * that (the common case: held for microseconds) costs one queue insertion and no timer.
+     *
+     * Stopping an acquisition only flags it; its entries are dropped when they come due, or all at
+     * once when stale entries outnumber live ones (amortised O(1) per stop).
      */
     private static final Logger log = LoggerFactory.getLogger(Watchdog.class);
+    private static final int PURGE_AT_LEAST = 1024;
 
     private final LockBackend backend;
     private final @Nullable BatchRenewal batch;
@@ -41,6 +47,7 @@ final class Watchdog {
     private final PriorityQueue<Entry> queue = new PriorityQueue<>((a, b) -> Long.compare(a.dueNanos - b.dueNanos, 0));
     private @Nullable ScheduledFuture<?> tick;
     private long tickAtNanos;
+    private int stale;
 
     Watchdog(LockBackend backend, ScheduledExecutorService scheduler, BiConsumer<Acquisition, String> onLoss) {
         this.backend = backend;
@@ -49,72 +56,65 @@ final class Watchdog {
         this.scheduler = scheduler;
     }
 
-    /** Starts watching a new acquisition: expiry check always, renewals if its options ask for them. */
+    /** Starts watching a new acquisition: renewals if its options ask for them, else an expiry check. */
     void start(Acquisition acquisition) {
-        acquisition.watched = true;
-        scheduleExpiryCheck(acquisition);
-        if (acquisition.options.autoRenew()) {
-            long interval = acquisition.options.renewInterval().toNanos();
-            enqueue(new Entry(acquisition, System.nanoTime() + interval, interval));
+        lock.lock();
+        try {
+            acquisition.watched = true;
+            if (acquisition.options.autoRenew()) {
+                long interval = acquisition.options.renewInterval().toNanos();
+                add(new Entry(acquisition, System.nanoTime() + interval, interval));
+            } else {
+                addExpiryCheck(acquisition);
+            }
+        } finally {
+            lock.unlock();
         }
     }
 
     /** Stops renewals and the expiry check of an acquisition. */
     void stop(Acquisition acquisition) {
-        acquisition.watched = false;
-        lock.lock();
-        try {
-            ScheduledFuture<?> check = acquisition.expiryCheck;
-            if (check != null) {
-                check.cancel(false);
-                acquisition.expiryCheck = null;
-            }
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    private void scheduleExpiryCheck(Acquisition acquisition) {
         lock.lock();
         try {
             if (!acquisition.watched) {
                 return;
             }
-            ScheduledFuture<?> previous = acquisition.expiryCheck;
-            if (previous != null) {
-                previous.cancel(false);
+            acquisition.watched = false;
+            stale += acquisition.queuedEntries;
+            if (stale >= PURGE_AT_LEAST && stale > queue.size() / 2) {
+                queue.removeIf(entry -> !entry.acquisition.watched);
+                stale = 0;
             }
-            long delay = acquisition.validUntilNanos() - System.nanoTime();
-            acquisition.expiryCheck = scheduler.schedule(() -> checkExpiry(acquisition), Math.max(0, delay), TimeUnit.NANOSECONDS);
         } finally {
             lock.unlock();
         }
     }
 
-    private void checkExpiry(Acquisition acquisition) {
-        if (!acquisition.watched || acquisition.state() != Acquisition.State.ACTIVE) {
-            return;
+    /** Queues the acquisition's expiry check unless one is queued; call under the lock. */
+    private void addExpiryCheck(Acquisition acquisition) {
+        if (!acquisition.expiryQueued) {
+            acquisition.expiryQueued = true;
+            add(new Entry(acquisition, acquisition.validUntilNanos(), Entry.EXPIRY));
         }
-        long overdue = System.nanoTime() - acquisition.validUntilNanos();
-        if (overdue < 0) {
-            scheduleExpiryCheck(acquisition);
-            return;
-        }
-        String reason = acquisition.options.autoRenew()
-                ? "no renewal was confirmed by " + backend.describe() + " within the lease time of " + acquisition.options.leaseTime()
-                : "its lease time of " + acquisition.options.leaseTime() + " ran out (autoRenew is off)";
-        onLoss.accept(acquisition, reason);
     }
 
     private void enqueue(Entry entry) {
         lock.lock();
         try {
-            queue.add(entry);
-            if (tick == null || entry.dueNanos - tickAtNanos < 0) {
-                rescheduleTick();
+            if (entry.acquisition.watched) {
+                add(entry);
             }
         } finally {
             lock.unlock();
+        }
+    }
+
+    /** Call under the lock. */
+    private void add(Entry entry) {
+        queue.add(entry);
+        entry.acquisition.queuedEntries++;
+        if (tick == null || entry.dueNanos - tickAtNanos < 0) {
+            rescheduleTick();
         }
     }
 
@@ -136,7 +136,8 @@ final class Watchdog {
     }
 
     private void tick() {
-        List<Entry> due = new ArrayList<>();
+        List<Entry> renewals = new ArrayList<>();
+        List<Acquisition> expired = new ArrayList<>();
         lock.lock();
         try {
             tick = null;
@@ -144,16 +145,39 @@ final class Watchdog {
             Entry head;
             while ((head = queue.peek()) != null && head.dueNanos - (now + head.intervalNanos / 4) <= 0) {
                 queue.poll();
-                if (head.acquisition.watched && head.acquisition.state() == Acquisition.State.ACTIVE) {
-                    due.add(head);
+                Acquisition acquisition = head.acquisition;
+                acquisition.queuedEntries--;
+                if (!acquisition.watched) {
+                    stale = Math.max(0, stale - 1);
+                    continue;
+                }
+                if (acquisition.state() != Acquisition.State.ACTIVE) {
+                    continue;
+                }
+                if (head.intervalNanos == Entry.EXPIRY) {
+                    acquisition.expiryQueued = false;
+                    if (now - acquisition.validUntilNanos() >= 0) {
+                        expired.add(acquisition);
+                    } else {
+                        addExpiryCheck(acquisition); // a renewal moved the deadline
+                    }
+                } else {
+                    renewals.add(head);
+                    addExpiryCheck(acquisition); // from now on the lease depends on renewals arriving
                 }
             }
             rescheduleTick();
         } finally {
             lock.unlock();
         }
-        if (!due.isEmpty()) {
-            renew(due);
+        for (Acquisition acquisition : expired) {
+            String reason = acquisition.options.autoRenew()
+                    ? "no renewal was confirmed by " + backend.describe() + " within the lease time of " + acquisition.options.leaseTime()
+                    : "its lease time of " + acquisition.options.leaseTime() + " ran out (autoRenew is off)";
+            onLoss.accept(acquisition, reason);
+        }
+        if (!renewals.isEmpty()) {
+            renew(renewals);
         }
     }
 
@@ -201,7 +225,6 @@ final class Watchdog {
             return;
         }
         acquisition.confirmRenewal(sentNanos);
-        scheduleExpiryCheck(acquisition);
         enqueue(new Entry(acquisition, sentNanos + entry.intervalNanos, entry.intervalNanos));
     }
 
@@ -210,6 +233,7 @@ final class Watchdog {
         lock.lock();
         try {
             queue.clear();
+            stale = 0;
             if (tick != null) {
                 tick.cancel(false);
                 tick = null;
@@ -219,7 +243,10 @@ final class Watchdog {
         }
     }
 
+    /** A renewal (interval > 0) or an expiry check (interval {@link #EXPIRY}) due at a time. */
     private static final class Entry {
+        static final long EXPIRY = 0;
+
         final Acquisition acquisition;
         final long dueNanos;
         final long intervalNanos;
