@@ -47,6 +47,20 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         }
     }
 
+    /** Restarts member {@code index} (0-based) after {@link #kill(int)}. */
+    public void restart(int index) {
+        try {
+            cluster.restartServer(members.get(index));
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot restart ensemble member " + index, e);
+        }
+    }
+
+    /** Returns the number of members. */
+    public int size() {
+        return members.size();
+    }
+
     @Override
     public void close() {
         try {
