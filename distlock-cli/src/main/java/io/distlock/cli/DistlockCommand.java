@@ -1,6 +1,7 @@
 package io.distlock.cli;
 
 import io.distlock.cli.bench.BenchCommand;
+import io.distlock.cli.check.CheckCommand;
 import io.distlock.cli.demo.DemoCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -8,7 +9,7 @@ import picocli.CommandLine.Command;
 /** The {@code distlock} command line. */
 @Command(name = "distlock", mixinStandardHelpOptions = true, version = "distlock 0.1.0-SNAPSHOT",
         description = "Distributed locks that tell you when they are lost.",
-        subcommands = {DemoCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {DemoCommand.class, BenchCommand.class, CheckCommand.class, CommandLine.HelpCommand.class})
 public final class DistlockCommand implements Runnable {
 
     @CommandLine.Spec

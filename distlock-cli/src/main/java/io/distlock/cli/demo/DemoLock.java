@@ -1,7 +1,7 @@
 package io.distlock.cli.demo;
 
 /** One strategy's lock as the demo workers use it. */
-interface DemoLock {
+public interface DemoLock {
 
     /** Blocks until held; returns the hold. {@code waited[0]} is set when the first try failed. */
     Held acquire(boolean[] waited) throws InterruptedException;

@@ -9,7 +9,7 @@ import java.util.UUID;
  * The broken locks from the blog posts, written the way they are usually written, so the demo can show
  * how each one fails. Do not copy these.
  */
-final class TextbookLocks {
+public final class TextbookLocks {
     private static final String COMPARE_AND_DELETE =
             "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
 
@@ -42,7 +42,7 @@ final class TextbookLocks {
     }
 
     /** SETNX of an expiry timestamp; an expired lock is taken over with GETSET. Client clocks decide. */
-    static DemoLock setNxGetSet(RedisCommands<String, String> redis, String key, long leaseMs) {
+    public static DemoLock setNxGetSet(RedisCommands<String, String> redis, String key, long leaseMs) {
         return waited -> {
             long[] myExpiry = new long[1];
             spinUntil(waited, () -> {
@@ -71,7 +71,7 @@ final class TextbookLocks {
     }
 
     /** SET NX PX with an owner token and an atomic Lua compare-and-delete, but a fixed lease. */
-    static DemoLock shortLease(RedisCommands<String, String> redis, String key, long leaseMs) {
+    public static DemoLock shortLease(RedisCommands<String, String> redis, String key, long leaseMs) {
         return waited -> {
             String me = UUID.randomUUID().toString();
             spinUntil(waited, () -> "OK".equals(redis.set(key, me, SetArgs.Builder.nx().px(leaseMs))));

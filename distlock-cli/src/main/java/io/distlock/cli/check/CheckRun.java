@@ -1,0 +1,271 @@
+package io.distlock.cli.check;
+
+import io.distlock.testkit.RedisServer;
+import io.distlock.testkit.TcpProxy;
+import io.distlock.testkit.ZooKeeperEnsemble;
+import io.distlock.testkit.check.Event;
+import io.distlock.testkit.check.Fault;
+import io.distlock.testkit.check.FencedWrite;
+import io.distlock.testkit.check.History;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One run of {@code distlock check}: starts the servers and the client processes, lets the nemesis
+ * inject faults on a schedule, and returns the recorded {@link History}.
+ *
+ * <p>Redis: the lock server (faulted), a replica of it when the promote fault is on, and a separate
+ * store server that is never faulted (the register and the fenced store). Each client reaches the lock
+ * server through its own {@link TcpProxy}, so one client's connection can be cut, and all clients can
+ * be pointed at a promoted replica. ZooKeeper: a 3-member in-process ensemble plus the store server.
+ */
+final class CheckRun implements AutoCloseable {
+    /** Redis faults, in the order of the first round. */
+    static final List<String> REDIS_FAULTS = List.of("pause", "kill", "partition", "restart", "promote");
+    /** ZooKeeper faults. */
+    static final List<String> ZOOKEEPER_FAULTS = List.of("pause", "kill", "expire", "member");
+
+    private final CheckTarget target;
+    private final boolean zooKeeper;
+    private final int processes;
+    private final long leaseMs;
+    private final long seed;
+    private final PrintStream progress;
+    private final Random random;
+    private final List<Fault> faults = new ArrayList<>();
+    private final List<TcpProxy> proxies = new ArrayList<>();
+    private RedisServer master;
+    private RedisServer replica;
+    private RedisServer store;
+    private ZooKeeperEnsemble ensemble;
+    private CheckWorkers workers;
+    private long startNanos;
+    private int nextMember;
+
+    CheckRun(CheckTarget target, boolean zooKeeper, int processes, long leaseMs, long seed, PrintStream progress) {
+        this.target = target;
+        this.zooKeeper = zooKeeper;
+        this.processes = processes;
+        this.leaseMs = leaseMs;
+        this.seed = seed;
+        this.progress = progress;
+        this.random = new Random(seed);
+    }
+
+    /** Runs the workload for {@code duration} with the given faults (in rotation) and returns the history. */
+    History run(Duration duration, List<String> faultKinds) throws Exception {
+        startServers(faultKinds.contains("promote"));
+        workers = new CheckWorkers(processes, this::workerArgs);
+        progress.printf(Locale.ROOT, "starting %d client processes (%s, lease %d ms) ...%n", processes, target.id(), leaseMs);
+        workers.startAll();
+        startNanos = System.nanoTime();
+        long endNanos = startNanos + duration.toNanos();
+        long quiet = Math.max(1500, leaseMs * 2);
+        int round = 0;
+        long lastStatus = startNanos;
+        while (true) {
+            sleepUntil(Math.min(endNanos, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(quiet)));
+            if (System.nanoTime() - lastStatus > TimeUnit.SECONDS.toNanos(10)) {
+                lastStatus = System.nanoTime();
+                status();
+            }
+            if (faultKinds.isEmpty() || endNanos - System.nanoTime() < TimeUnit.MILLISECONDS.toNanos(faultBudgetMs())) {
+                break;
+            }
+            inject(faultKinds.get(round++ % faultKinds.size()));
+        }
+        sleepUntil(endNanos);
+        long stopped = System.nanoTime();
+        workers.close();
+        status();
+        return new History(workers.events(), faults, startNanos, stopped, TimeUnit.MILLISECONDS.toNanos(leaseMs),
+                finalRegister(), fencedLog());
+    }
+
+    /** Worker output that is not an event (errors), for diagnosing a failed run. */
+    List<String> workerOutput() {
+        return workers == null ? List.of() : workers.output();
+    }
+
+    private long faultBudgetMs() {
+        return leaseMs * 3 + 8000; // finding a holder, the longest fault, and time to see the system recover
+    }
+
+    private void status() {
+        long acquisitions = workers.events().stream().filter(e -> e.type() == Event.Type.OK && e.op().equals("acquire")).count();
+        progress.printf(Locale.ROOT, "[%5.1f s] %d acquisitions, %d faults%n", seconds(System.nanoTime()), acquisitions, faults.size());
+    }
+
+    private void startServers(boolean withReplica) {
+        progress.print("starting servers ... ");
+        store = RedisServer.launch();
+        if (zooKeeper) {
+            ensemble = ZooKeeperEnsemble.launch(3);
+            progress.println("store " + store.uri() + ", ZooKeeper ensemble " + ensemble.connectString());
+            return;
+        }
+        master = RedisServer.launch();
+        if (withReplica) {
+            replica = RedisServer.launch();
+            admin(replica, redis -> redis.replicaof("127.0.0.1", master.port()));
+        }
+        for (int i = 0; i < processes; i++) {
+            proxies.add(TcpProxy.to(master.port()));
+        }
+        progress.println("locks " + master.uri() + (replica != null ? " (replica " + replica.uri() + ")" : "")
+                + " through one proxy per client, store " + store.uri());
+    }
+
+    private List<String> workerArgs(int slot) {
+        List<String> args = new ArrayList<>(List.of("--lock", target.id(), "--store", store.uri(), "--lease-ms", Long.toString(leaseMs),
+                "--seed", Long.toString(seed)));
+        if (zooKeeper) {
+            args.addAll(List.of("--zookeeper", ensemble.connectString(), "--redis", store.uri()));
+        } else {
+            args.addAll(List.of("--redis", "redis://127.0.0.1:" + proxies.get(slot).port()));
+        }
+        return args;
+    }
+
+    private void inject(String kind) throws Exception {
+        // Hit a holder mid-work: any hold for client faults (they outlast the lease), a slow one for
+        // server faults (so the holder is still working when the locks vanish).
+        boolean serverFault = kind.equals("restart") || kind.equals("promote") || kind.equals("member");
+        int slot = workers.awaitHolderInWork(serverFault ? leaseMs / 5 : 0, 2000);
+        boolean holder = slot >= 0;
+        if (!holder) {
+            slot = random.nextInt(workers.slots());
+        }
+        int process = workers.processIn(slot);
+        String who = "process " + process + (holder ? " (holding the lock)" : " (not holding)");
+        long start = System.nanoTime();
+        String description;
+        switch (kind) {
+            case "pause" -> {
+                long pauseMs = leaseMs * 5 / 2;
+                workers.signal(process, "STOP");
+                Thread.sleep(pauseMs);
+                workers.signal(process, "CONT");
+                description = "paused " + who + " for " + pauseMs + " ms (SIGSTOP)";
+            }
+            case "expire" -> {
+                long pauseMs = Math.max(2000, leaseMs * 2) + 2000;
+                workers.signal(process, "STOP");
+                Thread.sleep(pauseMs);
+                workers.signal(process, "CONT");
+                description = "paused " + who + " for " + pauseMs + " ms, past its ZooKeeper session timeout (session expired)";
+            }
+            case "kill" -> {
+                workers.killAndReplace(slot);
+                description = "killed " + who + " (SIGKILL) and started process " + workers.processIn(slot) + " in its place";
+                faults.add(new Fault(kind, process, start, start, description));
+                report(description);
+                return;
+            }
+            case "partition" -> {
+                long cutMs = leaseMs * 2;
+                proxies.get(slot).cut();
+                Thread.sleep(cutMs);
+                proxies.get(slot).heal();
+                description = "cut the connections of " + who + " for " + cutMs + " ms";
+            }
+            case "restart" -> {
+                master.stop();
+                master.start();
+                admin(master, redis -> redis.replicaofNoOne());
+                if (replica != null) {
+                    admin(replica, redis -> redis.replicaof("127.0.0.1", master.port()));
+                }
+                process = -1;
+                description = "restarted the lock server " + master.uri() + " without persistence (all locks gone)";
+            }
+            case "promote" -> {
+                RedisServer old = master;
+                admin(replica, redis -> redis.replicaofNoOne());
+                master = replica;
+                replica = old;
+                proxies.forEach(proxy -> proxy.retarget(master.port()));
+                admin(replica, redis -> redis.replicaof("127.0.0.1", master.port()));
+                process = -1;
+                description = "promoted replica " + master.uri() + " to master and pointed every client at it "
+                        + "(writes not yet replicated are lost)";
+            }
+            case "member" -> {
+                int member = nextMember++ % ensemble.size();
+                ensemble.kill(member);
+                Thread.sleep(3000);
+                ensemble.restart(member);
+                process = -1;
+                description = "killed ZooKeeper member " + member + " for 3 s";
+            }
+            default -> throw new IllegalArgumentException("unknown fault " + kind);
+        }
+        faults.add(new Fault(kind, process, start, System.nanoTime(), description));
+        report(description);
+    }
+
+    private void report(String description) {
+        progress.printf(Locale.ROOT, "[%5.1f s] %s%n", seconds(System.nanoTime()), description);
+    }
+
+    private long finalRegister() {
+        return admin(store, redis -> {
+            String value = redis.get(CheckWorker.REGISTER);
+            return value == null ? 0L : Long.parseLong(value);
+        });
+    }
+
+    private List<FencedWrite> fencedLog() {
+        return admin(store, redis -> redis.lrange(CheckWorker.FENCED_LOG, 0, -1).stream().map(line -> {
+            String[] parts = line.split(":");
+            return new FencedWrite(Long.parseLong(parts[0]), Integer.parseInt(parts[1]), Long.parseLong(parts[2]));
+        }).toList());
+    }
+
+    private static <T> T admin(RedisServer server, java.util.function.Function<RedisCommands<String, String>, T> action) {
+        RedisClient client = RedisClient.create();
+        RedisURI uri = RedisURI.create(server.uri());
+        uri.setTimeout(Duration.ofSeconds(5));
+        try (StatefulRedisConnection<String, String> connection = client.connect(uri)) {
+            return action.apply(connection.sync());
+        } finally {
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+        }
+    }
+
+    private double seconds(long nanos) {
+        return (nanos - startNanos) / 1e9;
+    }
+
+    private static void sleepUntil(long deadlineNanos) throws InterruptedException {
+        long left;
+        while ((left = deadlineNanos - System.nanoTime()) > 0) {
+            TimeUnit.NANOSECONDS.sleep(left);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (workers != null) {
+            workers.close();
+        }
+        proxies.forEach(TcpProxy::close);
+        for (RedisServer server : new RedisServer[] {master, replica, store}) {
+            if (server != null) {
+                server.close();
+            }
+        }
+        if (ensemble != null) {
+            ensemble.close();
+        }
+    }
+}

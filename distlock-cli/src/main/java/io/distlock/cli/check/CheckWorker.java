@@ -1,0 +1,260 @@
+package io.distlock.cli.check;
+
+import io.distlock.DistributedLock;
+import io.distlock.Lease;
+import io.distlock.LeaseLostException;
+import io.distlock.LockClient;
+import io.distlock.LockOptions;
+import io.distlock.cli.demo.DemoLock;
+import io.distlock.cli.demo.TextbookLocks;
+import io.distlock.redis.RedisLockClient;
+import io.distlock.testkit.check.Event;
+import io.distlock.testkit.check.Event.Type;
+import io.distlock.zookeeper.ZooKeeperLockClient;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+
+/**
+ * One client process of {@code distlock check}: lock, read-modify-write the unfenced register, write to
+ * the fenced store, unlock, in a loop. Every step is printed as an {@link Event} line stamped with
+ * {@code System.nanoTime()}, the clock all processes on the machine share. Starts on GO (stdin), exits
+ * when stdin closes.
+ */
+public final class CheckWorker {
+    static final String REGISTER = "check:register";
+    static final String FENCE = "check:fence";
+    static final String FENCED_LOG = "check:fenced-log";
+    /** Accept a write only if its token is not lower than the highest seen; log it. */
+    static final String FENCED_WRITE = "local highest = tonumber(redis.call('GET', KEYS[1]) or '0') "
+            + "if tonumber(ARGV[1]) < highest then return 0 end "
+            + "redis.call('SET', KEYS[1], ARGV[1]) "
+            + "redis.call('RPUSH', KEYS[2], ARGV[1] .. ':' .. ARGV[2] .. ':' .. ARGV[3]) return 1";
+
+    private final int process;
+    private final Random random;
+
+    private CheckWorker(int process, long seed) {
+        this.process = process;
+        this.random = new Random(seed * 7919 + process);
+    }
+
+    /** Arguments as {@code --name value}: process, lock, redis (lock server), store, zookeeper, lease-ms, seed. */
+    public static void main(String[] argv) throws Exception {
+        Map<String, String> args = new HashMap<>();
+        for (int i = 0; i + 1 < argv.length; i += 2) {
+            args.put(argv[i].replaceFirst("^--", ""), argv[i + 1]);
+        }
+        new CheckWorker(Integer.parseInt(args.get("process")), Long.parseLong(args.get("seed"))).run(args);
+    }
+
+    private void run(Map<String, String> args) throws Exception {
+        CheckTarget target = CheckTarget.fromId(args.get("lock"));
+        long leaseMs = Long.parseLong(args.get("lease-ms"));
+        RedisClient lettuce = RedisClient.create();
+        RedisURI storeUri = RedisURI.create(args.get("store"));
+        storeUri.setTimeout(Duration.ofSeconds(2));
+        RedisURI lockUri = RedisURI.create(args.get("redis"));
+        lockUri.setTimeout(Duration.ofSeconds(1));
+        try (StatefulRedisConnection<String, String> store = lettuce.connect(storeUri);
+                LockClient distlock = target == CheckTarget.DISTLOCK ? distlockClient(args, leaseMs) : null;
+                StatefulRedisConnection<String, String> naive = target == CheckTarget.DISTLOCK ? null : lettuce.connect(lockUri)) {
+            Locker locker = switch (target) {
+                case DISTLOCK -> distlockLocker(distlock.getLock("check"), leaseMs);
+                case NAIVE_SET_NX -> naiveLocker(TextbookLocks.shortLease(naive.sync(), "check:naive-lock", leaseMs));
+                case NAIVE_GETSET -> naiveLocker(TextbookLocks.setNxGetSet(naive.sync(), "check:naive-lock", leaseMs));
+            };
+            System.out.println("READY");
+            System.out.flush();
+            BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+            if (!"GO".equals(in.readLine())) {
+                return;
+            }
+            Thread guard = new Thread(() -> exitWhenStdinCloses(in), "orphan-guard");
+            guard.setDaemon(true);
+            guard.start();
+            loop(locker, store.sync(), leaseMs);
+        } finally {
+            lettuce.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+        }
+    }
+
+    private LockClient distlockClient(Map<String, String> args, long leaseMs) {
+        LockOptions options = LockOptions.builder().leaseTime(Duration.ofMillis(leaseMs)).build();
+        String zooKeeper = args.get("zookeeper");
+        if (zooKeeper != null) {
+            return ZooKeeperLockClient.builder().connectString(zooKeeper).sessionTimeout(Duration.ofMillis(Math.max(2000, leaseMs * 2)))
+                    .connectionTimeout(Duration.ofSeconds(2)).operationTimeout(Duration.ofSeconds(2))
+                    .namespace("distlock-check").lockOptions(options).build();
+        }
+        return RedisLockClient.builder().uri(args.get("redis")).lockOptions(options).operationTimeout(Duration.ofSeconds(1)).build();
+    }
+
+    /** A lock as the loop uses it. */
+    private interface Locker {
+        /** Returns the hold, or empty if the wait ran out. */
+        Optional<Holding> acquire() throws Exception;
+    }
+
+    private interface Holding {
+        long token();
+
+        boolean valid();
+
+        /** False if the lock turned out to be lost. */
+        boolean release() throws Exception;
+    }
+
+    private Locker distlockLocker(DistributedLock lock, long leaseMs) {
+        return () -> {
+            Optional<Lease> acquired = lock.tryAcquire(Duration.ofMillis(leaseMs * 5));
+            if (acquired.isEmpty()) {
+                return Optional.empty();
+            }
+            Lease lease = acquired.get();
+            lease.onLost(lost -> emit(Type.INFO, "lost", lease.fencingToken(), 0, lost.getMessage()));
+            return Optional.of(new Holding() {
+                @Override
+                public long token() {
+                    return lease.fencingToken();
+                }
+
+                @Override
+                public boolean valid() {
+                    return lease.isValid();
+                }
+
+                @Override
+                public boolean release() {
+                    try {
+                        lock.unlock();
+                        return true;
+                    } catch (LeaseLostException e) {
+                        return false;
+                    }
+                }
+            });
+        };
+    }
+
+    private static Locker naiveLocker(DemoLock lock) {
+        return () -> {
+            DemoLock.Held held = lock.acquire(new boolean[1]);
+            return Optional.of(new Holding() {
+                @Override
+                public long token() {
+                    return 0;
+                }
+
+                @Override
+                public boolean valid() {
+                    return true;
+                }
+
+                @Override
+                public boolean release() throws Exception {
+                    return held.release();
+                }
+            });
+        };
+    }
+
+    private void loop(Locker locker, RedisCommands<String, String> store, long leaseMs) throws InterruptedException {
+        while (true) {
+            emit(Type.INVOKE, "acquire", 0, 0, "");
+            Optional<Holding> acquired;
+            try {
+                acquired = locker.acquire();
+            } catch (InterruptedException e) {
+                throw e;
+            } catch (Exception e) {
+                emit(Type.INFO, "acquire", 0, 0, describe(e));
+                Thread.sleep(leaseMs / 10);
+                continue;
+            }
+            if (acquired.isEmpty()) {
+                emit(Type.FAIL, "acquire", 0, 0, "wait ran out");
+                continue;
+            }
+            Holding held = acquired.get();
+            long token = held.token();
+            emit(Type.OK, "acquire", token, 0, "");
+            try {
+                readModifyWrite(held, store, token, leaseMs);
+            } catch (RuntimeException e) {
+                emit(Type.INFO, "store", token, 0, describe(e));
+            } finally {
+                emit(Type.INVOKE, "release", token, 0, "");
+                try {
+                    emit(held.release() ? Type.OK : Type.FAIL, "release", token, 0, "");
+                } catch (Exception e) {
+                    emit(Type.INFO, "release", token, 0, describe(e));
+                }
+            }
+            Thread.sleep(random.nextInt(3)); // let others in now and then
+        }
+    }
+
+    private void readModifyWrite(Holding held, RedisCommands<String, String> store, long token, long leaseMs) throws InterruptedException {
+        emit(Type.INVOKE, "read", token, 0, "");
+        String current = store.get(REGISTER);
+        long value = current == null ? 0 : Long.parseLong(current);
+        // The work between read and write: mostly short, one in ten a slow critical section that still
+        // fits well within the lease. The note tells the nemesis how long this holder will be busy.
+        long workMs = random.nextInt(10) == 0 ? leaseMs / 5 + random.nextInt((int) (leaseMs * 2 / 5)) : 1 + random.nextInt(5);
+        emit(Type.OK, "read", token, value, CheckWorkers.WORK_NOTE + workMs);
+        Thread.sleep(workMs);
+        if (!held.valid()) {
+            emit(Type.INFO, "abort", token, 0, "lease no longer valid before the write");
+            return;
+        }
+        emit(Type.INVOKE, "write", token, value + 1, "");
+        store.set(REGISTER, Long.toString(value + 1));
+        emit(Type.OK, "write", token, value + 1, "");
+        emit(Type.INVOKE, "fenced-write", token, value + 1, "");
+        if (!held.valid()) {
+            // checked after the invoke is stamped: a loss notice stamped before it means this is false
+            emit(Type.FAIL, "fenced-write", token, value + 1, "not sent: lease no longer valid");
+            emit(Type.INFO, "abort", token, 0, "lease no longer valid before the fenced write");
+            return;
+        }
+        Long accepted = store.eval(FENCED_WRITE, ScriptOutputType.INTEGER, new String[] {FENCE, FENCED_LOG},
+                Long.toString(token), Integer.toString(process), Long.toString(value + 1));
+        emit(accepted != null && accepted == 1L ? Type.OK : Type.FAIL, "fenced-write", token, value + 1, "");
+    }
+
+    private void emit(Type type, String op, long token, long value, String note) {
+        String line = new Event(System.nanoTime(), process, type, op, token, value, note).toLine();
+        synchronized (System.out) {
+            System.out.println(line);
+            System.out.flush();
+        }
+    }
+
+    private static String describe(Exception e) {
+        String message = e.getMessage();
+        return e.getClass().getSimpleName() + (message == null ? "" : ": " + message);
+    }
+
+    private static void exitWhenStdinCloses(BufferedReader in) {
+        try {
+            while (in.readLine() != null) {
+                // nothing more is sent; EOF means the coordinator is gone or the run is over
+            }
+        } catch (Exception ignored) {
+            // a broken pipe counts as EOF
+        }
+        System.out.flush();
+        Runtime.getRuntime().halt(3);
+    }
+}

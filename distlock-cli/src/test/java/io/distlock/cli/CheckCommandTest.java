@@ -1,0 +1,99 @@
+package io.distlock.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.distlock.testkit.Await;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** The short CI mode of {@code distlock check}: every fault, real servers, real client processes. */
+class CheckCommandTest {
+    @TempDir
+    Path out;
+
+    private record Run(int exit, String stdout) {}
+
+    private static Run check(String... args) {
+        PrintStream originalOut = System.out;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        int exit;
+        try {
+            System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+            String[] all = new String[args.length + 1];
+            all[0] = "check";
+            System.arraycopy(args, 0, all, 1, args.length);
+            exit = DistlockCommand.newCommandLine().execute(all);
+        } finally {
+            System.setOut(originalOut);
+        }
+        return new Run(exit, captured.toString(StandardCharsets.UTF_8));
+    }
+
+    @AfterEach
+    void noProcessOutlivesTheCheck() {
+        Await.until(Duration.ofSeconds(20), "no client JVM or redis-server outlives the check",
+                () -> ProcessHandle.current().descendants().noneMatch(ProcessHandle::isAlive));
+    }
+
+    @Test
+    void badOptionsExitWithTwoAndNameTheProblem() {
+        StringWriter err = new StringWriter();
+        CommandLine commandLine = DistlockCommand.newCommandLine();
+        commandLine.setErr(new PrintWriter(err, true));
+        assertThat(commandLine.execute("check", "--lock", "naive-nope")).isEqualTo(2);
+        assertThat(err.toString()).contains("unknown lock 'naive-nope'").contains("naive-getset");
+
+        assertThat(commandLine.execute("check", "--time", "soon")).isEqualTo(2);
+        assertThat(err.toString()).contains("--time must look like");
+
+        assertThat(commandLine.execute("check", "--backend", "zookeeper", "--faults", "partition")).isEqualTo(2);
+        assertThat(err.toString()).contains("'partition' is not a zookeeper fault");
+
+        assertThat(commandLine.execute("check", "--backend", "zookeeper", "--lock", "naive-set-nx")).isEqualTo(2);
+        assertThat(err.toString()).contains("runs on Redis only");
+    }
+
+    @Test
+    void distlockOnRedisKeepsEveryClaimUnderAllFaults() throws Exception {
+        Run run = check("--time", "40s", "--lease-ms", "500", "--seed", "3", "--out", out.toString());
+
+        assertThat(run.exit()).as("exit code; output:%n%s", run.stdout()).isZero();
+        assertThat(run.stdout()).containsPattern("tokens +yes +ok").containsPattern("fenced-writes +yes +ok")
+                .containsPattern("liveness +yes +ok").contains("OK: every claimed invariant holds");
+        for (String fault : new String[] {"paused process", "killed process", "cut the connections", "restarted the lock server",
+                "promoted replica"}) {
+            assertThat(Files.readString(out.resolve("history.txt"))).as("fault %s injected", fault).contains(fault);
+        }
+        assertThat(Files.readString(out.resolve("report.html"))).contains("<svg", "tokens");
+    }
+
+    @Test
+    void distlockOnZooKeeperKeepsEveryClaimUnderAllFaults() throws Exception {
+        Run run = check("--backend", "zookeeper", "--time", "40s", "--lease-ms", "500", "--seed", "4", "--out", out.toString());
+
+        assertThat(run.exit()).as("exit code; output:%n%s", run.stdout()).isZero();
+        assertThat(run.stdout()).containsPattern("tokens +yes +ok").containsPattern("fenced-writes +yes +ok");
+        for (String fault : new String[] {"paused process", "killed process", "session expired", "killed ZooKeeper member"}) {
+            assertThat(Files.readString(out.resolve("history.txt"))).as("fault %s injected", fault).contains(fault);
+        }
+    }
+
+    @Test
+    void theTextbookLockIsCaughtWithCounterexamples() {
+        Run run = check("--lock", "naive-set-nx", "--faults", "pause", "--time", "20s", "--lease-ms", "300", "--seed", "5",
+                "--out", out.toString());
+
+        assertThat(run.exit()).as("exit code; output:%n%s", run.stdout()).isEqualTo(1);
+        assertThat(run.stdout()).contains("VIOLATION").containsPattern("overlap +yes +FAIL").contains("both held the lock");
+    }
+}
