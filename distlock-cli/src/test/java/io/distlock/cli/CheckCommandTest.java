@@ -79,7 +79,7 @@ class CheckCommandTest {
 
     @Test
     void distlockOnZooKeeperKeepsEveryClaimUnderAllFaults() throws Exception {
-        Run run = check("--backend", "zookeeper", "--time", "40s", "--lease-ms", "500", "--seed", "4", "--out", out.toString());
+        Run run = check("--backend", "zookeeper", "--time", "40s", "--lease-ms", "500", "--seed", "4", "--liveness-bound", "8s", "--out", out.toString());
 
         assertThat(run.exit()).as("exit code; output:%n%s", run.stdout()).isZero();
         assertThat(run.stdout()).containsPattern("tokens +yes +ok").containsPattern("fenced-writes +yes +ok");
@@ -95,5 +95,12 @@ class CheckCommandTest {
 
         assertThat(run.exit()).as("exit code; output:%n%s", run.stdout()).isEqualTo(1);
         assertThat(run.stdout()).contains("VIOLATION").containsPattern("overlap +yes +FAIL").contains("both held the lock");
+
+        Run replayed = check("--replay", out.resolve("history.txt").toString(), "--lock", "naive-set-nx", "--out", out.resolve("again").toString());
+        assertThat(replayed.exit()).as("replay exit code; output:%n%s", replayed.stdout()).isEqualTo(1);
+        assertThat(replayed.stdout().substring(replayed.stdout().indexOf("invariant")))
+                .as("the replay reaches the same verdict")
+                .startsWith(run.stdout().substring(run.stdout().indexOf("invariant"), run.stdout().indexOf("liveness")));
+        assertThat(check("--replay", out.resolve("missing.txt").toString()).exit()).isEqualTo(2);
     }
 }

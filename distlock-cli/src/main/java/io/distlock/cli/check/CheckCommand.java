@@ -4,13 +4,13 @@ import io.distlock.testkit.check.CheckReport;
 import io.distlock.testkit.check.Checker;
 import io.distlock.testkit.check.Event;
 import io.distlock.testkit.check.History;
+import io.distlock.testkit.check.HistoryFile;
 import io.distlock.testkit.check.TimelineReport;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -73,37 +73,52 @@ public final class CheckCommand implements Callable<Integer> {
             description = "Directory for report.html and history.txt. Default: ${DEFAULT-VALUE}.")
     Path out;
 
+    @Option(names = "--replay", paramLabel = "FILE",
+            description = "Check a history.txt recorded by an earlier run instead of running (with --lock for the claims to check).")
+    Path replay;
+
     @Override
     public Integer call() throws Exception {
         CheckTarget target = parseTarget();
-        Duration duration = parseDuration("--time", time);
         Duration bound = parseDuration("--liveness-bound", livenessBound);
-        List<String> faultKinds = parseFaults();
-        require(processes >= 2 && processes <= 16, "--processes must be between 2 and 16, was " + processes);
-        require(leaseMs >= 200 && leaseMs <= 30_000, "--lease-ms must be between 200 and 30000, was " + leaseMs);
-        require(duration.compareTo(Duration.ofSeconds(5)) >= 0 && duration.compareTo(Duration.ofHours(24)) <= 0,
-                "--time must be between 5s and 24h, was " + time);
-        long runSeed = seed != null ? seed : ThreadLocalRandom.current().nextLong(1, 1_000_000);
-        PrintStream progress = System.err;
-        progress.printf(Locale.ROOT, "checking %s on %s for %s with faults %s, seed %d%n", target.id(), backend, time,
-                faultKinds.isEmpty() ? "none" : String.join(",", faultKinds), runSeed);
-
         History history;
-        List<String> workerOutput;
-        try (CheckRun run = new CheckRun(target, backend.equals("zookeeper"), processes, leaseMs, runSeed, progress)) {
-            history = run.run(duration, faultKinds);
-            workerOutput = run.workerOutput();
+        List<String> workerOutput = List.of();
+        String title;
+        Long runSeed = null;
+        List<String> faultKinds = List.of();
+        if (replay != null) {
+            try {
+                history = HistoryFile.read(replay);
+            } catch (java.io.IOException | IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--replay: " + e.getMessage());
+            }
+            title = "distlock check: " + target.id() + ", replay of " + replay;
+        } else {
+            Duration duration = parseDuration("--time", time);
+            faultKinds = parseFaults();
+            require(processes >= 2 && processes <= 16, "--processes must be between 2 and 16, was " + processes);
+            require(leaseMs >= 200 && leaseMs <= 30_000, "--lease-ms must be between 200 and 30000, was " + leaseMs);
+            require(duration.compareTo(Duration.ofSeconds(5)) >= 0 && duration.compareTo(Duration.ofHours(24)) <= 0,
+                    "--time must be between 5s and 24h, was " + time);
+            runSeed = seed != null ? seed : ThreadLocalRandom.current().nextLong(1, 1_000_000);
+            PrintStream progress = System.err;
+            progress.printf(Locale.ROOT, "checking %s on %s for %s with faults %s, seed %d%n", target.id(), backend, time,
+                    faultKinds.isEmpty() ? "none" : String.join(",", faultKinds), runSeed);
+            try (CheckRun run = new CheckRun(target, backend.equals("zookeeper"), processes, leaseMs, runSeed, progress)) {
+                history = run.run(duration, faultKinds);
+                workerOutput = run.workerOutput();
+            }
+            title = "distlock check: " + target.id() + " on " + backend + ", " + time + ", faults "
+                    + (faultKinds.isEmpty() ? "none" : String.join(",", faultKinds)) + ", seed " + runSeed;
         }
         CheckReport report = new Checker(history, target.claims(), bound.toNanos()).check();
-        String title = "distlock check: " + target.id() + " on " + backend + ", " + time + ", faults "
-                + (faultKinds.isEmpty() ? "none" : String.join(",", faultKinds)) + ", seed " + runSeed;
         Files.createDirectories(out);
         Path html = out.resolve("report.html");
         Files.writeString(html, TimelineReport.html(title, history, report), StandardCharsets.UTF_8);
-        List<String> lines = new ArrayList<>();
-        history.events().forEach(e -> lines.add(e.toLine()));
-        history.faults().forEach(f -> lines.add("FAULT " + f.kind() + " " + f.process() + " " + f.startNanos() + " " + f.endNanos() + " " + f.description()));
-        Files.write(out.resolve("history.txt"), lines, StandardCharsets.UTF_8);
+        Path historyFile = replay != null ? replay : out.resolve("history.txt");
+        if (replay == null) {
+            HistoryFile.write(history, historyFile);
+        }
 
         System.out.println();
         System.out.println(title);
@@ -113,9 +128,11 @@ public final class CheckCommand implements Callable<Integer> {
         if (!workerOutput.isEmpty()) {
             System.out.println("client processes also printed " + workerOutput.size() + " other lines; the first: " + workerOutput.get(0));
         }
-        System.out.println("report: " + html.toAbsolutePath() + "  history: " + out.resolve("history.txt").toAbsolutePath());
-        System.out.println("repeat: ./distlock check --backend " + backend + " --lock " + target.id() + " --time " + time
-                + " --seed " + runSeed + (faults != null ? " --faults " + String.join(",", faultKinds.isEmpty() ? List.of("none") : faultKinds) : ""));
+        System.out.println("report: " + html.toAbsolutePath() + "  history: " + historyFile.toAbsolutePath());
+        if (runSeed != null) {
+            System.out.println("repeat: ./distlock check --backend " + backend + " --lock " + target.id() + " --time " + time
+                    + " --seed " + runSeed + (faults != null ? " --faults " + String.join(",", faultKinds.isEmpty() ? List.of("none") : faultKinds) : ""));
+        }
         long acquisitions = history.events().stream().filter(e -> e.is(Event.Type.OK, "acquire")).count();
         if (acquisitions == 0) {
             System.out.println("no acquisition completed: the run checked nothing");

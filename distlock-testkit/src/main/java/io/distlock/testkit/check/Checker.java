@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -180,6 +181,16 @@ public final class Checker {
                 }
             }
         }
+        Map<String, Integer> near = new TreeMap<>();
+        Map<Long, Event> first = new HashMap<>();
+        for (Event e : history.events()) {
+            if (e.is(Type.OK, "write")) {
+                Event earlier = first.putIfAbsent(e.value(), e);
+                if (earlier != null) {
+                    faultKindsNear(earlier.nanos(), e.nanos()).forEach(kind -> near.merge(kind, 1, Integer::sum));
+                }
+            }
+        }
         long missing = Math.max(0, acknowledged - history.finalRegister());
         int violations = (int) Math.max(duplicates, missing);
         if (missing > 0 && duplicates == 0) {
@@ -189,7 +200,7 @@ public final class Checker {
         String summary = violations == 0
                 ? acknowledged + " acknowledged increments, register ends at " + history.finalRegister()
                 : String.format(Locale.ROOT, "%d of %d acknowledged increments lost (register ends at %d)", violations,
-                        acknowledged, history.finalRegister());
+                        acknowledged, history.finalRegister()) + (near.isEmpty() ? "" : " " + near(near));
         return result(Invariant.LOST_UPDATES, violations, summary, examples);
     }
 
@@ -205,7 +216,13 @@ public final class Checker {
                     pair[0].process(), pair[1].process(), overlapNanos / 1e6, describe(pair[0]), describe(pair[1]),
                     overlappingFaults(pair[1].startNanos(), pair[1].startNanos() + overlapNanos)));
         }
-        String summary = overlaps.isEmpty() ? "no overlapping holds" : overlaps.size() + " overlapping pairs of holds";
+        Map<String, Integer> near = new TreeMap<>();
+        for (Hold[] pair : overlaps) {
+            for (String kind : faultKindsNear(pair[1].startNanos(), Math.min(pair[0].endNanos(), pair[1].endNanos()))) {
+                near.merge(kind, 1, Integer::sum);
+            }
+        }
+        String summary = overlaps.isEmpty() ? "no overlapping holds" : overlaps.size() + " overlapping pairs of holds " + near(near);
         return result(Invariant.OVERLAP, overlaps.size(), summary, examples);
     }
 
@@ -287,6 +304,26 @@ public final class Checker {
             active.add(hold);
         }
         return pairs;
+    }
+
+    /** The kinds of the faults around an interval (from three leases before it), or "no fault". */
+    private Set<String> faultKindsNear(long from, long to) {
+        Set<String> kinds = new TreeSet<>();
+        for (Fault fault : history.faults()) {
+            if (fault.overlaps(Math.min(from, to) - history.leaseNanos() * 3, Math.max(from, to))) {
+                kinds.add(fault.kind());
+            }
+        }
+        if (kinds.isEmpty()) {
+            kinds.add("no fault");
+        }
+        return kinds;
+    }
+
+    private static String near(Map<String, Integer> counts) {
+        List<String> parts = new ArrayList<>();
+        counts.forEach((kind, count) -> parts.add(kind + " " + count));
+        return "(near: " + String.join(", ", parts) + ")";
     }
 
     private String overlappingFaults(long from, long to) {

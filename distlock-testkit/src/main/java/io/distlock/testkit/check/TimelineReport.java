@@ -1,7 +1,9 @@
 package io.distlock.testkit.check;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.TreeSet;
 
@@ -67,6 +69,20 @@ public final class TimelineReport {
                         color, e.type().name().toLowerCase(Locale.ROOT), e.op(), e.token()));
             }
         }
+        Map<Long, Event> firstWrite = new HashMap<>();
+        for (Event e : history.events()) {
+            if (e.is(Event.Type.OK, "write")) {
+                Event earlier = firstWrite.putIfAbsent(e.value(), e);
+                if (earlier != null) {
+                    for (Event write : new Event[] {earlier, e}) {
+                        int y = TOP + lanes.indexOf(write.process()) * LANE + 12;
+                        svg.append(String.format(Locale.ROOT, "<circle cx='%.1f' cy='%d' r='5' fill='#d62728'><title>lost update: "
+                                + "processes %d and %d both wrote %d</title></circle>%n", LEFT + (write.nanos() - history.startNanos()) * scale,
+                                y, earlier.process(), e.process(), e.value()));
+                    }
+                }
+            }
+        }
         for (int s = 0; s <= span / 1e9; s += Math.max(1, (int) (span / 1e9 / 20))) {
             double x = LEFT + s * 1e9 * scale;
             svg.append(String.format(Locale.ROOT, "<text x='%.1f' y='%d' fill='#666'>%d s</text>%n", x, height - 10, s));
@@ -92,7 +108,7 @@ public final class TimelineReport {
                 + "</head><body>\n<h1>" + escape(title) + "</h1>\n<p>Verdict: <b>" + (report.passed() ? "every claimed invariant holds" : "VIOLATIONS of claimed invariants")
                 + "</b></p>\n<table><tr><th>invariant</th><th>claimed</th><th>result</th><th>details</th></tr>\n" + rows + "</table>\n"
                 + "<h2>Timeline</h2>\n<p>Blue: holding intervals (acquire ok until release, loss notice, kill or end). Yellow bands: faults. "
-                + "Red boxes: overlapping holds. Ticks: green accepted fenced write, orange rejected, red loss notice.</p>\n"
+                + "Red boxes: overlapping holds. Red dots: lost updates (two holders wrote the same value). Ticks: green accepted fenced write, orange rejected, red loss notice.</p>\n"
                 + svg + examples + "</body></html>\n";
     }
 

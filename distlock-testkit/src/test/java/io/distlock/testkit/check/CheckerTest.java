@@ -168,6 +168,8 @@ class CheckerTest {
         assertThat(overlap.holds()).isFalse();
         assertThat(overlap.counterexamples()).anyMatch(c -> c.contains("processes 1 and 2 both held the lock"));
         assertThat(report.overlaps()).hasSize(1);
+        assertThat(overlap.summary()).isEqualTo("1 overlapping pairs of holds (near: pause 1)");
+        assertThat(lost.summary()).endsWith("(near: pause 1)");
     }
 
     @Test
@@ -260,6 +262,26 @@ class CheckerTest {
 
         String html = TimelineReport.html("t <1>", history, report);
 
-        assertThat(html).contains("process 1", "process 2", "pause of process 1", "overlap of processes 1 and 2", "t &lt;1&gt;");
+        assertThat(html).contains("process 1", "process 2", "pause of process 1", "overlap of processes 1 and 2", "t &lt;1&gt;")
+                .doesNotContain("lost update:");
+        s.at(1150, 2, Type.OK, "write", 101, 5).at(2550, 1, Type.OK, "write", 100, 5);
+        History withLostUpdate = new History(s.events, s.faults, 0, 3000 * MS, LEASE, 0, s.fenced);
+        assertThat(TimelineReport.html("t", withLostUpdate, s.check(3000))).contains("lost update: processes 2 and 1 both wrote 5");
+    }
+
+    @Test
+    void aHistoryFileReadsBackToTheSameVerdict(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        Script s = new Script().cycle(0, 1, 100).fault("pause", 1, 30, 40).cycle(50, 2, 101);
+        History history = new History(s.events, s.faults, 0, 200 * MS, LEASE, s.register, s.fenced);
+        java.nio.file.Path file = dir.resolve("history.txt");
+
+        HistoryFile.write(history, file);
+        History read = HistoryFile.read(file);
+
+        assertThat(read).isEqualTo(history);
+        java.nio.file.Files.writeString(file, "RUN 0 1 2 3\nEV 1 2\n");
+        assertThatThrownBy(() -> HistoryFile.read(file)).hasMessageContaining("line 2");
+        java.nio.file.Files.writeString(file, "");
+        assertThatThrownBy(() -> HistoryFile.read(file)).hasMessageContaining("no RUN line");
     }
 }
