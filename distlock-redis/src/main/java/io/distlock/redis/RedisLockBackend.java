@@ -1,5 +1,6 @@
 package io.distlock.redis;
 
+import io.distlock.BackendUnavailableException;
 import io.distlock.LockException;
 import io.distlock.redis.RedisLockScripts.Script;
 import io.distlock.spi.AcquireResult;
@@ -10,10 +11,12 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.lettuce.core.resource.ClientResources;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
@@ -36,9 +39,13 @@ final class RedisLockBackend implements LockBackend, BatchRenewal {
     private final String server;
     private final Duration timeout;
     private final String tokenMemoryMillis = Long.toString(TOKEN_MEMORY.toMillis());
+    private final ReplicaAcks acks;
+    private final ClientResources resources;
 
-    RedisLockBackend(RedisClient client, StatefulRedisConnection<String, String> connection,
-            StatefulRedisPubSubConnection<String, String> pubSub, RedisKeys keys, String server, Duration timeout) {
+    RedisLockBackend(RedisClient client, ClientResources resources, StatefulRedisConnection<String, String> connection,
+            StatefulRedisPubSubConnection<String, String> pubSub, RedisKeys keys, String server, Duration timeout, ReplicaAcks acks) {
+        this.acks = acks;
+        this.resources = resources;
         this.client = client;
         this.connection = connection;
         this.pubSub = pubSub;
@@ -65,11 +72,49 @@ final class RedisLockBackend implements LockBackend, BatchRenewal {
     public CompletableFuture<AcquireResult> tryAcquire(String name, String ownerId, Duration leaseTime) {
         CompletableFuture<List<Object>> reply = scripts.run(Script.ACQUIRE, new String[] {keys.lockKey(name)},
                 ownerId, Long.toString(leaseTime.toMillis()));
-        return map(reply, "acquire", name, result -> {
-            long granted = (Long) result.get(0);
-            long value = (Long) result.get(1);
+        CompletableFuture<AcquireResult> result = map(reply, "acquire", name, values -> {
+            long granted = (Long) values.get(0);
+            long value = (Long) values.get(1);
             return granted == 1 ? AcquireResult.granted(value) : AcquireResult.busy(Duration.ofMillis(Math.max(0, value)));
         });
+        if (!acks.enabled()) {
+            return result;
+        }
+        return result.thenCompose(acquired -> !acquired.granted() ? CompletableFuture.completedFuture(acquired)
+                : replicated().thenCompose(replicas -> {
+                    if (replicas >= acks.minReplicas()) {
+                        return CompletableFuture.completedFuture(acquired);
+                    }
+                    // Not acknowledged: a failover could lose it, so it must not count as held. Roll back.
+                    return releaseOnMaster(name, ownerId).handle((released, error) -> {
+                        throw notAcknowledged("acquire", name, replicas, error == null ? "rolled back" : "rollback failed too, it expires with its lease");
+                    });
+                }));
+    }
+
+    /** Waits for the replicas after this connection's writes; -1 if WAIT itself failed. */
+    private CompletableFuture<Long> replicated() {
+        return commands.waitForReplication(acks.minReplicas(), acks.timeout().toMillis()).toCompletableFuture()
+                .handle((count, error) -> error != null || count == null ? -1L : count);
+    }
+
+    private BackendUnavailableException notAcknowledged(String operation, String name, long replicas, String outcome) {
+        return new BackendUnavailableException(operation + " of lock '" + name + "' on " + server + " was acknowledged by "
+                + Math.max(0, replicas) + " replica(s) within " + acks.timeout() + ", fewer than the " + acks.minReplicas()
+                + " required (minReplicas); " + outcome, null);
+    }
+
+    /** Fails the write unless enough replicas acknowledge it. */
+    private <T> CompletableFuture<T> acknowledged(CompletableFuture<T> write, String operation, String name) {
+        if (!acks.enabled()) {
+            return write;
+        }
+        return write.thenCompose(value -> replicated().thenApply(replicas -> {
+            if (replicas < acks.minReplicas()) {
+                throw notAcknowledged(operation, name, replicas, "the write was made on the master but may not survive a failover");
+            }
+            return value;
+        }));
     }
 
     @Override
@@ -94,17 +139,21 @@ final class RedisLockBackend implements LockBackend, BatchRenewal {
         }
         CompletableFuture<List<Object>> reply = scripts.run(Script.RENEW, lockKeys, args);
         String what = requests.size() == 1 ? requests.get(0).name() : requests.size() + " locks";
-        return map(reply, "renewal", what, result -> {
+        return acknowledged(map(reply, "renewal", what, result -> {
             List<Boolean> renewed = new ArrayList<>(result.size());
             for (Object one : result) {
                 renewed.add(((Long) one) == 1L);
             }
             return renewed;
-        });
+        }), "renewal", what);
     }
 
     @Override
     public CompletableFuture<Boolean> release(String name, String ownerId) {
+        return acknowledged(releaseOnMaster(name, ownerId), "release", name);
+    }
+
+    private CompletableFuture<Boolean> releaseOnMaster(String name, String ownerId) {
         CompletableFuture<Long> reply = scripts.run(Script.RELEASE, new String[] {keys.lockKey(name)},
                 ownerId, keys.releaseChannel(name), tokenMemoryMillis);
         return map(reply, "release", name, released -> released == 1L);
@@ -114,7 +163,7 @@ final class RedisLockBackend implements LockBackend, BatchRenewal {
     public CompletableFuture<Boolean> forceRelease(String name) {
         CompletableFuture<Long> reply = scripts.run(Script.FORCE_UNLOCK, new String[] {keys.lockKey(name)},
                 keys.releaseChannel(name), tokenMemoryMillis);
-        return map(reply, "forceUnlock", name, released -> released == 1L);
+        return acknowledged(map(reply, "forceUnlock", name, released -> released == 1L), "forceUnlock", name);
     }
 
     @Override
@@ -156,6 +205,7 @@ final class RedisLockBackend implements LockBackend, BatchRenewal {
             connection.close();
         } finally {
             client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+            resources.shutdown(0, 2, TimeUnit.SECONDS);
         }
     }
 }

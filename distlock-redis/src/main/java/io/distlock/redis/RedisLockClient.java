@@ -15,13 +15,17 @@ import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A {@link LockClient} on Redis (standalone, 5.0 or newer), over Lettuce: one multiplexed command
+ * A {@link LockClient} on Redis (standalone or through Sentinel, 5.0 or newer), over Lettuce: one multiplexed command
  * connection and one pub/sub connection, shared by all locks of the client.
  *
  * <pre>{@code
@@ -90,17 +94,26 @@ public final class RedisLockClient extends ForwardingLockClient {
         private Duration connectTimeout = DEFAULT_OPERATION_TIMEOUT;
         private Duration fallbackPoll = EngineSettings.DEFAULT_FALLBACK_POLL;
         private @Nullable String clientName;
+        private int minReplicas;
+        private Duration replicaAckTimeout = Duration.ofSeconds(1);
 
         private Builder() {}
 
-        /** Sets the Redis URI (required): {@code redis://[user:password@]host[:port][/db]} or {@code rediss://...}. */
+        /**
+         * Sets the Redis URI (required): {@code redis://[user:password@]host[:port][/db]}, {@code rediss://...} for
+         * TLS, or {@code redis-sentinel://[password@]host1:port1[,host2:port2...][/db]#masterName} to find the
+         * master through Sentinel (the client asks the Sentinels again whenever it reconnects, so it follows
+         * a failover without a restart).
+         */
         public Builder uri(String uri) {
             if (uri == null || uri.isBlank()) {
                 throw new IllegalArgumentException("uri must not be blank");
             }
             String scheme = uri.toLowerCase(Locale.ROOT);
-            if (!scheme.startsWith("redis://") && !scheme.startsWith("rediss://")) {
-                throw new IllegalArgumentException("uri must start with redis:// or rediss://, was '" + mask(uri) + "'");
+            if (!scheme.startsWith("redis://") && !scheme.startsWith("rediss://") && !scheme.startsWith("redis-sentinel://")
+                    && !scheme.startsWith("rediss-sentinel://")) {
+                throw new IllegalArgumentException("uri must start with redis://, rediss://, redis-sentinel:// or rediss-sentinel://, was '"
+                        + mask(uri) + "'");
             }
             this.uri = uri;
             return this;
@@ -145,6 +158,29 @@ public final class RedisLockClient extends ForwardingLockClient {
             return this;
         }
 
+        /**
+         * Makes every acquire, renewal, release and force-unlock wait (Redis WAIT) until at least
+         * {@code minReplicas} replicas have the write, and treats a missing acknowledgement as a failure
+         * of the operation: an acquire is rolled back and fails with {@link BackendUnavailableException},
+         * a renewal counts as failed (the lease is lost if none is acknowledged in time), a release throws
+         * after releasing on the master. Default 0 (no waiting). This protects a lock across a failover to
+         * a replica that acknowledged it; it does not make replication synchronous or Redis a consensus
+         * system (see docs/guarantees.md). WAIT blocks the client's shared connection while it waits.
+         */
+        public Builder minReplicas(int minReplicas) {
+            if (minReplicas < 0 || minReplicas > 100) {
+                throw new IllegalArgumentException("minReplicas must be between 0 and 100, was " + minReplicas);
+            }
+            this.minReplicas = minReplicas;
+            return this;
+        }
+
+        /** Sets how long an operation waits for replica acknowledgements (default 1 s); must be below half the operation timeout. */
+        public Builder replicaAckTimeout(Duration replicaAckTimeout) {
+            this.replicaAckTimeout = positive(replicaAckTimeout, "replicaAckTimeout");
+            return this;
+        }
+
         /** Sets the connection name shown by CLIENT LIST (default: none). */
         public Builder clientName(String clientName) {
             if (clientName == null || clientName.isBlank() || clientName.contains(" ")) {
@@ -165,6 +201,10 @@ public final class RedisLockClient extends ForwardingLockClient {
             if (uri == null) {
                 throw new IllegalArgumentException("uri must be set");
             }
+            if (minReplicas > 0 && replicaAckTimeout.multipliedBy(2).compareTo(operationTimeout) > 0) {
+                throw new IllegalArgumentException("replicaAckTimeout (" + replicaAckTimeout + ") must be at most half the operationTimeout ("
+                        + operationTimeout + "): an acknowledged write needs the command, WAIT and a possible rollback to fit in it");
+            }
             RedisURI redisUri;
             try {
                 redisUri = RedisURI.create(uri);
@@ -176,7 +216,11 @@ public final class RedisLockClient extends ForwardingLockClient {
                 redisUri.setClientName(clientName);
             }
             String server = describe(redisUri);
-            RedisClient client = RedisClient.create(redisUri);
+            // Reconnect quickly: leases are seconds long, and Lettuce's default backoff grows to 30 s.
+            ClientResources resources = DefaultClientResources.builder()
+                    .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
+                    .build();
+            RedisClient client = RedisClient.create(resources, redisUri);
             client.setOptions(ClientOptions.builder()
                     .autoReconnect(true)
                     .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).keepAlive(true).build())
@@ -186,7 +230,8 @@ public final class RedisLockClient extends ForwardingLockClient {
             try {
                 connection = connectWithHandshakeRetry(client);
                 StatefulRedisPubSubConnection<String, String> pubSub = client.connectPubSub(StringCodec.UTF8);
-                RedisLockBackend backend = new RedisLockBackend(client, connection, pubSub, new RedisKeys(keyPrefix), server, operationTimeout);
+                RedisLockBackend backend = new RedisLockBackend(client, resources, connection, pubSub, new RedisKeys(keyPrefix), server,
+                        operationTimeout, new ReplicaAcks(minReplicas, replicaAckTimeout));
                 EngineSettings settings = new EngineSettings(lockOptions, fallbackPoll, "distlock-redis");
                 return new RedisLockClient(LockEngine.newClient(backend, settings), server, keyPrefix);
             } catch (RuntimeException e) {
@@ -194,6 +239,7 @@ public final class RedisLockClient extends ForwardingLockClient {
                     connection.close();
                 }
                 client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+                resources.shutdown(0, 2, TimeUnit.SECONDS);
                 throw connectFailure(server, e);
             }
         }
@@ -245,6 +291,14 @@ public final class RedisLockClient extends ForwardingLockClient {
         }
 
         private static String describe(RedisURI uri) {
+            if (!uri.getSentinels().isEmpty()) {
+                StringBuilder sentinels = new StringBuilder();
+                for (RedisURI sentinel : uri.getSentinels()) {
+                    sentinels.append(sentinels.length() == 0 ? "" : ",").append(sentinel.getHost()).append(':').append(sentinel.getPort());
+                }
+                return (uri.isSsl() ? "rediss" : "redis") + "-sentinel://" + sentinels + (uri.getDatabase() != 0 ? "/" + uri.getDatabase() : "")
+                        + "#" + uri.getSentinelMasterId();
+            }
             String scheme = uri.isSsl() ? "rediss" : "redis";
             return scheme + "://" + uri.getHost() + ":" + uri.getPort() + (uri.getDatabase() != 0 ? "/" + uri.getDatabase() : "");
         }

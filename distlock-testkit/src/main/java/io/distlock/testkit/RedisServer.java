@@ -47,6 +47,7 @@ public final class RedisServer implements BackendControl, AutoCloseable {
     private final Path binary;
     private final Path dir;
     private final List<String> extraArgs;
+    private List<String> leadingArgs = List.of();
     private int port;
     private volatile Process guard;
     private volatile long pid;
@@ -82,6 +83,33 @@ public final class RedisServer implements BackendControl, AutoCloseable {
         throw last;
     }
 
+    /**
+     * Starts a Redis Sentinel on a free port that monitors {@code masterName} at 127.0.0.1:{@code masterPort}
+     * with the given quorum, declaring the master down after {@code downAfter} without answers.
+     */
+    public static RedisServer launchSentinel(String masterName, int masterPort, int quorum, Duration downAfter) {
+        IllegalStateException last = null;
+        for (int attempt = 0; attempt < 5; attempt++) {
+            RedisServer server = new RedisServer(RedisBinary.locate(), FreePorts.next(), List.of());
+            Path conf = server.dir.resolve("sentinel.conf");
+            try {
+                Files.writeString(conf, "sentinel monitor " + masterName + " 127.0.0.1 " + masterPort + " " + quorum + "\n"
+                        + "sentinel down-after-milliseconds " + masterName + " " + downAfter.toMillis() + "\n"
+                        + "sentinel failover-timeout " + masterName + " 10000\n");
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            server.leadingArgs = List.of(conf.toString(), "--sentinel");
+            try {
+                server.start();
+                return server;
+            } catch (IllegalStateException e) {
+                last = e;
+            }
+        }
+        throw last;
+    }
+
     /** Returns the TCP port. */
     public int port() {
         return port;
@@ -110,8 +138,9 @@ public final class RedisServer implements BackendControl, AutoCloseable {
             if (isRunning()) {
                 throw new IllegalStateException("redis-server on port " + port + " is already running");
             }
-            List<String> command = new ArrayList<>(List.of("sh", "-c", GUARD, binary.toString(),
-                    "--port", Integer.toString(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+            List<String> command = new ArrayList<>(List.of("sh", "-c", GUARD, binary.toString()));
+            command.addAll(leadingArgs);
+            command.addAll(List.of("--port", Integer.toString(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
                     "--dir", dir.toString(), "--logfile", dir.resolve("redis.log").toString(), "--daemonize", "no"));
             command.addAll(extraArgs);
             try {

@@ -1,0 +1,108 @@
+package io.distlock.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.Lease;
+import io.distlock.LeaseLostException;
+import io.distlock.testkit.Await;
+import io.distlock.testkit.RedisReplicaGroup;
+import io.distlock.testkit.RedisServer;
+import io.distlock.testkit.Resp;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a Sentinel failover does to a held lock, with and without replica acknowledgement (WAIT).
+ * Each replica replicates through a proxy, so a test can keep a write from reaching it.
+ */
+class RedisFailoverTest {
+    private static final Duration LEASE = Duration.ofSeconds(10);
+    private static final String KEY = RedisLockClient.DEFAULT_KEY_PREFIX + "{orders}";
+
+    private static RedisLockClient client(String uri, int minReplicas) {
+        return RedisLockClient.builder().uri(uri).leaseTime(LEASE).minReplicas(minReplicas)
+                .operationTimeout(Duration.ofSeconds(2)).replicaAckTimeout(Duration.ofMillis(500)).build();
+    }
+
+    private static long pttl(RedisServer server) {
+        return (Long) Resp.call(server.port(), "PTTL", KEY);
+    }
+
+    @Test
+    void anAcknowledgedLockIsStillHeldAfterTheMasterDiesAndAReplicaTakesOver() throws Exception {
+        try (RedisReplicaGroup group = RedisReplicaGroup.launch(2, true).withSentinels(3, Duration.ofSeconds(1));
+                RedisLockClient holder = client(group.sentinelUri(), 1);
+                RedisLockClient other = client(group.sentinelUri(), 0)) {
+            Lease lease = holder.getLock("orders").acquire(Duration.ofSeconds(5));
+            RedisServer old = group.master();
+
+            old.kill();
+            RedisServer promoted = group.awaitFailover(old, Duration.ofSeconds(30));
+
+            assertThat(RedisLockBackend.isHeldValue((String) Resp.call(promoted.port(), "GET", KEY)))
+                    .as("the promoted replica has the acknowledged lock").isTrue();
+            long before = pttl(promoted);
+            Await.until(Duration.ofSeconds(20), "the holder renews its lease on the promoted master", () -> pttl(promoted) > before);
+            assertThat(lease.isValid()).as("the holder's lease survived the failover").isTrue();
+            assertThat(other.getLock("orders").tryAcquire(Duration.ZERO)).as("nobody else gets the lock").isEmpty();
+            lease.close();
+            assertThat(other.getLock("orders").tryAcquire(Duration.ofSeconds(5))).isPresent();
+        }
+    }
+
+    @Test
+    void withoutAcknowledgementAFailoverCanLoseALockAndTheHolderIsTold() throws Exception {
+        try (RedisReplicaGroup group = RedisReplicaGroup.launch(1, true).withSentinels(3, Duration.ofSeconds(1));
+                RedisLockClient holder = client(group.sentinelUri(), 0);
+                RedisLockClient other = client(group.sentinelUri(), 0)) {
+            group.replicationLink(0).cut(); // the write below never reaches the replica
+            Lease lease = holder.getLock("orders").acquire(Duration.ofSeconds(5));
+            CompletableFuture<LeaseLostException> lost = new CompletableFuture<>();
+            lease.onLost(lost::complete);
+            RedisServer old = group.master();
+
+            old.kill();
+            group.awaitFailover(old, Duration.ofSeconds(30));
+
+            Lease second = Await.succeeds(Duration.ofSeconds(20), "another client acquires the lost lock on the promoted replica",
+                    () -> other.getLock("orders").tryAcquire(Duration.ZERO).orElseThrow());
+            assertThat(second.fencingToken()).as("the new token is still larger").isGreaterThan(lease.fencingToken());
+            assertThat(lost.get(20, java.util.concurrent.TimeUnit.SECONDS).getMessage()).contains("orders");
+            assertThat(lease.isValid()).isFalse();
+        }
+    }
+
+    @Test
+    void anAcquireNoReplicaAcknowledgesIsRolledBackAndNamesTheProblem() throws Exception {
+        try (RedisReplicaGroup group = RedisReplicaGroup.launch(1, true);
+                RedisLockClient holder = client(group.master().uri(), 1)) {
+            group.replicationLink(0).cut();
+
+            assertThatThrownBy(() -> holder.getLock("orders").acquire(Duration.ofSeconds(5)))
+                    .isInstanceOf(BackendUnavailableException.class)
+                    .hasMessageContaining("acknowledged by 0 replica(s)")
+                    .hasMessageContaining("minReplicas")
+                    .hasMessageContaining("rolled back");
+            assertThat(RedisLockBackend.isHeldValue((String) Resp.call(group.master().port(), "GET", KEY)))
+                    .as("nothing is left held on the master").isFalse();
+
+            group.replicationLink(0).heal();
+            Lease lease = Await.succeeds(Duration.ofSeconds(20), "acquire works once the replica is back",
+                    () -> holder.getLock("orders").acquire(Duration.ofSeconds(1)));
+            assertThat(lease.isValid()).isTrue();
+            lease.close();
+        }
+    }
+
+    @Test
+    void badReplicaSettingsAreRefusedWithTheReason() {
+        assertThatThrownBy(() -> RedisLockClient.builder().minReplicas(-1)).hasMessageContaining("minReplicas must be between 0 and 100");
+        assertThatThrownBy(() -> RedisLockClient.builder().uri("redis://127.0.0.1:1").minReplicas(1)
+                .replicaAckTimeout(Duration.ofSeconds(2)).operationTimeout(Duration.ofSeconds(3)).build())
+                .hasMessageContaining("replicaAckTimeout (PT2S) must be at most half the operationTimeout (PT3S)");
+        assertThatThrownBy(() -> RedisLockClient.builder().uri("sentinel://x")).hasMessageContaining("redis-sentinel://");
+    }
+}
