@@ -1,0 +1,126 @@
+package io.distlock.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.distlock.DistributedLock;
+import io.distlock.Lease;
+import io.distlock.LeaseLostException;
+import io.distlock.LockClient;
+import io.distlock.MultiLease;
+import io.distlock.MultiLock;
+import io.distlock.testkit.RedisServerExtension;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** MultiLock over locks of two clients on a real Redis. */
+class MultiLockTest {
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    private static LockClient client() {
+        return RedisLockClient.create(redis.server().uri());
+    }
+
+    @Test
+    void aPartialAcquisitionIsRolledBack() throws Exception {
+        try (LockClient first = client(); LockClient second = client()) {
+            Lease blocker = second.getLock("multi-b").acquire();
+            MultiLock all = MultiLock.of(first.getLock("multi-c"), first.getLock("multi-a"), first.getLock("multi-b"));
+
+            assertThat(all.tryAcquire(Duration.ofMillis(300))).isEmpty();
+
+            assertThat(first.getLock("multi-a").isLocked()).as("the part acquired before the busy one was released").isFalse();
+            assertThat(first.getLock("multi-c").isLocked()).as("the part after the busy one was never taken").isFalse();
+            assertThat(all.isHeldByCurrentThread()).isFalse();
+            blocker.close();
+            try (Lease lease = all.acquire(Duration.ofSeconds(5))) {
+                assertThat(((MultiLease) lease).parts()).extracting(Lease::lockName).containsExactly("multi-a", "multi-b", "multi-c");
+                assertThat(all.isLocked()).isTrue();
+            }
+            assertThat(all.isLocked()).isFalse();
+        }
+    }
+
+    @Test
+    void twoClientsLockingOverlappingSetsInOppositeOrdersDoNotDeadlockAndExclude() throws Exception {
+        try (LockClient first = client(); LockClient second = client()) {
+            MultiLock forward = MultiLock.of(first.getLock("multi-x"), first.getLock("multi-y"));
+            MultiLock backward = MultiLock.of(second.getLock("multi-y"), second.getLock("multi-x"));
+            AtomicInteger inside = new AtomicInteger();
+            AtomicInteger overlaps = new AtomicInteger();
+            ExecutorService pool = Executors.newFixedThreadPool(6);
+            try {
+                List<Future<?>> done = new ArrayList<>();
+                for (int t = 0; t < 6; t++) {
+                    MultiLock lock = t % 2 == 0 ? forward : backward;
+                    done.add(pool.submit(() -> {
+                        for (int i = 0; i < 30; i++) {
+                            try (Lease lease = lock.acquire(Duration.ofSeconds(20))) {
+                                if (inside.incrementAndGet() != 1) {
+                                    overlaps.incrementAndGet();
+                                }
+                                inside.decrementAndGet();
+                            }
+                        }
+                        return null;
+                    }));
+                }
+                for (Future<?> future : done) {
+                    future.get(60, TimeUnit.SECONDS); // a deadlock would time out here
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+            assertThat(overlaps).hasValue(0);
+        }
+    }
+
+    @Test
+    void theLeaseIsLostWhenAnyPartIsLostAndReportsTheSmallestRemainder() throws Exception {
+        try (LockClient first = client(); LockClient admin = client()) {
+            DistributedLock shortLease = first.getLock("multi-short", io.distlock.LockOptions.builder().leaseTime(Duration.ofSeconds(5)).build());
+            MultiLock both = MultiLock.of(first.getLock("multi-long"), shortLease);
+            Lease lease = both.acquire(Duration.ofSeconds(5));
+            CompletableFuture<LeaseLostException> lost = new CompletableFuture<>();
+            lease.onLost(lost::complete);
+            assertThat(lease.remaining()).isLessThanOrEqualTo(Duration.ofSeconds(5)).isPositive();
+            assertThat(lease.fencingToken()).isEqualTo(((MultiLease) lease).parts().get(0).fencingToken());
+
+            assertThat(admin.getLock("multi-short").forceUnlock()).isTrue();
+
+            assertThat(lost.get(20, TimeUnit.SECONDS).getMessage()).contains("multi-short");
+            assertThat(lease.isValid()).isFalse();
+            assertThat(lease.remaining()).isZero();
+            lease.close(); // quiet; the other part is released
+            assertThat(admin.getLock("multi-long").isLocked()).isFalse();
+        }
+    }
+
+    @Test
+    void threadBoundUseAndBadInput() throws Exception {
+        try (LockClient first = client()) {
+            MultiLock both = MultiLock.of(first.getLock("multi-p"), first.getLock("multi-q"));
+            assertThatThrownBy(both::unlock).isInstanceOf(IllegalMonitorStateException.class).hasMessageContaining("multi(multi-p,multi-q)");
+            both.lock();
+            assertThat(both.isHeldByCurrentThread()).isTrue();
+            assertThat(both.getHoldCount()).isEqualTo(1);
+            assertThat(both.heldLease().isValid()).isTrue();
+            both.unlock();
+            assertThat(both.isLocked()).isFalse();
+
+            assertThatThrownBy(() -> MultiLock.of()).hasMessageContaining("at least one lock");
+            assertThatThrownBy(() -> MultiLock.of(first.getLock("multi-p"), null)).hasMessageContaining("lock 1 of the multi-lock is null");
+            assertThatThrownBy(() -> both.tryAcquire(Duration.ofSeconds(-1))).hasMessageContaining("waitTime");
+        }
+    }
+}
