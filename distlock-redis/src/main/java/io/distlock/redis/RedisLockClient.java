@@ -198,6 +198,18 @@ public final class RedisLockClient extends ForwardingLockClient {
          * @throws LockException if Redis refuses the connection (for example, wrong credentials)
          */
         public RedisLockClient build() {
+            RedisLockBackend backend = openBackend();
+            try {
+                EngineSettings settings = new EngineSettings(lockOptions, fallbackPoll, "distlock-redis");
+                return new RedisLockClient(LockEngine.newClient(backend, settings), backend.describe(), keyPrefix);
+            } catch (RuntimeException e) {
+                backend.close();
+                throw e;
+            }
+        }
+
+        /** Connects and returns the backend alone (RedLock opens one per node). */
+        RedisLockBackend openBackend() {
             if (uri == null) {
                 throw new IllegalArgumentException("uri must be set");
             }
@@ -230,10 +242,8 @@ public final class RedisLockClient extends ForwardingLockClient {
             try {
                 connection = connectWithHandshakeRetry(client);
                 StatefulRedisPubSubConnection<String, String> pubSub = client.connectPubSub(StringCodec.UTF8);
-                RedisLockBackend backend = new RedisLockBackend(client, resources, connection, pubSub, new RedisKeys(keyPrefix), server,
+                return new RedisLockBackend(client, resources, connection, pubSub, new RedisKeys(keyPrefix), server,
                         operationTimeout, new ReplicaAcks(minReplicas, replicaAckTimeout));
-                EngineSettings settings = new EngineSettings(lockOptions, fallbackPoll, "distlock-redis");
-                return new RedisLockClient(LockEngine.newClient(backend, settings), server, keyPrefix);
             } catch (RuntimeException e) {
                 if (connection != null) {
                     connection.close();

@@ -21,6 +21,7 @@ public final class TcpProxy implements AutoCloseable {
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
     private volatile int upstreamPort;
     private volatile boolean cut;
+    private volatile long delayMillis;
     private volatile boolean closed;
 
     private TcpProxy(int upstreamPort) {
@@ -59,6 +60,11 @@ public final class TcpProxy implements AutoCloseable {
     /** Lets connections through again. */
     public void heal() {
         cut = false;
+    }
+
+    /** Delays every chunk forwarded in either direction by {@code delay} (a slow network or server); zero to stop. */
+    public void delay(java.time.Duration delay) {
+        this.delayMillis = delay.toMillis();
     }
 
     /** Forwards new connections to another port and drops the current ones. */
@@ -106,11 +112,17 @@ public final class TcpProxy implements AutoCloseable {
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 int n;
                 while ((n = in.read(buffer)) >= 0) {
+                    long delay = delayMillis;
+                    if (delay > 0) {
+                        Thread.sleep(delay);
+                    }
                     out.write(buffer, 0, n);
                     out.flush();
                 }
             } catch (IOException ignored) {
                 // one side closed or was dropped
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             } finally {
                 closeQuietly(from);
                 closeQuietly(to);

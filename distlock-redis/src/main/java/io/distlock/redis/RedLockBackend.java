@@ -1,0 +1,239 @@
+package io.distlock.redis;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.spi.AcquireResult;
+import io.distlock.spi.LockBackend;
+import io.distlock.spi.ReleaseSubscription;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * RedLock (the algorithm from the Redis documentation) over N independent Redis masters, each a
+ * {@link RedisLockBackend}: an operation succeeds when a majority of nodes agrees within the per-node
+ * timeout and, for acquire and renewal, before the lease's validity (lease - elapsed - drift) runs out.
+ */
+final class RedLockBackend implements LockBackend {
+    /*
+     * Acquire: ask every node at once, each answer bounded by nodeTimeout. A majority of grants with
+     * validity left wins; the fencing token is the largest token of the granting nodes. Otherwise
+     * release on every node, also those that have not answered (their late grant is released when it
+     * arrives), and report busy with a random backoff so that competing clients do not split the vote
+     * again in lockstep. Fewer than a majority of answers is an outage, not "busy".
+     *
+     * Renew: every node; success when a majority renews within the validity. Release: every node.
+     */
+    private final List<RedisLockBackend> nodes;
+    private final int quorum;
+    private final long nodeTimeoutNanos;
+    private final Duration operationTimeout;
+    private final String description;
+
+    RedLockBackend(List<RedisLockBackend> nodes, Duration nodeTimeout, Duration operationTimeout) {
+        this.nodes = List.copyOf(nodes);
+        this.quorum = nodes.size() / 2 + 1;
+        this.nodeTimeoutNanos = nodeTimeout.toNanos();
+        this.operationTimeout = operationTimeout;
+        this.description = nodes.stream().map(RedisLockBackend::describe).collect(Collectors.joining(",", "redlock(", ")"));
+    }
+
+    @Override
+    public String describe() {
+        return description;
+    }
+
+    @Override
+    public Duration operationTimeout() {
+        return operationTimeout;
+    }
+
+    int quorum() {
+        return quorum;
+    }
+
+    /** One node's answer: the value, or the failure (timeout, connection, error reply). */
+    private record Answer<T>(@Nullable T value, @Nullable Throwable error) {}
+
+    /** Asks every node, each bounded by the node timeout; completes when all have answered or timed out. */
+    private <T> CompletableFuture<List<Answer<T>>> askAll(Function<RedisLockBackend, CompletableFuture<T>> call,
+            List<CompletableFuture<T>> raw) {
+        List<CompletableFuture<Answer<T>>> answers = new ArrayList<>(nodes.size());
+        for (RedisLockBackend node : nodes) {
+            CompletableFuture<T> request;
+            try {
+                request = call.apply(node);
+            } catch (RuntimeException e) {
+                request = CompletableFuture.failedFuture(e);
+            }
+            raw.add(request);
+            answers.add(request.copy().orTimeout(nodeTimeoutNanos, TimeUnit.NANOSECONDS)
+                    .handle((value, error) -> new Answer<>(value, error)));
+        }
+        return CompletableFuture.allOf(answers.toArray(new CompletableFuture<?>[0]))
+                .thenApply(ignored -> answers.stream().map(CompletableFuture::join).toList());
+    }
+
+    private static long driftNanos(Duration leaseTime) {
+        return leaseTime.toNanos() / 100 + TimeUnit.MILLISECONDS.toNanos(2);
+    }
+
+    @Override
+    public CompletableFuture<AcquireResult> tryAcquire(String name, String ownerId, Duration leaseTime) {
+        long start = System.nanoTime();
+        List<CompletableFuture<AcquireResult>> raw = new ArrayList<>();
+        return askAll(node -> node.tryAcquire(name, ownerId, leaseTime), raw).thenApply(answers -> {
+            int granted = 0;
+            int answered = 0;
+            long token = 0;
+            List<Long> holderLeft = new ArrayList<>();
+            for (Answer<AcquireResult> answer : answers) {
+                if (answer.value() == null) {
+                    continue;
+                }
+                answered++;
+                if (answer.value().granted()) {
+                    granted++;
+                    token = Math.max(token, answer.value().fencingToken());
+                } else {
+                    holderLeft.add(answer.value().holderRemaining().toMillis());
+                }
+            }
+            long validity = leaseTime.toNanos() - (System.nanoTime() - start) - driftNanos(leaseTime);
+            if (granted >= quorum && validity > 0) {
+                return AcquireResult.granted(token);
+            }
+            releaseEverywhere(name, ownerId, raw);
+            if (answered < quorum) {
+                throw new BackendUnavailableException("acquire of lock '" + name + "': only " + answered + " of " + nodes.size()
+                        + " RedLock nodes answered within the node timeout of " + Duration.ofNanos(nodeTimeoutNanos).toMillis()
+                        + " ms; a majority of " + quorum + " is needed (" + failures(answers) + ")", null);
+            }
+            if (granted >= quorum) {
+                // a majority granted, but too late: the validity was eaten by slow nodes
+                return AcquireResult.busy(Duration.ofMillis(backoffMillis()));
+            }
+            holderLeft.sort(Long::compare);
+            long holder = holderLeft.isEmpty() ? 0 : holderLeft.get(holderLeft.size() / 2);
+            // a split vote (no holder with a majority) retries after a random backoff
+            return AcquireResult.busy(Duration.ofMillis(granted > 0 || holder == 0 ? backoffMillis() : holder));
+        });
+    }
+
+    private static long backoffMillis() {
+        return ThreadLocalRandom.current().nextLong(5, 60);
+    }
+
+    /** Releases on every node now, and on any node whose grant arrives later. */
+    private void releaseEverywhere(String name, String ownerId, List<CompletableFuture<AcquireResult>> raw) {
+        for (int i = 0; i < nodes.size(); i++) {
+            RedisLockBackend node = nodes.get(i);
+            CompletableFuture<AcquireResult> request = raw.get(i);
+            request.whenComplete((result, error) -> {
+                if (error == null && result != null && result.granted()) {
+                    node.release(name, ownerId).exceptionally(ignored -> false);
+                }
+            });
+        }
+    }
+
+    private static String failures(List<? extends Answer<?>> answers) {
+        List<String> reasons = new ArrayList<>();
+        for (Answer<?> answer : answers) {
+            if (answer.error() != null) {
+                Throwable cause = answer.error();
+                while (cause.getCause() != null && cause.getCause() != cause) {
+                    cause = cause.getCause();
+                }
+                reasons.add(cause instanceof java.util.concurrent.TimeoutException ? "timeout" : String.valueOf(cause.getMessage()));
+            }
+        }
+        return String.join("; ", reasons);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> renew(String name, String ownerId, Duration leaseTime) {
+        long start = System.nanoTime();
+        return askAll(node -> node.renew(name, ownerId, leaseTime), new ArrayList<>()).thenApply(answers -> {
+            int renewed = 0;
+            int notHeld = 0;
+            for (Answer<Boolean> answer : answers) {
+                if (answer.value() != null) {
+                    if (answer.value()) {
+                        renewed++;
+                    } else {
+                        notHeld++;
+                    }
+                }
+            }
+            long validity = leaseTime.toNanos() - (System.nanoTime() - start) - driftNanos(leaseTime);
+            if (renewed >= quorum && validity > 0) {
+                return true;
+            }
+            if (notHeld > nodes.size() - quorum) {
+                return false; // a majority no longer has it: lost
+            }
+            throw new BackendUnavailableException("renewal of lock '" + name + "' reached " + renewed + " of " + nodes.size()
+                    + " RedLock nodes in time; " + quorum + " are needed (" + failures(answers) + ")", null);
+        });
+    }
+
+    @Override
+    public CompletableFuture<Boolean> release(String name, String ownerId) {
+        return askAll(node -> node.release(name, ownerId), new ArrayList<>()).thenApply(answers -> {
+            int released = 0;
+            int answered = 0;
+            for (Answer<Boolean> answer : answers) {
+                if (answer.value() != null) {
+                    answered++;
+                    released += answer.value() ? 1 : 0;
+                }
+            }
+            if (released >= quorum) {
+                return true;
+            }
+            if (answered - released > nodes.size() - quorum) {
+                return false; // a majority did not have it any more: it had been lost
+            }
+            throw new BackendUnavailableException("release of lock '" + name + "' reached " + answered + " of " + nodes.size()
+                    + " RedLock nodes; the rest expire with the lease (" + failures(answers) + ")", null);
+        });
+    }
+
+    @Override
+    public CompletableFuture<Boolean> forceRelease(String name) {
+        return askAll(node -> node.forceRelease(name), new ArrayList<>())
+                .thenApply(answers -> answers.stream().anyMatch(a -> Boolean.TRUE.equals(a.value())));
+    }
+
+    @Override
+    public CompletableFuture<Boolean> isLocked(String name) {
+        return askAll(node -> node.isLocked(name), new ArrayList<>())
+                .thenApply(answers -> answers.stream().filter(a -> Boolean.TRUE.equals(a.value())).count() >= quorum);
+    }
+
+    @Override
+    public CompletableFuture<ReleaseSubscription> watchReleases(String name, Runnable onMaybeFree) {
+        List<CompletableFuture<ReleaseSubscription>> subscriptions = new ArrayList<>();
+        for (RedisLockBackend node : nodes) {
+            subscriptions.add(node.watchReleases(name, onMaybeFree).exceptionally(error -> null));
+        }
+        return CompletableFuture.allOf(subscriptions.toArray(new CompletableFuture<?>[0])).thenApply(ignored -> {
+            List<ReleaseSubscription> live = subscriptions.stream().map(CompletableFuture::join).filter(s -> s != null).toList();
+            if (live.isEmpty()) {
+                throw new BackendUnavailableException("no RedLock node accepted a release subscription for lock '" + name + "'", null);
+            }
+            return () -> live.forEach(ReleaseSubscription::close);
+        });
+    }
+
+    @Override
+    public void close() {
+        nodes.forEach(RedisLockBackend::close);
+    }
+}

@@ -1,0 +1,179 @@
+package io.distlock.redis;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.LockClient;
+import io.distlock.LockOptions;
+import io.distlock.spi.EngineSettings;
+import io.distlock.spi.ForwardingLockClient;
+import io.distlock.spi.LockEngine;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A {@link LockClient} over N independent Redis masters with the RedLock algorithm: a lock is held
+ * when a majority of the nodes granted it within the per-node timeout and with validity left; renewals
+ * need a majority too; releases go to every node.
+ *
+ * <pre>{@code
+ * try (LockClient locks = RedLockClient.create("redis://a:6379", "redis://b:6379", "redis://c:6379")) {
+ *     try (Lease lease = locks.getLock("orders:42").acquire(Duration.ofSeconds(5))) { ... }
+ * }
+ * }</pre>
+ *
+ * <p><b>What it does not give you.</b> RedLock's safety rests on timing: bounded clock drift between the
+ * nodes and the client, bounded pauses, and nodes that do not lose a granted lock (a node that restarts
+ * without persistence forgets its vote; keep nodes down for longer than the longest lease before they
+ * rejoin, or run them with fsync-always persistence). Martin Kleppmann's critique applies in full, and
+ * Redisson deprecated its RedLock. The fencing token is the largest of the majority's per-node tokens:
+ * it increases across acquisitions when the nodes' clocks differ by less than the time between two
+ * acquisitions of the lock, but that is a clock assumption, not a proof. Use a single Redis (or Sentinel
+ * with replica acknowledgement) plus fencing, or ZooKeeper, when you need a token you can rely on.
+ * See docs/guarantees.md.
+ *
+ * <p>Every node must be reachable when the client starts; afterwards a minority may fail.
+ */
+public final class RedLockClient extends ForwardingLockClient {
+    /** The default per-node timeout, 50 ms: an answer later than this does not count. */
+    public static final Duration DEFAULT_NODE_TIMEOUT = Duration.ofMillis(50);
+
+    private final String description;
+
+    private RedLockClient(LockClient engine, String description) {
+        super(engine);
+        this.description = description;
+    }
+
+    /**
+     * Connects to every node with the default settings.
+     *
+     * @throws IllegalArgumentException if fewer than 3 URIs are given, or one is malformed
+     * @throws BackendUnavailableException if a node cannot be reached
+     */
+    public static RedLockClient create(String... uris) {
+        return builder().uris(uris == null ? null : List.of(uris)).build();
+    }
+
+    /** Returns a builder for a client with non-default settings. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public String toString() {
+        return "RedLockClient[" + description + "]";
+    }
+
+    /** Builds a {@link RedLockClient}; every setter validates its argument at once. */
+    public static final class Builder {
+        private List<String> uris = List.of();
+        private String keyPrefix = RedisLockClient.DEFAULT_KEY_PREFIX;
+        private LockOptions lockOptions = LockOptions.defaults();
+        private Duration nodeTimeout = DEFAULT_NODE_TIMEOUT;
+        private Duration operationTimeout = RedisLockClient.DEFAULT_OPERATION_TIMEOUT;
+        private Duration connectTimeout = RedisLockClient.DEFAULT_OPERATION_TIMEOUT;
+        private Duration fallbackPoll = EngineSettings.DEFAULT_FALLBACK_POLL;
+
+        private Builder() {}
+
+        /** Sets the URIs of the independent masters (at least 3; an odd number is best). */
+        public Builder uris(List<String> uris) {
+            if (uris == null || uris.size() < 3) {
+                throw new IllegalArgumentException("RedLock needs at least 3 independent Redis masters, got "
+                        + (uris == null ? "none" : uris.size()));
+            }
+            if (uris.stream().distinct().count() != uris.size()) {
+                throw new IllegalArgumentException("RedLock nodes must be distinct, got " + uris);
+            }
+            for (String uri : uris) {
+                RedisLockClient.builder().uri(uri); // validates the scheme
+            }
+            this.uris = List.copyOf(uris);
+            return this;
+        }
+
+        /** Sets the key prefix on every node (default {@code distlock:}). */
+        public Builder keyPrefix(String keyPrefix) {
+            this.keyPrefix = RedisKeys.checkPrefix(keyPrefix);
+            return this;
+        }
+
+        /** Sets the options of {@code getLock(name)} (default {@link LockOptions#defaults()}). */
+        public Builder lockOptions(LockOptions lockOptions) {
+            if (lockOptions == null) {
+                throw new IllegalArgumentException("lockOptions must not be null");
+            }
+            this.lockOptions = lockOptions;
+            return this;
+        }
+
+        /** Sets the lease time of {@code getLock(name)}. */
+        public Builder leaseTime(Duration leaseTime) {
+            this.lockOptions = lockOptions.toBuilder().leaseTime(leaseTime).build();
+            return this;
+        }
+
+        /** Sets how long each node may take to answer one request (default 50 ms); must be well below the lease. */
+        public Builder nodeTimeout(Duration nodeTimeout) {
+            this.nodeTimeout = positive(nodeTimeout, "nodeTimeout");
+            return this;
+        }
+
+        /** Sets how long one whole operation may take before it fails (default 3 s). */
+        public Builder operationTimeout(Duration operationTimeout) {
+            this.operationTimeout = positive(operationTimeout, "operationTimeout");
+            return this;
+        }
+
+        /** Sets how long connecting to each node may take (default 3 s). */
+        public Builder connectTimeout(Duration connectTimeout) {
+            this.connectTimeout = positive(connectTimeout, "connectTimeout");
+            return this;
+        }
+
+        /** Sets the longest a waiter sleeps without a release notification (default 1 s). */
+        public Builder fallbackPoll(Duration fallbackPoll) {
+            this.fallbackPoll = positive(fallbackPoll, "fallbackPoll");
+            return this;
+        }
+
+        /**
+         * Connects to every node and returns the client.
+         *
+         * @throws IllegalArgumentException if no URIs were set, or the node timeout is not well below the lease
+         * @throws BackendUnavailableException if a node cannot be reached
+         */
+        public RedLockClient build() {
+            if (uris.isEmpty()) {
+                throw new IllegalArgumentException("uris must be set");
+            }
+            if (nodeTimeout.multipliedBy(10).compareTo(lockOptions.leaseTime()) > 0) {
+                throw new IllegalArgumentException("nodeTimeout (" + nodeTimeout + ") must be at most a tenth of the lease time ("
+                        + lockOptions.leaseTime() + "): the time spent asking the nodes is taken from the lease");
+            }
+            if (nodeTimeout.compareTo(operationTimeout) >= 0) {
+                throw new IllegalArgumentException("nodeTimeout (" + nodeTimeout + ") must be below the operationTimeout (" + operationTimeout + ")");
+            }
+            List<RedisLockBackend> nodes = new ArrayList<>();
+            try {
+                for (String uri : uris) {
+                    nodes.add(RedisLockClient.builder().uri(uri).keyPrefix(keyPrefix).operationTimeout(operationTimeout)
+                            .connectTimeout(connectTimeout).openBackend());
+                }
+                RedLockBackend backend = new RedLockBackend(nodes, nodeTimeout, operationTimeout);
+                EngineSettings settings = new EngineSettings(lockOptions, fallbackPoll, "distlock-redlock");
+                return new RedLockClient(LockEngine.newClient(backend, settings), backend.describe());
+            } catch (RuntimeException e) {
+                nodes.forEach(RedisLockBackend::close);
+                throw e;
+            }
+        }
+
+        private static Duration positive(Duration value, String what) {
+            if (value == null || value.isNegative() || value.isZero()) {
+                throw new IllegalArgumentException(what + " must be positive, was " + value);
+            }
+            return value;
+        }
+    }
+}

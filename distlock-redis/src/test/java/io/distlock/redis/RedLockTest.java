@@ -1,0 +1,122 @@
+package io.distlock.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.Lease;
+import io.distlock.LockClient;
+import io.distlock.spi.AcquireResult;
+import io.distlock.testkit.RedisServer;
+import io.distlock.testkit.Resp;
+import io.distlock.testkit.TcpProxy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** RedLock over five independent redis-server processes. */
+class RedLockTest {
+    private static final String KEY = RedisLockClient.DEFAULT_KEY_PREFIX + "{orders}";
+    private final List<RedisServer> nodes = new ArrayList<>();
+
+    @BeforeEach
+    void startNodes() {
+        for (int i = 0; i < 5; i++) {
+            nodes.add(RedisServer.launch());
+        }
+    }
+
+    @AfterEach
+    void stopNodes() {
+        nodes.forEach(RedisServer::close);
+    }
+
+    private LockClient client() {
+        return RedLockClient.builder().uris(nodes.stream().map(RedisServer::uri).toList())
+                .leaseTime(Duration.ofSeconds(5)).operationTimeout(Duration.ofSeconds(1)).connectTimeout(Duration.ofSeconds(1)).build();
+    }
+
+    private long nodesHolding() {
+        return nodes.stream().filter(RedisServer::isRunning)
+                .filter(node -> RedisLockBackend.isHeldValue((String) Resp.call(node.port(), "GET", KEY))).count();
+    }
+
+    @Test
+    void withTwoOfFiveNodesDeadLocksAreStillGrantedAndExclusive() throws Exception {
+        try (LockClient first = client(); LockClient second = client()) {
+            nodes.get(0).kill();
+            nodes.get(3).kill();
+
+            Lease lease = first.getLock("orders").acquire(Duration.ofSeconds(5));
+
+            assertThat(nodesHolding()).isEqualTo(3);
+            assertThat(second.getLock("orders").tryAcquire(Duration.ofMillis(200))).as("the lock is exclusive").isEmpty();
+            assertThat(second.getLock("orders").isLocked()).isTrue();
+            long token = lease.fencingToken();
+            lease.close();
+            assertThat(nodesHolding()).as("released on every live node").isZero();
+            try (Lease next = second.getLock("orders").acquire(Duration.ofSeconds(5))) {
+                assertThat(next.fencingToken()).isGreaterThan(token);
+            }
+        }
+    }
+
+    @Test
+    void withThreeOfFiveNodesDeadAcquireFailsWithAClearError() throws Exception {
+        try (LockClient client = client()) {
+            nodes.get(1).kill();
+            nodes.get(2).kill();
+            nodes.get(4).kill();
+
+            assertThatThrownBy(() -> client.getLock("orders").acquire(Duration.ofSeconds(5)))
+                    .isInstanceOf(BackendUnavailableException.class)
+                    .hasMessageContaining("only 2 of 5 RedLock nodes answered")
+                    .hasMessageContaining("a majority of 3 is needed");
+            assertThat(nodesHolding()).as("the two grants were released").isZero();
+        }
+    }
+
+    @Test
+    void aLeaseWhoseValidityIsEatenBySlowNodesIsNotGrantedAndIsReleased() throws Exception {
+        List<TcpProxy> proxies = new ArrayList<>();
+        List<RedisLockBackend> backends = new ArrayList<>();
+        try {
+            for (RedisServer node : nodes) {
+                TcpProxy proxy = TcpProxy.to(node.port());
+                proxies.add(proxy);
+                backends.add(RedisLockClient.builder().uri("redis://127.0.0.1:" + proxy.port()).openBackend());
+            }
+            RedLockBackend redLock = new RedLockBackend(backends, Duration.ofSeconds(2), Duration.ofSeconds(3));
+            proxies.forEach(proxy -> proxy.delay(Duration.ofMillis(150)));
+
+            AcquireResult result = redLock.tryAcquire("orders", "owner-1", Duration.ofMillis(100)).get();
+
+            assertThat(result.granted()).as("every node granted, but after the 100 ms lease was used up").isFalse();
+            proxies.forEach(proxy -> proxy.delay(Duration.ZERO));
+            io.distlock.testkit.Await.until(Duration.ofSeconds(5), "the late grants are released or expired", () -> nodesHolding() == 0);
+            AcquireResult fast = redLock.tryAcquire("orders", "owner-2", Duration.ofSeconds(5)).get();
+            assertThat(fast.granted()).as("with fast nodes the same call succeeds").isTrue();
+        } finally {
+            backends.forEach(RedisLockBackend::close);
+            proxies.forEach(TcpProxy::close);
+        }
+    }
+
+    @Test
+    void badSettingsAreRefusedWithTheReason() {
+        assertThatThrownBy(() -> RedLockClient.create("redis://127.0.0.1:1", "redis://127.0.0.1:2"))
+                .hasMessageContaining("at least 3 independent Redis masters, got 2");
+        assertThatThrownBy(() -> RedLockClient.builder().uris(List.of("redis://a:1", "redis://a:1", "redis://b:1")))
+                .hasMessageContaining("distinct");
+        assertThatThrownBy(() -> RedLockClient.builder().uris(nodes.stream().map(RedisServer::uri).toList())
+                .leaseTime(Duration.ofMillis(300)).nodeTimeout(Duration.ofMillis(50)).build())
+                .hasMessageContaining("nodeTimeout (PT0.05S) must be at most a tenth of the lease time (PT0.3S)");
+        nodes.get(2).kill();
+        assertThatThrownBy(() -> RedLockClient.builder().uris(nodes.stream().map(RedisServer::uri).toList())
+                .connectTimeout(Duration.ofMillis(500)).build())
+                .isInstanceOf(BackendUnavailableException.class).hasMessageContaining(nodes.get(2).uri().replace("redis://", ""));
+    }
+}
