@@ -207,14 +207,26 @@ final class RedLockBackend implements LockBackend {
 
     @Override
     public CompletableFuture<Boolean> forceRelease(String name) {
-        return askAll(node -> node.forceRelease(name), new ArrayList<>())
-                .thenApply(answers -> answers.stream().anyMatch(a -> Boolean.TRUE.equals(a.value())));
+        return askAll(node -> node.forceRelease(name), new ArrayList<>()).thenApply(answers -> {
+            requireMajority(answers, "forceUnlock", name);
+            return answers.stream().anyMatch(a -> Boolean.TRUE.equals(a.value()));
+        });
     }
 
     @Override
     public CompletableFuture<Boolean> isLocked(String name) {
-        return askAll(node -> node.isLocked(name), new ArrayList<>())
-                .thenApply(answers -> answers.stream().filter(a -> Boolean.TRUE.equals(a.value())).count() >= quorum);
+        return askAll(node -> node.isLocked(name), new ArrayList<>()).thenApply(answers -> {
+            requireMajority(answers, "isLocked", name);
+            return answers.stream().filter(a -> Boolean.TRUE.equals(a.value())).count() >= quorum;
+        });
+    }
+
+    private void requireMajority(List<? extends Answer<?>> answers, String operation, String name) {
+        long answered = answers.stream().filter(a -> a.error() == null).count();
+        if (answered < quorum) {
+            throw new BackendUnavailableException(operation + " of lock '" + name + "': only " + answered + " of " + nodes.size()
+                    + " RedLock nodes answered; a majority of " + quorum + " is needed (" + failures(answers) + ")", null);
+        }
     }
 
     @Override
