@@ -61,6 +61,12 @@ class CheckCommandTest {
 
         assertThat(commandLine.execute("check", "--backend", "zookeeper", "--lock", "naive-set-nx")).isEqualTo(2);
         assertThat(err.toString()).contains("runs on Redis only");
+
+        assertThat(commandLine.execute("check", "--backend", "etcd")).isEqualTo(2);
+        assertThat(err.toString()).contains("--backend must be one of redis, sentinel, redlock, zookeeper");
+
+        assertThat(commandLine.execute("check", "--min-replicas", "1")).isEqualTo(2);
+        assertThat(err.toString()).contains("--min-replicas needs --backend sentinel");
     }
 
     @Test
@@ -86,6 +92,26 @@ class CheckCommandTest {
         for (String fault : new String[] {"paused process", "killed process", "session expired", "killed ZooKeeper member"}) {
             assertThat(Files.readString(out.resolve("history.txt"))).as("fault %s injected", fault).contains(fault);
         }
+    }
+
+    @Test
+    void distlockThroughSentinelKeepsEveryClaimAcrossFailovers() throws Exception {
+        Run run = check("--backend", "sentinel", "--faults", "failover,pause", "--time", "30s", "--lease-ms", "500", "--seed", "6",
+                "--out", out.toString());
+
+        assertThat(run.exit()).as("exit code; output:%n%s", run.stdout()).isZero();
+        assertThat(run.stdout()).containsPattern("tokens +yes +ok").containsPattern("fenced-writes +yes +ok");
+        assertThat(Files.readString(out.resolve("history.txt"))).contains("Sentinel promoted");
+    }
+
+    @Test
+    void distlockOnRedLockKeepsEveryClaimWhenNodesFail() throws Exception {
+        Run run = check("--backend", "redlock", "--faults", "nodes-down,node-restart,kill", "--time", "30s", "--lease-ms", "500",
+                "--seed", "8", "--out", out.toString());
+
+        assertThat(run.exit()).as("exit code; output:%n%s", run.stdout()).isZero();
+        assertThat(run.stdout()).containsPattern("tokens +yes +ok").containsPattern("fenced-writes +yes +ok");
+        assertThat(Files.readString(out.resolve("history.txt"))).contains("(a minority)", "forgot its votes");
     }
 
     @Test

@@ -127,13 +127,26 @@ public final class RedisReplicaGroup implements AutoCloseable {
         });
     }
 
+    /** Returns the server the Sentinels currently name as master. */
+    public RedisServer sentinelMaster() {
+        List<?> address = (List<?>) Resp.call(sentinels.get(0).port(), "SENTINEL", "get-master-addr-by-name", MASTER_NAME);
+        int port = Integer.parseInt(String.valueOf(address.get(1)));
+        return servers.stream().filter(s -> s.port() == port).findFirst()
+                .orElseThrow(() -> new IllegalStateException("the sentinels name an unknown master on port " + port));
+    }
+
+    /** Waits until {@code server} (restarted after a failover) has been turned into a replica and is in sync. */
+    public void awaitRejoined(RedisServer server, Duration timeout) {
+        Await.until(timeout, server + " rejoined as a replica", () -> server.ping()
+                && "slave".equals(Resp.info(server.port(), "replication", "role"))
+                && "up".equals(Resp.info(server.port(), "replication", "master_link_status")));
+    }
+
     /** Waits until the Sentinels name a master other than {@code old} and that server reports role master. */
     public RedisServer awaitFailover(RedisServer old, Duration timeout) {
         return Await.succeeds(timeout, "sentinels promoted a replica of " + old, () -> {
-            List<?> address = (List<?>) Resp.call(sentinels.get(0).port(), "SENTINEL", "get-master-addr-by-name", MASTER_NAME);
-            int port = Integer.parseInt(String.valueOf(address.get(1)));
-            RedisServer promoted = servers.stream().filter(s -> s.port() == port).findFirst().orElseThrow();
-            if (promoted == old || !"master".equals(Resp.info(port, "replication", "role"))) {
+            RedisServer promoted = sentinelMaster();
+            if (promoted == old || !"master".equals(Resp.info(promoted.port(), "replication", "role"))) {
                 throw new IllegalStateException("not yet failed over");
             }
             return promoted;

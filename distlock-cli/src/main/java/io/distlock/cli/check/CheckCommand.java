@@ -40,9 +40,14 @@ public final class CheckCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--backend", defaultValue = "redis", paramLabel = "redis|zookeeper",
-            description = "Backend of the distlock lock. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--backend", defaultValue = "redis", paramLabel = "NAME",
+            description = "Deployment: redis (one server), sentinel (master, 2 replicas, 3 Sentinels), redlock (5 masters) or "
+                    + "zookeeper (3-member ensemble). Default: ${DEFAULT-VALUE}.")
     String backend;
+
+    @Option(names = "--min-replicas", defaultValue = "0",
+            description = "With --backend sentinel: replicas that must acknowledge every lock write (WAIT). Default: ${DEFAULT-VALUE}.")
+    int minReplicas;
 
     @Option(names = "--lock", defaultValue = "distlock", paramLabel = "NAME",
             description = "Lock to check: distlock, naive-set-nx (SET NX PX + Lua release) or naive-getset (SETNX/GETSET). Default: ${DEFAULT-VALUE}.")
@@ -58,8 +63,8 @@ public final class CheckCommand implements Callable<Integer> {
     long leaseMs;
 
     @Option(names = "--faults", split = ",", paramLabel = "KIND",
-            description = "Faults, in rotation. Redis: pause, kill, partition, restart, promote; ZooKeeper: pause, kill, expire, member; "
-                    + "or none. Default: all of the backend's.")
+            description = "Faults, in rotation. redis: pause, kill, partition, restart, promote; sentinel: pause, kill, failover; "
+                    + "redlock: pause, kill, node-restart, nodes-down; zookeeper: pause, kill, expire, member; or none. Default: all of the backend's.")
     List<String> faults;
 
     @Option(names = "--liveness-bound", defaultValue = "5s", paramLabel = "DURATION",
@@ -104,11 +109,13 @@ public final class CheckCommand implements Callable<Integer> {
             PrintStream progress = System.err;
             progress.printf(Locale.ROOT, "checking %s on %s for %s with faults %s, seed %d%n", target.id(), backend, time,
                     faultKinds.isEmpty() ? "none" : String.join(",", faultKinds), runSeed);
-            try (CheckRun run = new CheckRun(target, backend.equals("zookeeper"), processes, leaseMs, runSeed, progress)) {
+            require(minReplicas >= 0 && minReplicas <= 2, "--min-replicas must be between 0 and 2, was " + minReplicas);
+            require(minReplicas == 0 || backend.equals("sentinel"), "--min-replicas needs --backend sentinel");
+            try (CheckRun run = new CheckRun(target, CheckBackend.fromId(backend), minReplicas, processes, leaseMs, runSeed, progress)) {
                 history = run.run(duration, faultKinds);
                 workerOutput = run.workerOutput();
             }
-            title = "distlock check: " + target.id() + " on " + backend + ", " + time + ", faults "
+            title = "distlock check: " + target.id() + " on " + backend + (minReplicas > 0 ? " (minReplicas " + minReplicas + ")" : "") + ", " + time + ", faults "
                     + (faultKinds.isEmpty() ? "none" : String.join(",", faultKinds)) + ", seed " + runSeed;
         }
         CheckReport report = new Checker(history, target.claims(), bound.toNanos()).check();
@@ -130,7 +137,8 @@ public final class CheckCommand implements Callable<Integer> {
         }
         System.out.println("report: " + html.toAbsolutePath() + "  history: " + historyFile.toAbsolutePath());
         if (runSeed != null) {
-            System.out.println("repeat: ./distlock check --backend " + backend + " --lock " + target.id() + " --time " + time
+            System.out.println("repeat: ./distlock check --backend " + backend + (minReplicas > 0 ? " --min-replicas " + minReplicas : "")
+                    + " --lock " + target.id() + " --time " + time
                     + " --seed " + runSeed + (faults != null ? " --faults " + String.join(",", faultKinds.isEmpty() ? List.of("none") : faultKinds) : ""));
         }
         long acquisitions = history.events().stream().filter(e -> e.is(Event.Type.OK, "acquire")).count();
@@ -158,7 +166,11 @@ public final class CheckCommand implements Callable<Integer> {
     }
 
     private CheckTarget parseTarget() {
-        require(backend.equals("redis") || backend.equals("zookeeper"), "--backend must be redis or zookeeper, was '" + backend + "'");
+        try {
+            CheckBackend.fromId(backend);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
         try {
             CheckTarget target = CheckTarget.fromId(lock);
             require(target == CheckTarget.DISTLOCK || backend.equals("redis"), "--lock " + lock + " runs on Redis only");
@@ -169,7 +181,7 @@ public final class CheckCommand implements Callable<Integer> {
     }
 
     private List<String> parseFaults() {
-        List<String> known = backend.equals("zookeeper") ? CheckRun.ZOOKEEPER_FAULTS : CheckRun.REDIS_FAULTS;
+        List<String> known = CheckBackend.fromId(backend).faults();
         if (faults == null || faults.isEmpty()) {
             return known;
         }

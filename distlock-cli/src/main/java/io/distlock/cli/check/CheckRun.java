@@ -1,5 +1,6 @@
 package io.distlock.cli.check;
 
+import io.distlock.testkit.RedisReplicaGroup;
 import io.distlock.testkit.RedisServer;
 import io.distlock.testkit.TcpProxy;
 import io.distlock.testkit.ZooKeeperEnsemble;
@@ -23,19 +24,16 @@ import java.util.concurrent.TimeUnit;
  * One run of {@code distlock check}: starts the servers and the client processes, lets the nemesis
  * inject faults on a schedule, and returns the recorded {@link History}.
  *
- * <p>Redis: the lock server (faulted), a replica of it when the promote fault is on, and a separate
- * store server that is never faulted (the register and the fenced store). Each client reaches the lock
- * server through its own {@link TcpProxy}, so one client's connection can be cut, and all clients can
- * be pointed at a promoted replica. ZooKeeper: a 3-member in-process ensemble plus the store server.
+ * <p>Every deployment has a separate store server that is never faulted (the register and the fenced
+ * store). Redis: the lock server (faulted), a replica of it when the promote fault is on; each client
+ * reaches the lock server through its own {@link TcpProxy}, so one client's connection can be cut, and
+ * all clients can be pointed at a promoted replica. Sentinel: a master, two replicas, three Sentinels.
+ * RedLock: five independent masters. ZooKeeper: a 3-member in-process ensemble.
  */
 final class CheckRun implements AutoCloseable {
-    /** Redis faults, in the order of the first round. */
-    static final List<String> REDIS_FAULTS = List.of("pause", "kill", "partition", "restart", "promote");
-    /** ZooKeeper faults. */
-    static final List<String> ZOOKEEPER_FAULTS = List.of("pause", "kill", "expire", "member");
-
     private final CheckTarget target;
-    private final boolean zooKeeper;
+    private final CheckBackend backend;
+    private final int minReplicas;
     private final int processes;
     private final long leaseMs;
     private final long seed;
@@ -47,13 +45,17 @@ final class CheckRun implements AutoCloseable {
     private RedisServer replica;
     private RedisServer store;
     private ZooKeeperEnsemble ensemble;
+    private RedisReplicaGroup group;
+    private final List<RedisServer> redLockNodes = new ArrayList<>();
+    private int nextNode;
     private CheckWorkers workers;
     private long startNanos;
     private int nextMember;
 
-    CheckRun(CheckTarget target, boolean zooKeeper, int processes, long leaseMs, long seed, PrintStream progress) {
+    CheckRun(CheckTarget target, CheckBackend backend, int minReplicas, int processes, long leaseMs, long seed, PrintStream progress) {
         this.target = target;
-        this.zooKeeper = zooKeeper;
+        this.backend = backend;
+        this.minReplicas = minReplicas;
         this.processes = processes;
         this.leaseMs = leaseMs;
         this.seed = seed;
@@ -108,30 +110,49 @@ final class CheckRun implements AutoCloseable {
     private void startServers(boolean withReplica) {
         progress.print("starting servers ... ");
         store = RedisServer.launch();
-        if (zooKeeper) {
-            ensemble = ZooKeeperEnsemble.launch(3);
-            progress.println("store " + store.uri() + ", ZooKeeper ensemble " + ensemble.connectString());
-            return;
+        switch (backend) {
+            case ZOOKEEPER -> {
+                ensemble = ZooKeeperEnsemble.launch(3);
+                progress.println("store " + store.uri() + ", ZooKeeper ensemble " + ensemble.connectString());
+            }
+            case SENTINEL -> {
+                group = RedisReplicaGroup.launch(2).withSentinels(3, Duration.ofSeconds(1));
+                progress.println("store " + store.uri() + ", locks " + group.sentinelUri() + " (a master, 2 replicas, 3 Sentinels"
+                        + (minReplicas > 0 ? ", every lock write acknowledged by " + minReplicas + " replica(s)" : "") + ")");
+            }
+            case REDLOCK -> {
+                for (int i = 0; i < 5; i++) {
+                    redLockNodes.add(RedisServer.launch());
+                }
+                progress.println("store " + store.uri() + ", RedLock over " + redLockUris());
+            }
+            case REDIS -> {
+                master = RedisServer.launch();
+                if (withReplica) {
+                    replica = RedisServer.launch();
+                    admin(replica, redis -> redis.replicaof("127.0.0.1", master.port()));
+                }
+                for (int i = 0; i < processes; i++) {
+                    proxies.add(TcpProxy.to(master.port()));
+                }
+                progress.println("locks " + master.uri() + (replica != null ? " (replica " + replica.uri() + ")" : "")
+                        + " through one proxy per client, store " + store.uri());
+            }
         }
-        master = RedisServer.launch();
-        if (withReplica) {
-            replica = RedisServer.launch();
-            admin(replica, redis -> redis.replicaof("127.0.0.1", master.port()));
-        }
-        for (int i = 0; i < processes; i++) {
-            proxies.add(TcpProxy.to(master.port()));
-        }
-        progress.println("locks " + master.uri() + (replica != null ? " (replica " + replica.uri() + ")" : "")
-                + " through one proxy per client, store " + store.uri());
+    }
+
+    private String redLockUris() {
+        return redLockNodes.stream().map(RedisServer::uri).collect(java.util.stream.Collectors.joining(","));
     }
 
     private List<String> workerArgs(int slot) {
         List<String> args = new ArrayList<>(List.of("--lock", target.id(), "--store", store.uri(), "--lease-ms", Long.toString(leaseMs),
-                "--seed", Long.toString(seed)));
-        if (zooKeeper) {
-            args.addAll(List.of("--zookeeper", ensemble.connectString(), "--redis", store.uri()));
-        } else {
-            args.addAll(List.of("--redis", "redis://127.0.0.1:" + proxies.get(slot).port()));
+                "--seed", Long.toString(seed), "--min-replicas", Integer.toString(minReplicas)));
+        switch (backend) {
+            case ZOOKEEPER -> args.addAll(List.of("--zookeeper", ensemble.connectString(), "--redis", store.uri()));
+            case SENTINEL -> args.addAll(List.of("--redis", group.sentinelUri()));
+            case REDLOCK -> args.addAll(List.of("--redlock", redLockUris(), "--redis", store.uri()));
+            case REDIS -> args.addAll(List.of("--redis", "redis://127.0.0.1:" + proxies.get(slot).port()));
         }
         return args;
     }
@@ -139,7 +160,7 @@ final class CheckRun implements AutoCloseable {
     private void inject(String kind) throws Exception {
         // Hit a holder mid-work: any hold for client faults (they outlast the lease), a slow one for
         // server faults (so the holder is still working when the locks vanish).
-        boolean serverFault = kind.equals("restart") || kind.equals("promote") || kind.equals("member");
+        boolean serverFault = !List.of("pause", "kill", "partition", "expire").contains(kind);
         int slot = workers.awaitHolderInWork(serverFault ? leaseMs / 5 : 0, 2000);
         boolean holder = slot >= 0;
         if (!holder) {
@@ -207,6 +228,31 @@ final class CheckRun implements AutoCloseable {
                 process = -1;
                 description = "killed ZooKeeper member " + member + " for 3 s";
             }
+            case "failover" -> {
+                RedisServer old = group.sentinelMaster();
+                old.kill();
+                RedisServer promoted = group.awaitFailover(old, Duration.ofSeconds(30));
+                old.start(); // comes back empty; the Sentinels turn it into a replica of the new master
+                group.awaitRejoined(old, Duration.ofSeconds(30));
+                process = -1;
+                description = "killed the master " + old.uri() + "; Sentinel promoted " + promoted.uri() + "; the old master rejoined empty";
+            }
+            case "node-restart" -> {
+                RedisServer node = redLockNodes.get(nextNode++ % redLockNodes.size());
+                node.stop();
+                node.start();
+                process = -1;
+                description = "restarted RedLock node " + node.uri() + " without persistence (it forgot its votes)";
+            }
+            case "nodes-down" -> {
+                List<RedisServer> down = List.of(redLockNodes.get(nextNode++ % 5), redLockNodes.get(nextNode++ % 5));
+                down.forEach(RedisServer::kill);
+                Thread.sleep(Math.max(2000, leaseMs * 2));
+                down.forEach(RedisServer::start);
+                process = -1;
+                description = "killed RedLock nodes " + down.get(0).uri() + " and " + down.get(1).uri() + " (a minority) for "
+                        + Math.max(2000, leaseMs * 2) + " ms";
+            }
             default -> throw new IllegalArgumentException("unknown fault " + kind);
         }
         faults.add(new Fault(kind, process, start, System.nanoTime(), description));
@@ -263,6 +309,10 @@ final class CheckRun implements AutoCloseable {
             if (server != null) {
                 server.close();
             }
+        }
+        redLockNodes.forEach(RedisServer::close);
+        if (group != null) {
+            group.close();
         }
         if (ensemble != null) {
             ensemble.close();

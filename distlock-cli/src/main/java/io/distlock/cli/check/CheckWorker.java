@@ -7,6 +7,7 @@ import io.distlock.LockClient;
 import io.distlock.LockOptions;
 import io.distlock.cli.demo.DemoLock;
 import io.distlock.cli.demo.TextbookLocks;
+import io.distlock.redis.RedLockClient;
 import io.distlock.redis.RedisLockClient;
 import io.distlock.testkit.check.Event;
 import io.distlock.testkit.check.Event.Type;
@@ -21,6 +22,7 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
@@ -49,7 +51,7 @@ public final class CheckWorker {
         this.random = new Random(seed * 7919 + process);
     }
 
-    /** Arguments as {@code --name value}: process, lock, redis (lock server), store, zookeeper, lease-ms, seed. */
+    /** Arguments as {@code --name value}: process, lock, redis (lock server), store, zookeeper, redlock, min-replicas, lease-ms, seed. */
     public static void main(String[] argv) throws Exception {
         Map<String, String> args = new HashMap<>();
         for (int i = 0; i + 1 < argv.length; i += 2) {
@@ -91,13 +93,20 @@ public final class CheckWorker {
 
     private LockClient distlockClient(Map<String, String> args, long leaseMs) {
         LockOptions options = LockOptions.builder().leaseTime(Duration.ofMillis(leaseMs)).build();
+        String redLock = args.get("redlock");
+        if (redLock != null) {
+            return RedLockClient.builder().uris(List.of(redLock.split(","))).lockOptions(options)
+                    .nodeTimeout(Duration.ofMillis(Math.min(50, leaseMs / 10))).operationTimeout(Duration.ofSeconds(1)).build();
+        }
         String zooKeeper = args.get("zookeeper");
         if (zooKeeper != null) {
             return ZooKeeperLockClient.builder().connectString(zooKeeper).sessionTimeout(Duration.ofMillis(Math.max(2000, leaseMs * 2)))
                     .connectionTimeout(Duration.ofSeconds(2)).operationTimeout(Duration.ofSeconds(2))
                     .namespace("distlock-check").lockOptions(options).build();
         }
-        return RedisLockClient.builder().uri(args.get("redis")).lockOptions(options).operationTimeout(Duration.ofSeconds(1)).build();
+        int minReplicas = Integer.parseInt(args.getOrDefault("min-replicas", "0"));
+        return RedisLockClient.builder().uri(args.get("redis")).lockOptions(options).operationTimeout(Duration.ofSeconds(1))
+                .minReplicas(minReplicas).replicaAckTimeout(Duration.ofMillis(400)).build();
     }
 
     /** A lock as the loop uses it. */
