@@ -7,16 +7,14 @@ import io.distlock.spi.AcquireResult;
 import io.distlock.spi.BatchRenewal;
 import io.distlock.spi.LockBackend;
 import io.distlock.spi.ReleaseSubscription;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.RedisAsyncCommands;
-import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
-import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
@@ -28,10 +26,8 @@ final class RedisLockBackend implements LockBackend, BatchRenewal {
     static final Duration TOKEN_MEMORY = Duration.ofSeconds(60);
     private static final int MAX_BATCH = 200;
 
-    private final RedisClient client;
-    private final StatefulRedisConnection<String, String> connection;
-    private final StatefulRedisPubSubConnection<String, String> pubSub;
-    private final RedisAsyncCommands<String, String> commands;
+    private final RedisTransport transport;
+    private final RedisClusterAsyncCommands<String, String> commands;
     private final RedisLockScripts scripts;
     private final ReleaseChannels channels;
     private final RedisKeys keys;
@@ -39,22 +35,19 @@ final class RedisLockBackend implements LockBackend, BatchRenewal {
     private final String server;
     private final Duration timeout;
     private final String tokenMemoryMillis = Long.toString(TOKEN_MEMORY.toMillis());
+    private final String notify;
     private final ReplicaAcks acks;
-    private final ClientResources resources;
 
-    RedisLockBackend(RedisClient client, ClientResources resources, StatefulRedisConnection<String, String> connection,
-            StatefulRedisPubSubConnection<String, String> pubSub, RedisKeys keys, String server, Duration timeout, ReplicaAcks acks) {
-        this.acks = acks;
-        this.resources = resources;
-        this.client = client;
-        this.connection = connection;
-        this.pubSub = pubSub;
-        this.commands = connection.async();
+    RedisLockBackend(RedisTransport transport, RedisKeys keys, String server, Duration timeout, ReplicaAcks acks) {
+        this.transport = transport;
+        this.commands = transport.commands();
         this.scripts = new RedisLockScripts(commands);
-        this.channels = new ReleaseChannels(pubSub);
+        this.channels = transport.channels();
+        this.notify = transport.sharded() ? "sharded" : "";
         this.keys = keys;
         this.server = server;
         this.timeout = timeout;
+        this.acks = acks;
         this.errors = new RedisErrors(server, timeout);
     }
 
@@ -129,6 +122,28 @@ final class RedisLockBackend implements LockBackend, BatchRenewal {
 
     @Override
     public CompletableFuture<List<Boolean>> renewAll(List<RenewalRequest> requests) {
+        if (!transport.cluster() || requests.size() < 2) {
+            return renewInOneScript(requests);
+        }
+        // A script may only touch keys of one slot: one call per slot, answers put back in request order.
+        Map<Integer, List<Integer>> bySlot = new LinkedHashMap<>();
+        for (int i = 0; i < requests.size(); i++) {
+            bySlot.computeIfAbsent(SlotHash.getSlot(keys.lockKey(requests.get(i).name())), slot -> new ArrayList<>()).add(i);
+        }
+        Boolean[] renewed = new Boolean[requests.size()];
+        List<CompletableFuture<Void>> calls = new ArrayList<>();
+        for (List<Integer> indexes : bySlot.values()) {
+            List<RenewalRequest> group = indexes.stream().map(requests::get).toList();
+            calls.add(renewInOneScript(group).thenAccept(results -> {
+                for (int i = 0; i < indexes.size(); i++) {
+                    renewed[indexes.get(i)] = results.get(i);
+                }
+            }));
+        }
+        return CompletableFuture.allOf(calls.toArray(new CompletableFuture<?>[0])).thenApply(ignored -> List.of(renewed));
+    }
+
+    private CompletableFuture<List<Boolean>> renewInOneScript(List<RenewalRequest> requests) {
         String[] lockKeys = new String[requests.size()];
         String[] args = new String[requests.size() * 2];
         for (int i = 0; i < requests.size(); i++) {
@@ -155,14 +170,14 @@ final class RedisLockBackend implements LockBackend, BatchRenewal {
 
     private CompletableFuture<Boolean> releaseOnMaster(String name, String ownerId) {
         CompletableFuture<Long> reply = scripts.run(Script.RELEASE, new String[] {keys.lockKey(name)},
-                ownerId, keys.releaseChannel(name), tokenMemoryMillis);
+                ownerId, keys.releaseChannel(name), tokenMemoryMillis, notify);
         return map(reply, "release", name, released -> released == 1L);
     }
 
     @Override
     public CompletableFuture<Boolean> forceRelease(String name) {
         CompletableFuture<Long> reply = scripts.run(Script.FORCE_UNLOCK, new String[] {keys.lockKey(name)},
-                keys.releaseChannel(name), tokenMemoryMillis);
+                keys.releaseChannel(name), tokenMemoryMillis, notify);
         return acknowledged(map(reply, "forceUnlock", name, released -> released == 1L), "forceUnlock", name);
     }
 
@@ -200,12 +215,6 @@ final class RedisLockBackend implements LockBackend, BatchRenewal {
 
     @Override
     public void close() {
-        try {
-            pubSub.close();
-            connection.close();
-        } finally {
-            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-            resources.shutdown(0, 2, TimeUnit.SECONDS);
-        }
+        transport.closer().run();
     }
 }

@@ -14,6 +14,11 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
@@ -25,7 +30,7 @@ import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A {@link LockClient} on Redis (standalone or through Sentinel, 5.0 or newer), over Lettuce: one multiplexed command
+ * A {@link LockClient} on Redis (standalone, through Sentinel, or a Cluster; 5.0 or newer, 7.0 for Cluster), over Lettuce: one multiplexed command
  * connection and one pub/sub connection, shared by all locks of the client.
  *
  * <pre>{@code
@@ -95,6 +100,7 @@ public final class RedisLockClient extends ForwardingLockClient {
         private Duration fallbackPoll = EngineSettings.DEFAULT_FALLBACK_POLL;
         private @Nullable String clientName;
         private int minReplicas;
+        private boolean cluster;
         private Duration replicaAckTimeout = Duration.ofSeconds(1);
 
         private Builder() {}
@@ -181,6 +187,18 @@ public final class RedisLockClient extends ForwardingLockClient {
             return this;
         }
 
+        /**
+         * Treats the URI as a seed node of a Redis Cluster (default false): the client discovers the
+         * topology, routes each lock to the master of its slot (every key of a lock shares one slot
+         * through a hash tag), follows MOVED/ASK redirects and failovers, and wakes waiters with sharded
+         * pub/sub (SSUBSCRIBE/SPUBLISH, Redis 7.0 or newer), so a release is heard only on its shard.
+         * Replica acknowledgement ({@link #minReplicas}) is not supported in cluster mode.
+         */
+        public Builder cluster(boolean cluster) {
+            this.cluster = cluster;
+            return this;
+        }
+
         /** Sets the connection name shown by CLIENT LIST (default: none). */
         public Builder clientName(String clientName) {
             if (clientName == null || clientName.isBlank() || clientName.contains(" ")) {
@@ -217,6 +235,13 @@ public final class RedisLockClient extends ForwardingLockClient {
                 throw new IllegalArgumentException("replicaAckTimeout (" + replicaAckTimeout + ") must be at most half the operationTimeout ("
                         + operationTimeout + "): an acknowledged write needs the command, WAIT and a possible rollback to fit in it");
             }
+            if (cluster && minReplicas > 0) {
+                throw new IllegalArgumentException("minReplicas is not supported with cluster(true): WAIT would have to go to the "
+                        + "master of each lock's slot");
+            }
+            if (cluster && uri.toLowerCase(Locale.ROOT).contains("-sentinel://")) {
+                throw new IllegalArgumentException("cluster(true) needs a redis:// or rediss:// seed node, not a Sentinel URI");
+            }
             RedisURI redisUri;
             try {
                 redisUri = RedisURI.create(uri);
@@ -232,6 +257,9 @@ public final class RedisLockClient extends ForwardingLockClient {
             ClientResources resources = DefaultClientResources.builder()
                     .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
                     .build();
+            if (cluster) {
+                return openCluster(redisUri, server, resources);
+            }
             RedisClient client = RedisClient.create(resources, redisUri);
             client.setOptions(ClientOptions.builder()
                     .autoReconnect(true)
@@ -242,8 +270,39 @@ public final class RedisLockClient extends ForwardingLockClient {
             try {
                 connection = connectWithHandshakeRetry(client);
                 StatefulRedisPubSubConnection<String, String> pubSub = client.connectPubSub(StringCodec.UTF8);
-                return new RedisLockBackend(client, resources, connection, pubSub, new RedisKeys(keyPrefix), server,
-                        operationTimeout, new ReplicaAcks(minReplicas, replicaAckTimeout));
+                return new RedisLockBackend(RedisTransport.standalone(client, resources, connection, pubSub), new RedisKeys(keyPrefix),
+                        server, operationTimeout, new ReplicaAcks(minReplicas, replicaAckTimeout));
+            } catch (RuntimeException e) {
+                if (connection != null) {
+                    connection.close();
+                }
+                client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+                resources.shutdown(0, 2, TimeUnit.SECONDS);
+                throw connectFailure(server, e);
+            }
+        }
+
+        private RedisLockBackend openCluster(RedisURI seed, String server, ClientResources resources) {
+            RedisClusterClient client = RedisClusterClient.create(resources, seed);
+            client.setOptions(ClusterClientOptions.builder()
+                    .autoReconnect(true)
+                    .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).keepAlive(true).build())
+                    .timeoutOptions(TimeoutOptions.enabled(operationTimeout))
+                    .maxRedirects(5)
+                    // follow failovers and resharding: refresh on MOVED/ASK and reconnects, and every 10 s
+                    .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                            .enableAllAdaptiveRefreshTriggers()
+                            .adaptiveRefreshTriggersTimeout(Duration.ofMillis(500))
+                            .refreshTriggersReconnectAttempts(1)
+                            .enablePeriodicRefresh(Duration.ofSeconds(10))
+                            .build())
+                    .build());
+            StatefulRedisClusterConnection<String, String> connection = null;
+            try {
+                connection = client.connect(StringCodec.UTF8);
+                StatefulRedisClusterPubSubConnection<String, String> pubSub = client.connectPubSub(StringCodec.UTF8);
+                return new RedisLockBackend(RedisTransport.cluster(client, resources, connection, pubSub), new RedisKeys(keyPrefix),
+                        "cluster:" + server, operationTimeout, ReplicaAcks.NONE);
             } catch (RuntimeException e) {
                 if (connection != null) {
                     connection.close();

@@ -2,7 +2,7 @@ package io.distlock.redis;
 
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -35,9 +35,9 @@ final class RedisLockScripts {
         }
     }
 
-    private final RedisAsyncCommands<String, String> commands;
+    private final RedisScriptingAsyncCommands<String, String> commands;
 
-    RedisLockScripts(RedisAsyncCommands<String, String> commands) {
+    RedisLockScripts(RedisScriptingAsyncCommands<String, String> commands) {
         this.commands = commands;
     }
 

@@ -1,8 +1,6 @@
 package io.distlock.redis;
 
 import io.distlock.spi.ReleaseSubscription;
-import io.lettuce.core.pubsub.RedisPubSubAdapter;
-import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -10,26 +8,35 @@ import java.util.concurrent.CopyOnWriteArraySet;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Release notifications over the client's single pub/sub connection: one channel per lock name that
- * has a waiter in this client, subscribed while it has one. Lettuce re-subscribes after a reconnect;
- * messages published while disconnected are lost, which the engine's fallback poll covers.
+ * Release notifications: one channel per lock name that has a waiter in this client, subscribed while
+ * it has one. How a channel is subscribed (SUBSCRIBE on the client's pub/sub connection, or SSUBSCRIBE
+ * on the cluster node that owns the channel's slot) is the {@link Subscriber}'s business; it calls
+ * {@link #deliver} for each message. Messages published while disconnected are lost, which the
+ * engine's fallback poll covers.
  */
 final class ReleaseChannels {
-    private final StatefulRedisPubSubConnection<String, String> connection;
+    /** Subscribes and unsubscribes one channel. */
+    interface Subscriber {
+        CompletableFuture<?> subscribe(String channel);
+
+        void unsubscribe(String channel);
+    }
+
     private final ConcurrentHashMap<String, Set<Runnable>> listeners = new ConcurrentHashMap<>();
     private final ReentrantLock lock = new ReentrantLock();
+    private Subscriber subscriber;
 
-    ReleaseChannels(StatefulRedisPubSubConnection<String, String> connection) {
-        this.connection = connection;
-        connection.addListener(new RedisPubSubAdapter<>() {
-            @Override
-            public void message(String channel, String message) {
-                Set<Runnable> toWake = listeners.get(channel);
-                if (toWake != null) {
-                    toWake.forEach(Runnable::run);
-                }
-            }
-        });
+    /** Sets the subscriber; called once while the backend is built, before any watch. */
+    void subscriber(Subscriber subscriber) {
+        this.subscriber = subscriber;
+    }
+
+    /** Wakes the listeners of a channel on which a message arrived. */
+    void deliver(String channel) {
+        Set<Runnable> toWake = listeners.get(channel);
+        if (toWake != null) {
+            toWake.forEach(Runnable::run);
+        }
     }
 
     CompletableFuture<ReleaseSubscription> watch(String channel, Runnable listener) {
@@ -42,7 +49,7 @@ final class ReleaseChannels {
             if (!first) {
                 return CompletableFuture.completedFuture(subscription);
             }
-            return connection.async().subscribe(channel).toCompletableFuture().thenApply(ignored -> subscription);
+            return subscriber.subscribe(channel).thenApply(ignored -> subscription);
         } finally {
             lock.unlock();
         }
@@ -57,9 +64,7 @@ final class ReleaseChannels {
             }
             if (current.isEmpty()) {
                 listeners.remove(channel);
-                if (connection.isOpen()) {
-                    connection.async().unsubscribe(channel);
-                }
+                subscriber.unsubscribe(channel);
             }
         } finally {
             lock.unlock();

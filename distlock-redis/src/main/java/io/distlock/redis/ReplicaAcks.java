@@ -9,6 +9,7 @@ import java.time.Duration;
  * @param timeout how long WAIT may block
  */
 record ReplicaAcks(int minReplicas, Duration timeout) {
+    static final ReplicaAcks NONE = new ReplicaAcks(0, Duration.ofSeconds(1));
     boolean enabled() {
         return minReplicas > 0;
     }

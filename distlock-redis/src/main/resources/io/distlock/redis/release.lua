@@ -4,6 +4,7 @@
 -- ARGV[1]  owner id of the acquisition being released
 -- ARGV[2]  release notification channel of this lock
 -- ARGV[3]  how long the tombstone keeps the last fencing token, in milliseconds
+-- ARGV[4]  'sharded' to notify with SPUBLISH (Redis Cluster: only the shard of the lock hears it)
 --
 -- Returns 1 if released, 0 if the lock was not held by this owner (expired, taken over, or
 -- force-unlocked); in that case nothing is changed.
@@ -16,5 +17,5 @@ if not sep or string.sub(value, sep + 1) ~= ARGV[1] then
   return 0
 end
 redis.call('SET', KEYS[1], string.sub(value, 1, sep), 'PX', ARGV[3])
-redis.call('PUBLISH', ARGV[2], 'released')
+redis.call(ARGV[4] == 'sharded' and 'SPUBLISH' or 'PUBLISH', ARGV[2], 'released')
 return 1

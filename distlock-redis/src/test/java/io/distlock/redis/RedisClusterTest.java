@@ -1,0 +1,105 @@
+package io.distlock.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.distlock.Lease;
+import io.distlock.LockClient;
+import io.distlock.testkit.Await;
+import io.distlock.testkit.RedisClusterGroup;
+import io.distlock.testkit.RedisServer;
+import io.distlock.testkit.Resp;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** Cluster specifics: sharded wake-ups and a shard's failover. */
+class RedisClusterTest {
+    private static final String KEY = RedisLockClient.DEFAULT_KEY_PREFIX + "{orders}";
+    private static final String CHANNEL = KEY + ":released";
+
+    private static LockClient client(RedisClusterGroup cluster) {
+        return RedisLockClient.builder().uri(cluster.seedUri()).cluster(true).leaseTime(Duration.ofSeconds(10))
+                .operationTimeout(Duration.ofSeconds(2)).build();
+    }
+
+    private static long calls(RedisServer node, String command) {
+        for (String line : Resp.text(node.port(), "INFO", "commandstats").split("\r?\n")) {
+            if (line.startsWith("cmdstat_" + command + ":calls=")) {
+                return Long.parseLong(line.substring(line.indexOf('=') + 1, line.indexOf(',')));
+            }
+        }
+        return 0;
+    }
+
+    @Test
+    void aWaiterIsWokenBySharedPubSubOnTheLocksShardOnly() throws Exception {
+        try (RedisClusterGroup cluster = RedisClusterGroup.launch(); LockClient holder = client(cluster); LockClient waiter = client(cluster)) {
+            RedisServer shard = cluster.masterOf(KEY);
+            Lease lease = holder.getLock("orders").acquire(Duration.ofSeconds(5));
+            CompletableFuture<Lease> waiting = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return waiter.getLock("orders").acquire(Duration.ofSeconds(30));
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            Await.until(Duration.ofSeconds(10), "the waiter subscribed on the lock's shard",
+                    () -> "1".equals(((List<?>) Resp.call(shard.port(), "PUBSUB", "SHARDNUMSUB", CHANNEL)).get(1).toString()));
+
+            lease.close();
+
+            Lease second = waiting.get(20, TimeUnit.SECONDS);
+            assertThat(second.fencingToken()).isGreaterThan(lease.fencingToken());
+            assertThat(calls(shard, "spublish")).as("the release was published on the shard").isPositive();
+            for (RedisServer node : cluster.nodes()) {
+                assertThat(calls(node, "publish")).as("no classic PUBLISH broadcast on %s", node).isZero();
+            }
+            second.close();
+        }
+    }
+
+    @Test
+    void locksKeepWorkingWhenTheMasterOfTheirShardFailsOver() throws Exception {
+        try (RedisClusterGroup cluster = RedisClusterGroup.launch(); LockClient holder = client(cluster); LockClient other = client(cluster)) {
+            Lease lease = holder.getLock("orders").acquire(Duration.ofSeconds(5));
+            RedisServer old = cluster.masterOf(KEY);
+            long written = Long.parseLong(Resp.info(old.port(), "replication", "master_repl_offset"));
+            Await.until(Duration.ofSeconds(10), "the lock reached the shard's replica", () -> cluster.nodes().stream()
+                    .filter(node -> String.valueOf(old.port()).equals(Resp.info(node.port(), "replication", "master_port")))
+                    .anyMatch(node -> Long.parseLong(Resp.info(node.port(), "replication", "slave_repl_offset")) >= written));
+
+            old.kill();
+            Await.until(Duration.ofSeconds(30), "a replica took over the shard", () -> {
+                try {
+                    return cluster.masterOf(KEY) != old;
+                } catch (RuntimeException e) {
+                    return false;
+                }
+            });
+
+            Await.succeeds(Duration.ofSeconds(30), "another client reaches the promoted master and finds the lock held", () -> {
+                assertThat(other.getLock("orders").tryAcquire(Duration.ZERO)).as("the replicated lock is still held").isEmpty();
+                return null;
+            });
+            try (Lease elsewhere = other.getLock("invoices").acquire(Duration.ofSeconds(5))) {
+                assertThat(elsewhere.isValid()).isTrue();
+            }
+            RedisServer promoted = cluster.masterOf(KEY);
+            long before = (Long) Resp.call(promoted.port(), "PTTL", KEY);
+            Await.until(Duration.ofSeconds(20), "the holder renews on the promoted master", () -> (Long) Resp.call(promoted.port(), "PTTL", KEY) > before);
+            assertThat(lease.isValid()).isTrue();
+            lease.close();
+        }
+    }
+
+    @Test
+    void clusterModeRefusesSettingsItCannotHonour() {
+        assertThatThrownBy(() -> RedisLockClient.builder().uri("redis://127.0.0.1:1").cluster(true).minReplicas(1).build())
+                .hasMessageContaining("minReplicas is not supported with cluster(true)");
+        assertThatThrownBy(() -> RedisLockClient.builder().uri("redis-sentinel://127.0.0.1:1#m").cluster(true).build())
+                .hasMessageContaining("seed node");
+    }
+}
