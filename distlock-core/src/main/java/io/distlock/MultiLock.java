@@ -196,28 +196,30 @@ public final class MultiLock implements DistributedLock {
 
     @Override
     public void lock() {
-        List<DistributedLock> locked = new ArrayList<>(parts.size());
-        boolean complete = false;
         try {
-            for (DistributedLock part : parts) {
-                part.lock();
-                locked.add(part);
-            }
-            complete = true;
-        } finally {
-            if (!complete) {
-                unlockAll(locked);
-            }
+            lockEach(DistributedLock::lock);
+        } catch (InterruptedException e) {
+            throw new AssertionError("lock() of a part threw InterruptedException", e); // Lock.lock() never does
         }
     }
 
     @Override
     public void lockInterruptibly() throws InterruptedException {
+        lockEach(DistributedLock::lockInterruptibly);
+    }
+
+    /** How one part is locked by {@link #lockEach}. */
+    private interface PartLocking {
+        void lock(DistributedLock part) throws InterruptedException;
+    }
+
+    /** Locks every part in order; if one fails, unlocks those already locked. */
+    private void lockEach(PartLocking locking) throws InterruptedException {
         List<DistributedLock> locked = new ArrayList<>(parts.size());
         boolean complete = false;
         try {
             for (DistributedLock part : parts) {
-                part.lockInterruptibly();
+                locking.lock(part);
                 locked.add(part);
             }
             complete = true;

@@ -54,15 +54,8 @@ record RedisTransport(RedisClusterAsyncCommands<String, String> commands, Releas
                 }
             }
         });
-        return new RedisTransport(connection.async(), channels, false, false, () -> {
-            try {
-                pubSub.close();
-                connection.close();
-            } finally {
-                client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-                resources.shutdown(0, 2, TimeUnit.SECONDS);
-            }
-        });
+        return new RedisTransport(connection.async(), channels, false, false,
+                closer(pubSub::close, connection::close, () -> client.shutdown(Duration.ZERO, Duration.ofSeconds(2)), resources));
     }
 
     /**
@@ -106,14 +99,20 @@ record RedisTransport(RedisClusterAsyncCommands<String, String> commands, Releas
                 }
             }
         });
-        return new RedisTransport(connection.async(), channels, true, true, () -> {
+        return new RedisTransport(connection.async(), channels, true, true,
+                closer(pubSub::close, connection::close, () -> client.shutdown(Duration.ZERO, Duration.ofSeconds(2)), resources));
+    }
+
+    /** Closes the connections, then (always) the client and its resources. */
+    private static Runnable closer(Runnable closePubSub, Runnable closeConnection, Runnable shutdownClient, ClientResources resources) {
+        return () -> {
             try {
-                pubSub.close();
-                connection.close();
+                closePubSub.run();
+                closeConnection.run();
             } finally {
-                client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+                shutdownClient.run();
                 resources.shutdown(0, 2, TimeUnit.SECONDS);
             }
-        });
+        };
     }
 }

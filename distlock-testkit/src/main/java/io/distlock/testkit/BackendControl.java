@@ -23,4 +23,38 @@ public interface BackendControl {
 
     /** Thaws a paused server (SIGCONT). */
     void resume();
+
+    /**
+     * Returns a control that applies each action to every part in turn (a cluster, RedLock's nodes),
+     * and runs {@code afterStart} once all parts are started again (e.g. to wait until a cluster is healthy).
+     */
+    static BackendControl allOf(java.util.List<? extends BackendControl> parts, Runnable afterStart) {
+        return new BackendControl() {
+            @Override
+            public void stop() {
+                parts.forEach(BackendControl::stop);
+            }
+
+            @Override
+            public void kill() {
+                parts.forEach(BackendControl::kill);
+            }
+
+            @Override
+            public void start() {
+                parts.forEach(BackendControl::start);
+                afterStart.run();
+            }
+
+            @Override
+            public void pause() {
+                parts.forEach(BackendControl::pause);
+            }
+
+            @Override
+            public void resume() {
+                parts.forEach(BackendControl::resume);
+            }
+        };
+    }
 }

@@ -100,35 +100,9 @@ public final class RedisClusterGroup implements AutoCloseable {
         throw new IllegalStateException("no running master serves slot " + slot);
     }
 
-    /** Stop, kill, start, pause and resume applied to every node. */
+    /** Stop, kill, start, pause and resume applied to every node; start waits until the cluster is healthy. */
     public BackendControl control() {
-        return new BackendControl() {
-            @Override
-            public void stop() {
-                nodes.forEach(RedisServer::stop);
-            }
-
-            @Override
-            public void kill() {
-                nodes.forEach(RedisServer::kill);
-            }
-
-            @Override
-            public void start() {
-                nodes.forEach(RedisServer::start);
-                awaitHealthy(Duration.ofSeconds(60));
-            }
-
-            @Override
-            public void pause() {
-                nodes.forEach(RedisServer::pause);
-            }
-
-            @Override
-            public void resume() {
-                nodes.forEach(RedisServer::resume);
-            }
-        };
+        return BackendControl.allOf(nodes, () -> awaitHealthy(Duration.ofSeconds(60)));
     }
 
     @Override
