@@ -45,7 +45,8 @@ import org.jspecify.annotations.Nullable;
  * <p>Each lock is one key, {@code <prefix>{<name>}} (default prefix {@code distlock:}), whose value
  * is {@code <fencing token>:<owner id>} and whose PX expiry is the lease. Releases publish on
  * {@code <prefix>{<name>}:released}. An ACL user needs {@code ~<prefix>*}, {@code &<prefix>*} and the
- * commands EVALSHA, EVAL, GET, SUBSCRIBE, UNSUBSCRIBE. See docs/guarantees.md for what holds under
+ * commands EVALSHA, EVAL, GET, SUBSCRIBE, UNSUBSCRIBE (on a Cluster SSUBSCRIBE, SUNSUBSCRIBE and CLUSTER
+ * for topology discovery; with {@code minReplicas}, WAIT). See docs/guarantees.md for what holds under
  * pauses, crashes, restarts and failover.
  */
 public final class RedisLockClient extends ForwardingLockClient {
