@@ -3,7 +3,7 @@ package io.distlock.redis;
 import io.distlock.BackendUnavailableException;
 import io.distlock.LockClient;
 import io.distlock.LockOptions;
-import io.distlock.spi.EngineSettings;
+import io.distlock.spi.ClientBuilder;
 import io.distlock.spi.ForwardingLockClient;
 import io.distlock.spi.LockEngine;
 import java.time.Duration;
@@ -65,16 +65,21 @@ public final class RedLockClient extends ForwardingLockClient {
     }
 
     /** Builds a {@link RedLockClient}; every setter validates its argument at once. */
-    public static final class Builder {
+    public static final class Builder extends ClientBuilder<Builder> {
         private List<String> uris = List.of();
         private String keyPrefix = RedisLockClient.DEFAULT_KEY_PREFIX;
-        private LockOptions lockOptions = LockOptions.defaults();
         private Duration nodeTimeout = DEFAULT_NODE_TIMEOUT;
-        private Duration operationTimeout = RedisLockClient.DEFAULT_OPERATION_TIMEOUT;
         private Duration connectTimeout = RedisLockClient.DEFAULT_OPERATION_TIMEOUT;
-        private Duration fallbackPoll = EngineSettings.DEFAULT_FALLBACK_POLL;
 
-        private Builder() {}
+        /** Defaults: {@link LockOptions#defaults()}, operation timeout 3 s. */
+        private Builder() {
+            super(LockOptions.defaults(), RedisLockClient.DEFAULT_OPERATION_TIMEOUT);
+        }
+
+        @Override
+        protected Builder self() {
+            return this;
+        }
 
         /** Sets the URIs of the independent masters (at least 3; an odd number is best). */
         public Builder uris(List<String> uris) {
@@ -98,42 +103,15 @@ public final class RedLockClient extends ForwardingLockClient {
             return this;
         }
 
-        /** Sets the options of {@code getLock(name)} (default {@link LockOptions#defaults()}). */
-        public Builder lockOptions(LockOptions lockOptions) {
-            if (lockOptions == null) {
-                throw new IllegalArgumentException("lockOptions must not be null");
-            }
-            this.lockOptions = lockOptions;
-            return this;
-        }
-
-        /** Sets the lease time of {@code getLock(name)}. */
-        public Builder leaseTime(Duration leaseTime) {
-            this.lockOptions = lockOptions.toBuilder().leaseTime(leaseTime).build();
-            return this;
-        }
-
         /** Sets how long each node may take to answer one request (default 50 ms); must be well below the lease. */
         public Builder nodeTimeout(Duration nodeTimeout) {
             this.nodeTimeout = positive(nodeTimeout, "nodeTimeout");
             return this;
         }
 
-        /** Sets how long one whole operation may take before it fails (default 3 s). */
-        public Builder operationTimeout(Duration operationTimeout) {
-            this.operationTimeout = positive(operationTimeout, "operationTimeout");
-            return this;
-        }
-
         /** Sets how long connecting to each node may take (default 3 s). */
         public Builder connectTimeout(Duration connectTimeout) {
             this.connectTimeout = positive(connectTimeout, "connectTimeout");
-            return this;
-        }
-
-        /** Sets the longest a waiter sleeps without a release notification (default 1 s). */
-        public Builder fallbackPoll(Duration fallbackPoll) {
-            this.fallbackPoll = positive(fallbackPoll, "fallbackPoll");
             return this;
         }
 
@@ -147,33 +125,25 @@ public final class RedLockClient extends ForwardingLockClient {
             if (uris.isEmpty()) {
                 throw new IllegalArgumentException("uris must be set");
             }
-            if (nodeTimeout.multipliedBy(10).compareTo(lockOptions.leaseTime()) > 0) {
+            if (nodeTimeout.multipliedBy(10).compareTo(lockOptions().leaseTime()) > 0) {
                 throw new IllegalArgumentException("nodeTimeout (" + nodeTimeout + ") must be at most a tenth of the lease time ("
-                        + lockOptions.leaseTime() + "): the time spent asking the nodes is taken from the lease");
+                        + lockOptions().leaseTime() + "): the time spent asking the nodes is taken from the lease");
             }
-            if (nodeTimeout.compareTo(operationTimeout) >= 0) {
-                throw new IllegalArgumentException("nodeTimeout (" + nodeTimeout + ") must be below the operationTimeout (" + operationTimeout + ")");
+            if (nodeTimeout.compareTo(operationTimeout()) >= 0) {
+                throw new IllegalArgumentException("nodeTimeout (" + nodeTimeout + ") must be below the operationTimeout (" + operationTimeout() + ")");
             }
             List<RedisLockBackend> nodes = new ArrayList<>();
             try {
                 for (String uri : uris) {
-                    nodes.add(RedisLockClient.builder().uri(uri).keyPrefix(keyPrefix).operationTimeout(operationTimeout)
+                    nodes.add(RedisLockClient.builder().uri(uri).keyPrefix(keyPrefix).operationTimeout(operationTimeout())
                             .connectTimeout(connectTimeout).openBackend());
                 }
-                RedLockBackend backend = new RedLockBackend(nodes, nodeTimeout, operationTimeout);
-                EngineSettings settings = new EngineSettings(lockOptions, fallbackPoll, "distlock-redlock");
-                return new RedLockClient(LockEngine.newClient(backend, settings), backend.describe());
+                RedLockBackend backend = new RedLockBackend(nodes, nodeTimeout, operationTimeout());
+                return new RedLockClient(LockEngine.newClient(backend, engineSettings("distlock-redlock")), backend.describe());
             } catch (RuntimeException e) {
                 nodes.forEach(RedisLockBackend::close);
                 throw e;
             }
-        }
-
-        private static Duration positive(Duration value, String what) {
-            if (value == null || value.isNegative() || value.isZero()) {
-                throw new IllegalArgumentException(what + " must be positive, was " + value);
-            }
-            return value;
         }
     }
 }

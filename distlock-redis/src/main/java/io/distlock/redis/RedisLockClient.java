@@ -4,7 +4,7 @@ import io.distlock.BackendUnavailableException;
 import io.distlock.LockClient;
 import io.distlock.LockException;
 import io.distlock.LockOptions;
-import io.distlock.spi.EngineSettings;
+import io.distlock.spi.ClientBuilder;
 import io.distlock.spi.ForwardingLockClient;
 import io.distlock.spi.LockEngine;
 import io.lettuce.core.ClientOptions;
@@ -92,19 +92,24 @@ public final class RedisLockClient extends ForwardingLockClient {
     }
 
     /** Builds a {@link RedisLockClient}; every setter validates its argument at once. */
-    public static final class Builder {
+    public static final class Builder extends ClientBuilder<Builder> {
         private @Nullable String uri;
         private String keyPrefix = DEFAULT_KEY_PREFIX;
-        private LockOptions lockOptions = LockOptions.defaults();
-        private Duration operationTimeout = DEFAULT_OPERATION_TIMEOUT;
         private Duration connectTimeout = DEFAULT_OPERATION_TIMEOUT;
-        private Duration fallbackPoll = EngineSettings.DEFAULT_FALLBACK_POLL;
         private @Nullable String clientName;
         private int minReplicas;
         private boolean cluster;
         private Duration replicaAckTimeout = Duration.ofSeconds(1);
 
-        private Builder() {}
+        /** Defaults: {@link LockOptions#defaults()}, operation timeout 3 s. */
+        private Builder() {
+            super(LockOptions.defaults(), DEFAULT_OPERATION_TIMEOUT);
+        }
+
+        @Override
+        protected Builder self() {
+            return this;
+        }
 
         /**
          * Sets the Redis URI (required): {@code redis://[user:password@]host[:port][/db]}, {@code rediss://...} for
@@ -132,36 +137,9 @@ public final class RedisLockClient extends ForwardingLockClient {
             return this;
         }
 
-        /** Sets the options of {@code getLock(name)} (default {@link LockOptions#defaults()}). */
-        public Builder lockOptions(LockOptions lockOptions) {
-            if (lockOptions == null) {
-                throw new IllegalArgumentException("lockOptions must not be null");
-            }
-            this.lockOptions = lockOptions;
-            return this;
-        }
-
-        /** Sets the lease time of {@code getLock(name)}; shorthand for {@link #lockOptions}. */
-        public Builder leaseTime(Duration leaseTime) {
-            this.lockOptions = lockOptions.toBuilder().leaseTime(leaseTime).build();
-            return this;
-        }
-
-        /** Sets how long one Redis command may take before it fails with BackendUnavailableException (default 3 s). */
-        public Builder operationTimeout(Duration operationTimeout) {
-            this.operationTimeout = positive(operationTimeout, "operationTimeout");
-            return this;
-        }
-
         /** Sets how long connecting may take (default 3 s). */
         public Builder connectTimeout(Duration connectTimeout) {
             this.connectTimeout = positive(connectTimeout, "connectTimeout");
-            return this;
-        }
-
-        /** Sets the longest a waiter sleeps without a release notification before asking Redis again (default 1 s). */
-        public Builder fallbackPoll(Duration fallbackPoll) {
-            this.fallbackPoll = positive(fallbackPoll, "fallbackPoll");
             return this;
         }
 
@@ -219,8 +197,7 @@ public final class RedisLockClient extends ForwardingLockClient {
         public RedisLockClient build() {
             RedisLockBackend backend = openBackend();
             try {
-                EngineSettings settings = new EngineSettings(lockOptions, fallbackPoll, "distlock-redis");
-                return new RedisLockClient(LockEngine.newClient(backend, settings), backend.describe(), keyPrefix);
+                return new RedisLockClient(LockEngine.newClient(backend, engineSettings("distlock-redis")), backend.describe(), keyPrefix);
             } catch (RuntimeException e) {
                 backend.close();
                 throw e;
@@ -232,9 +209,9 @@ public final class RedisLockClient extends ForwardingLockClient {
             if (uri == null) {
                 throw new IllegalArgumentException("uri must be set");
             }
-            if (minReplicas > 0 && replicaAckTimeout.multipliedBy(2).compareTo(operationTimeout) > 0) {
+            if (minReplicas > 0 && replicaAckTimeout.multipliedBy(2).compareTo(operationTimeout()) > 0) {
                 throw new IllegalArgumentException("replicaAckTimeout (" + replicaAckTimeout + ") must be at most half the operationTimeout ("
-                        + operationTimeout + "): an acknowledged write needs the command, WAIT and a possible rollback to fit in it");
+                        + operationTimeout() + "): an acknowledged write needs the command, WAIT and a possible rollback to fit in it");
             }
             if (cluster && minReplicas > 0) {
                 throw new IllegalArgumentException("minReplicas is not supported with cluster(true): WAIT would have to go to the "
@@ -249,7 +226,7 @@ public final class RedisLockClient extends ForwardingLockClient {
             } catch (RuntimeException e) {
                 throw new IllegalArgumentException("cannot parse Redis uri '" + mask(uri) + "': " + e.getMessage(), e);
             }
-            redisUri.setTimeout(operationTimeout);
+            redisUri.setTimeout(operationTimeout());
             if (clientName != null) {
                 redisUri.setClientName(clientName);
             }
@@ -265,14 +242,14 @@ public final class RedisLockClient extends ForwardingLockClient {
             client.setOptions(ClientOptions.builder()
                     .autoReconnect(true)
                     .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).keepAlive(true).build())
-                    .timeoutOptions(TimeoutOptions.enabled(operationTimeout))
+                    .timeoutOptions(TimeoutOptions.enabled(operationTimeout()))
                     .build());
             StatefulRedisConnection<String, String> connection = null;
             try {
                 connection = connectWithHandshakeRetry(client);
                 StatefulRedisPubSubConnection<String, String> pubSub = client.connectPubSub(StringCodec.UTF8);
                 return new RedisLockBackend(RedisTransport.standalone(client, resources, connection, pubSub), new RedisKeys(keyPrefix),
-                        server, operationTimeout, new ReplicaAcks(minReplicas, replicaAckTimeout));
+                        server, operationTimeout(), new ReplicaAcks(minReplicas, replicaAckTimeout));
             } catch (RuntimeException e) {
                 if (connection != null) {
                     connection.close();
@@ -288,7 +265,7 @@ public final class RedisLockClient extends ForwardingLockClient {
             client.setOptions(ClusterClientOptions.builder()
                     .autoReconnect(true)
                     .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).keepAlive(true).build())
-                    .timeoutOptions(TimeoutOptions.enabled(operationTimeout))
+                    .timeoutOptions(TimeoutOptions.enabled(operationTimeout()))
                     .maxRedirects(5)
                     // follow failovers and resharding: refresh on MOVED/ASK and reconnects, and every 10 s
                     .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
@@ -303,7 +280,7 @@ public final class RedisLockClient extends ForwardingLockClient {
                 connection = client.connect(StringCodec.UTF8);
                 StatefulRedisClusterPubSubConnection<String, String> pubSub = client.connectPubSub(StringCodec.UTF8);
                 return new RedisLockBackend(RedisTransport.cluster(client, resources, connection, pubSub), new RedisKeys(keyPrefix),
-                        "cluster:" + server, operationTimeout, ReplicaAcks.NONE);
+                        "cluster:" + server, operationTimeout(), ReplicaAcks.NONE);
             } catch (RuntimeException e) {
                 if (connection != null) {
                     connection.close();
@@ -351,13 +328,6 @@ public final class RedisLockClient extends ForwardingLockClient {
                 return new BackendUnavailableException("cannot connect to Redis at " + server + " within " + connectTimeout + ": " + detail, e);
             }
             return e;
-        }
-
-        private static Duration positive(Duration value, String what) {
-            if (value == null || value.isNegative() || value.isZero()) {
-                throw new IllegalArgumentException(what + " must be positive, was " + value);
-            }
-            return value;
         }
 
         private static String describe(RedisURI uri) {

@@ -3,7 +3,7 @@ package io.distlock.zookeeper;
 import io.distlock.BackendUnavailableException;
 import io.distlock.LockClient;
 import io.distlock.LockOptions;
-import io.distlock.spi.EngineSettings;
+import io.distlock.spi.ClientBuilder;
 import io.distlock.spi.ForwardingLockClient;
 import io.distlock.spi.LockEngine;
 import java.nio.charset.StandardCharsets;
@@ -78,18 +78,24 @@ public final class ZooKeeperLockClient extends ForwardingLockClient {
     }
 
     /** Builds a {@link ZooKeeperLockClient}; every setter validates its argument at once. */
-    public static final class Builder {
+    public static final class Builder extends ClientBuilder<Builder> {
         private @Nullable String connectString;
         private @Nullable CuratorFramework curator;
         private String namespace = DEFAULT_NAMESPACE;
         private Duration sessionTimeout = DEFAULT_SESSION_TIMEOUT;
         private Duration connectionTimeout = DEFAULT_TIMEOUT;
-        private Duration operationTimeout = DEFAULT_TIMEOUT;
-        private LockOptions lockOptions = LockOptions.builder().leaseTime(DEFAULT_SESSION_TIMEOUT).build();
         private @Nullable String digest;
         private boolean waitForReconnect;
 
-        private Builder() {}
+        /** Defaults: lease time = session timeout (renewed), operation timeout 3 s. */
+        private Builder() {
+            super(LockOptions.builder().leaseTime(DEFAULT_SESSION_TIMEOUT).build(), DEFAULT_TIMEOUT);
+        }
+
+        @Override
+        protected Builder self() {
+            return this;
+        }
 
         /** Sets the ensemble, {@code host:port[,host:port...]}; or use {@link #curator}. */
         public Builder connectString(String connectString) {
@@ -131,21 +137,6 @@ public final class ZooKeeperLockClient extends ForwardingLockClient {
         /** Sets how long connecting may take (default 3 s). */
         public Builder connectionTimeout(Duration connectionTimeout) {
             this.connectionTimeout = positive(connectionTimeout, "connectionTimeout");
-            return this;
-        }
-
-        /** Sets how long one operation may take before it fails with BackendUnavailableException (default 3 s). */
-        public Builder operationTimeout(Duration operationTimeout) {
-            this.operationTimeout = positive(operationTimeout, "operationTimeout");
-            return this;
-        }
-
-        /** Sets the options of {@code getLock(name)} (default: lease time = session timeout, renewed). */
-        public Builder lockOptions(LockOptions lockOptions) {
-            if (lockOptions == null) {
-                throw new IllegalArgumentException("lockOptions must not be null");
-            }
-            this.lockOptions = lockOptions;
             return this;
         }
 
@@ -214,16 +205,8 @@ public final class ZooKeeperLockClient extends ForwardingLockClient {
                 }
                 ensemble = client.getZookeeperClient().getCurrentConnectionString();
             }
-            ZooKeeperLockBackend backend = new ZooKeeperLockBackend(client, owns, ensemble, operationTimeout, !waitForReconnect);
-            EngineSettings settings = new EngineSettings(lockOptions, EngineSettings.DEFAULT_FALLBACK_POLL, "distlock-zookeeper");
-            return new ZooKeeperLockClient(LockEngine.newClient(backend, settings), backend.describe());
-        }
-
-        private static Duration positive(Duration value, String what) {
-            if (value == null || value.isNegative() || value.isZero()) {
-                throw new IllegalArgumentException(what + " must be positive, was " + value);
-            }
-            return value;
+            ZooKeeperLockBackend backend = new ZooKeeperLockBackend(client, owns, ensemble, operationTimeout(), !waitForReconnect);
+            return new ZooKeeperLockClient(LockEngine.newClient(backend, engineSettings("distlock-zookeeper")), backend.describe());
         }
     }
 

@@ -1,0 +1,75 @@
+package io.distlock.spi;
+
+import io.distlock.LockOptions;
+import java.time.Duration;
+
+/**
+ * The settings every backend's client builder shares: default lock options, operation timeout and
+ * fallback poll, each validated when set. Backend builders extend it with their own connection settings.
+ *
+ * @param <B> the concrete builder, returned by every setter for chaining
+ */
+public abstract class ClientBuilder<B extends ClientBuilder<B>> {
+    private LockOptions lockOptions;
+    private Duration operationTimeout;
+    private Duration fallbackPoll = EngineSettings.DEFAULT_FALLBACK_POLL;
+
+    /** Starts with the backend's defaults. */
+    protected ClientBuilder(LockOptions defaultOptions, Duration defaultOperationTimeout) {
+        this.lockOptions = defaultOptions;
+        this.operationTimeout = defaultOperationTimeout;
+    }
+
+    /** Returns this builder as its concrete type. */
+    protected abstract B self();
+
+    /** Sets the options of {@code getLock(name)}. */
+    public B lockOptions(LockOptions lockOptions) {
+        if (lockOptions == null) {
+            throw new IllegalArgumentException("lockOptions must not be null");
+        }
+        this.lockOptions = lockOptions;
+        return self();
+    }
+
+    /** Sets the lease time of {@code getLock(name)}; shorthand for {@link #lockOptions}. */
+    public B leaseTime(Duration leaseTime) {
+        this.lockOptions = lockOptions.toBuilder().leaseTime(leaseTime).build();
+        return self();
+    }
+
+    /** Sets how long one backend operation may take before it fails with BackendUnavailableException. */
+    public B operationTimeout(Duration operationTimeout) {
+        this.operationTimeout = positive(operationTimeout, "operationTimeout");
+        return self();
+    }
+
+    /** Sets the longest a waiter sleeps without a notification before asking the backend again (default 1 s). */
+    public B fallbackPoll(Duration fallbackPoll) {
+        this.fallbackPoll = positive(fallbackPoll, "fallbackPoll");
+        return self();
+    }
+
+    /** Returns the lock options set so far. */
+    protected LockOptions lockOptions() {
+        return lockOptions;
+    }
+
+    /** Returns the operation timeout set so far. */
+    protected Duration operationTimeout() {
+        return operationTimeout;
+    }
+
+    /** Returns the engine settings for these options, with the backend's thread name prefix. */
+    protected EngineSettings engineSettings(String threadNamePrefix) {
+        return new EngineSettings(lockOptions, fallbackPoll, threadNamePrefix);
+    }
+
+    /** Returns {@code value} if it is a positive duration; otherwise throws naming {@code what}. */
+    protected static Duration positive(Duration value, String what) {
+        if (value == null || value.isNegative() || value.isZero()) {
+            throw new IllegalArgumentException(what + " must be positive, was " + value);
+        }
+        return value;
+    }
+}
