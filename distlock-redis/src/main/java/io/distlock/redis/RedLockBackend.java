@@ -8,8 +8,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
@@ -28,7 +30,14 @@ final class RedLockBackend implements LockBackend {
      * again in lockstep. Fewer than a majority of answers is an outage, not "busy".
      *
      * Renew: every node; success when a majority renews within the validity. Release: every node.
+     *
+     * Each attempt writes under its own node owner id (the engine's owner id plus an attempt number):
+     * the late grant of a failed attempt is released under that attempt's id, so it can never delete
+     * the grant of a later attempt of the same acquisition on a slow node. The winning attempt's id is
+     * remembered for renewals and the release.
      */
+    private final ConcurrentHashMap<String, String> heldAs = new ConcurrentHashMap<>();
+    private final AtomicLong attempts = new AtomicLong();
     private final List<RedisLockBackend> nodes;
     private final int quorum;
     private final long nodeTimeoutNanos;
@@ -83,11 +92,23 @@ final class RedLockBackend implements LockBackend {
         return leaseTime.toNanos() / 100 + TimeUnit.MILLISECONDS.toNanos(2);
     }
 
+    private static String key(String name, String ownerId) {
+        return name + '\u0000' + ownerId;
+    }
+
+    /** The node owner id the acquisition of {@code ownerId} holds {@code name} under, if it does. */
+    private @Nullable String heldAs(String name, String ownerId) {
+        return heldAs.get(key(name, ownerId));
+    }
+
     @Override
     public CompletableFuture<AcquireResult> tryAcquire(String name, String ownerId, Duration leaseTime) {
         long start = System.nanoTime();
+        String held = heldAs(name, ownerId);
+        // a retried request of an acquisition that already won extends that grant; otherwise a fresh attempt id
+        String attemptOwner = held != null ? held : ownerId + "." + Long.toString(attempts.incrementAndGet(), 36);
         List<CompletableFuture<AcquireResult>> raw = new ArrayList<>();
-        return askAll(node -> node.tryAcquire(name, ownerId, leaseTime), raw).thenApply(answers -> {
+        return askAll(node -> node.tryAcquire(name, attemptOwner, leaseTime), raw).thenApply(answers -> {
             int granted = 0;
             int answered = 0;
             long token = 0;
@@ -106,9 +127,12 @@ final class RedLockBackend implements LockBackend {
             }
             long validity = leaseTime.toNanos() - (System.nanoTime() - start) - driftNanos(leaseTime);
             if (granted >= quorum && validity > 0) {
+                heldAs.put(key(name, ownerId), attemptOwner);
                 return AcquireResult.granted(token);
             }
-            releaseEverywhere(name, ownerId, raw);
+            if (held == null) {
+                releaseEverywhere(name, attemptOwner, raw);
+            }
             if (answered < quorum) {
                 throw new BackendUnavailableException("acquire of lock '" + name + "': only " + answered + " of " + nodes.size()
                         + " RedLock nodes answered within the node timeout of " + Duration.ofNanos(nodeTimeoutNanos).toMillis()
@@ -159,7 +183,11 @@ final class RedLockBackend implements LockBackend {
     @Override
     public CompletableFuture<Boolean> renew(String name, String ownerId, Duration leaseTime) {
         long start = System.nanoTime();
-        return askAll(node -> node.renew(name, ownerId, leaseTime), new ArrayList<>()).thenApply(answers -> {
+        String nodeOwner = heldAs(name, ownerId);
+        if (nodeOwner == null) {
+            return CompletableFuture.completedFuture(false);
+        }
+        return askAll(node -> node.renew(name, nodeOwner, leaseTime), new ArrayList<>()).thenApply(answers -> {
             int renewed = 0;
             int notHeld = 0;
             for (Answer<Boolean> answer : answers) {
@@ -185,7 +213,11 @@ final class RedLockBackend implements LockBackend {
 
     @Override
     public CompletableFuture<Boolean> release(String name, String ownerId) {
-        return askAll(node -> node.release(name, ownerId), new ArrayList<>()).thenApply(answers -> {
+        String nodeOwner = heldAs.remove(key(name, ownerId));
+        if (nodeOwner == null) {
+            return CompletableFuture.completedFuture(false); // never won, or already released
+        }
+        return askAll(node -> node.release(name, nodeOwner), new ArrayList<>()).thenApply(answers -> {
             int released = 0;
             int answered = 0;
             for (Answer<Boolean> answer : answers) {

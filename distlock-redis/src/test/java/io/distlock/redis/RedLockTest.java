@@ -106,6 +106,47 @@ class RedLockTest {
     }
 
     @Test
+    void aLateGrantOfAFailedAttemptIsReleasedWithoutTouchingTheNextAttempt() throws Exception {
+        List<TcpProxy> proxies = new ArrayList<>();
+        List<RedisLockBackend> backends = new ArrayList<>();
+        try {
+            for (RedisServer node : nodes) {
+                TcpProxy proxy = TcpProxy.to(node.port());
+                proxies.add(proxy);
+                backends.add(RedisLockClient.builder().uri("redis://127.0.0.1:" + proxy.port()).openBackend());
+            }
+            RedLockBackend redLock = new RedLockBackend(backends, Duration.ofMillis(250), Duration.ofSeconds(3));
+            // nodes 3 and 4 are held by someone else; node 2 answers late
+            backends.get(3).tryAcquire("orders", "other", Duration.ofSeconds(10)).get();
+            backends.get(4).tryAcquire("orders", "other", Duration.ofSeconds(10)).get();
+            proxies.get(2).delay(Duration.ofMillis(300));
+
+            AcquireResult first = redLock.tryAcquire("orders", "me", Duration.ofSeconds(5)).get();
+            assertThat(first.granted()).as("2 grants, 2 busy, 1 late: no majority").isFalse();
+            proxies.get(2).delay(Duration.ZERO);
+
+            // The same acquisition tries again at once. Node 2 runs the first attempt's acquire, then this
+            // one's, then the first attempt's late release. Counting node 2 here would be a majority of
+            // three that the release then takes away: only two nodes would really hold the lock.
+            AcquireResult second = redLock.tryAcquire("orders", "me", Duration.ofSeconds(5)).get();
+            io.distlock.testkit.Await.until(Duration.ofSeconds(5), "node 2 ran the first attempt's late release",
+                    () -> !RedisLockBackend.isHeldValue((String) Resp.call(nodes.get(2).port(), "GET", KEY)));
+
+            assertThat(second.granted()).as("no majority really holds it, so it must not be granted").isFalse();
+            assertThat(nodesHolding()).as("only the other owner's two nodes hold the lock").isEqualTo(2);
+            backends.get(3).release("orders", "other").get();
+            backends.get(4).release("orders", "other").get();
+            assertThat(redLock.tryAcquire("orders", "me", Duration.ofSeconds(5)).get().granted()).isTrue();
+            assertThat(nodesHolding()).isEqualTo(5);
+            assertThat(redLock.release("orders", "me").get()).isTrue();
+            assertThat(nodesHolding()).isZero();
+        } finally {
+            backends.forEach(RedisLockBackend::close);
+            proxies.forEach(TcpProxy::close);
+        }
+    }
+
+    @Test
     void badSettingsAreRefusedWithTheReason() {
         assertThatThrownBy(() -> RedLockClient.create("redis://127.0.0.1:1", "redis://127.0.0.1:2"))
                 .hasMessageContaining("at least 3 independent Redis masters, got 2");
