@@ -11,6 +11,7 @@ import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -63,6 +64,7 @@ final class RedisLockBackend implements LockBackend, BatchRenewal {
 
     @Override
     public CompletableFuture<AcquireResult> tryAcquire(String name, String ownerId, Duration leaseTime) {
+        long connects = transport.connects().get();
         CompletableFuture<List<Object>> reply = scripts.run(Script.ACQUIRE, new String[] {keys.lockKey(name)},
                 ownerId, Long.toString(leaseTime.toMillis()));
         CompletableFuture<AcquireResult> result = map(reply, "acquire", name, values -> {
@@ -74,7 +76,7 @@ final class RedisLockBackend implements LockBackend, BatchRenewal {
             return result;
         }
         return result.thenCompose(acquired -> !acquired.granted() ? CompletableFuture.completedFuture(acquired)
-                : replicated().thenCompose(replicas -> {
+                : replicated(connects).thenCompose(replicas -> {
                     if (replicas >= acks.minReplicas()) {
                         return CompletableFuture.completedFuture(acquired);
                     }
@@ -85,10 +87,14 @@ final class RedisLockBackend implements LockBackend, BatchRenewal {
                 }));
     }
 
-    /** Waits for the replicas after this connection's writes; -1 if WAIT itself failed. */
-    private CompletableFuture<Long> replicated() {
+    /**
+     * Waits for the replicas after this connection's writes; -1 if WAIT failed, or if the client
+     * reconnected since {@code connectsBefore} (the write was sent: then WAIT may run on a new connection
+     * that cannot see it, possibly to a new master, and its answer would mean nothing).
+     */
+    private CompletableFuture<Long> replicated(long connectsBefore) {
         return commands.waitForReplication(acks.minReplicas(), acks.timeout().toMillis()).toCompletableFuture()
-                .handle((count, error) -> error != null || count == null ? -1L : count);
+                .handle((count, error) -> error != null || count == null || transport.connects().get() != connectsBefore ? -1L : count);
     }
 
     private BackendUnavailableException notAcknowledged(String operation, String name, long replicas, String outcome) {
@@ -97,12 +103,12 @@ final class RedisLockBackend implements LockBackend, BatchRenewal {
                 + " required (minReplicas); " + outcome, null);
     }
 
-    /** Fails the write unless enough replicas acknowledge it. */
-    private <T> CompletableFuture<T> acknowledged(CompletableFuture<T> write, String operation, String name) {
+    /** Fails the write unless enough replicas acknowledge it; {@code connectsBefore} is read before the write is sent. */
+    private <T> CompletableFuture<T> acknowledged(long connectsBefore, CompletableFuture<T> write, String operation, String name) {
         if (!acks.enabled()) {
             return write;
         }
-        return write.thenCompose(value -> replicated().thenApply(replicas -> {
+        return write.thenCompose(value -> replicated(connectsBefore).thenApply(replicas -> {
             if (replicas < acks.minReplicas()) {
                 throw notAcknowledged(operation, name, replicas, "the write was made on the master but may not survive a failover");
             }
@@ -134,13 +140,15 @@ final class RedisLockBackend implements LockBackend, BatchRenewal {
         List<CompletableFuture<Void>> calls = new ArrayList<>();
         for (List<Integer> indexes : bySlot.values()) {
             List<RenewalRequest> group = indexes.stream().map(requests::get).toList();
-            calls.add(renewInOneScript(group).thenAccept(results -> {
-                for (int i = 0; i < indexes.size(); i++) {
+            // a failed slot (its shard failing over) leaves nulls, which the watchdog retries; other slots still count
+            calls.add(renewInOneScript(group).handle((results, error) -> {
+                for (int i = 0; results != null && i < indexes.size(); i++) {
                     renewed[indexes.get(i)] = results.get(i);
                 }
+                return null;
             }));
         }
-        return CompletableFuture.allOf(calls.toArray(new CompletableFuture<?>[0])).thenApply(ignored -> List.of(renewed));
+        return CompletableFuture.allOf(calls.toArray(new CompletableFuture<?>[0])).thenApply(ignored -> Arrays.asList(renewed));
     }
 
     private CompletableFuture<List<Boolean>> renewInOneScript(List<RenewalRequest> requests) {
@@ -152,9 +160,10 @@ final class RedisLockBackend implements LockBackend, BatchRenewal {
             args[2 * i] = request.ownerId();
             args[2 * i + 1] = Long.toString(request.leaseTime().toMillis());
         }
+        long connects = transport.connects().get();
         CompletableFuture<List<Object>> reply = scripts.run(Script.RENEW, lockKeys, args);
         String what = requests.size() == 1 ? requests.get(0).name() : requests.size() + " locks";
-        return acknowledged(map(reply, "renewal", what, result -> {
+        return acknowledged(connects, map(reply, "renewal", what, result -> {
             List<Boolean> renewed = new ArrayList<>(result.size());
             for (Object one : result) {
                 renewed.add(((Long) one) == 1L);
@@ -165,7 +174,8 @@ final class RedisLockBackend implements LockBackend, BatchRenewal {
 
     @Override
     public CompletableFuture<Boolean> release(String name, String ownerId) {
-        return acknowledged(releaseOnMaster(name, ownerId), "release", name);
+        long connects = transport.connects().get();
+        return acknowledged(connects, releaseOnMaster(name, ownerId), "release", name);
     }
 
     private CompletableFuture<Boolean> releaseOnMaster(String name, String ownerId) {
@@ -176,9 +186,10 @@ final class RedisLockBackend implements LockBackend, BatchRenewal {
 
     @Override
     public CompletableFuture<Boolean> forceRelease(String name) {
+        long connects = transport.connects().get();
         CompletableFuture<Long> reply = scripts.run(Script.FORCE_UNLOCK, new String[] {keys.lockKey(name)},
                 keys.releaseChannel(name), tokenMemoryMillis, notify);
-        return acknowledged(map(reply, "forceUnlock", name, released -> released == 1L), "forceUnlock", name);
+        return acknowledged(connects, map(reply, "forceUnlock", name, released -> released == 1L), "forceUnlock", name);
     }
 
     @Override

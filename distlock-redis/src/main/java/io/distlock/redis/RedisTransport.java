@@ -1,6 +1,8 @@
 package io.distlock.redis;
 
+import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
@@ -11,12 +13,14 @@ import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
+import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The Lettuce side of a backend: the command interface (one multiplexed connection, or a cluster
@@ -27,13 +31,23 @@ import java.util.concurrent.TimeUnit;
  * @param sharded true on a cluster: scripts notify with SPUBLISH and waiters SSUBSCRIBE on the shard
  * @param cluster true on a cluster: multi-key scripts must stay within one slot
  * @param closer closes connections, client and resources
+ * @param connects counts (re)connections of the client: a write and its WAIT only belong together if
+ *     no reconnect happened in between (Lettuce replays a pending WAIT on the new connection, which has
+ *     made no writes, so it would be acknowledged at once)
  */
 record RedisTransport(RedisClusterAsyncCommands<String, String> commands, ReleaseChannels channels, boolean sharded, boolean cluster,
-        Runnable closer) {
+        Runnable closer, AtomicLong connects) {
 
     /** One server (or a master found through Sentinel): a command and a pub/sub connection. */
     static RedisTransport standalone(RedisClient client, ClientResources resources, StatefulRedisConnection<String, String> connection,
             StatefulRedisPubSubConnection<String, String> pubSub) {
+        AtomicLong connects = new AtomicLong();
+        client.addListener(new RedisConnectionStateListener() {
+            @Override
+            public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress address) {
+                connects.incrementAndGet();
+            }
+        });
         ReleaseChannels channels = new ReleaseChannels();
         pubSub.addListener(new RedisPubSubAdapter<>() {
             @Override
@@ -55,7 +69,7 @@ record RedisTransport(RedisClusterAsyncCommands<String, String> commands, Releas
             }
         });
         return new RedisTransport(connection.async(), channels, false, false,
-                closer(pubSub::close, connection::close, () -> client.shutdown(Duration.ZERO, Duration.ofSeconds(2)), resources));
+                closer(pubSub::close, connection::close, () -> client.shutdown(Duration.ZERO, Duration.ofSeconds(2)), resources), connects);
     }
 
     /**
@@ -100,7 +114,8 @@ record RedisTransport(RedisClusterAsyncCommands<String, String> commands, Releas
             }
         });
         return new RedisTransport(connection.async(), channels, true, true,
-                closer(pubSub::close, connection::close, () -> client.shutdown(Duration.ZERO, Duration.ofSeconds(2)), resources));
+                closer(pubSub::close, connection::close, () -> client.shutdown(Duration.ZERO, Duration.ofSeconds(2)), resources),
+                new AtomicLong());
     }
 
     /** Closes the connections, then (always) the client and its resources. */

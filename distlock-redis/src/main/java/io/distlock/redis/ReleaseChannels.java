@@ -49,7 +49,14 @@ final class ReleaseChannels {
             if (!first) {
                 return CompletableFuture.completedFuture(subscription);
             }
-            return subscriber.subscribe(channel).thenApply(ignored -> subscription);
+            return subscriber.subscribe(channel).handle((ignored, error) -> {
+                if (error != null) {
+                    unwatch(channel, listener); // so that the next watch subscribes again instead of trusting this one
+                    throw error instanceof java.util.concurrent.CompletionException completion ? completion
+                            : new java.util.concurrent.CompletionException(error);
+                }
+                return subscription;
+            });
         } finally {
             lock.unlock();
         }
