@@ -19,9 +19,8 @@ import java.util.stream.Collectors;
  * }
  * }</pre>
  *
- * <p>Parts are acquired one at a time in a global order — by name, then (for equal names on
- * different backends) in the order given — so two callers locking overlapping sets in different
- * orders cannot deadlock. If a part cannot be acquired within the wait, or its acquisition fails, every
+ * <p>Parts are acquired one at a time in a global order — by name (names must be distinct) — so two
+ * callers locking overlapping sets in different orders cannot deadlock. If a part cannot be acquired within the wait, or its acquisition fails, every
  * part already acquired is released before the call returns. Parts are released in reverse order.
  *
  * <p>The lease of a multi-lock is valid while every part's is, its {@link Lease#remaining()} is the
@@ -60,7 +59,13 @@ public final class MultiLock implements DistributedLock {
             throw new IllegalArgumentException("a multi-lock needs at least one lock");
         }
         List<DistributedLock> ordered = new ArrayList<>(List.of(nonNull(locks.toArray(new DistributedLock[0]))));
-        ordered.sort(Comparator.comparing(DistributedLock::name)); // stable: equal names keep the given order
+        ordered.sort(Comparator.comparing(DistributedLock::name));
+        for (int i = 1; i < ordered.size(); i++) {
+            if (ordered.get(i).name().equals(ordered.get(i - 1).name())) {
+                throw new IllegalArgumentException("two parts of the multi-lock are named '" + ordered.get(i).name()
+                        + "': names must be distinct, so that every caller takes the parts in the same order");
+            }
+        }
         return new MultiLock(Collections.unmodifiableList(ordered));
     }
 
@@ -104,7 +109,7 @@ public final class MultiLock implements DistributedLock {
         if (waitTime == null || waitTime.isNegative()) {
             throw new IllegalArgumentException("waitTime must not be null or negative, was " + waitTime);
         }
-        return acquireAll(waitTime.toNanos());
+        return acquireAll(waitTime.compareTo(Duration.ofDays(365 * 100)) > 0 ? -1 : waitTime.toNanos());
     }
 
     /** Acquires every part in order within {@code waitNanos} (-1: forever), or none of them. */
@@ -112,6 +117,7 @@ public final class MultiLock implements DistributedLock {
         long deadline = System.nanoTime() + Math.max(0, waitNanos);
         List<Lease> held = new ArrayList<>(parts.size());
         boolean complete = false;
+        Throwable failure = null;
         try {
             for (DistributedLock part : parts) {
                 if (waitNanos < 0) {
@@ -126,10 +132,25 @@ public final class MultiLock implements DistributedLock {
             }
             complete = true;
             return Optional.of(new MultiLease(name, held));
+        } catch (InterruptedException | RuntimeException | Error e) {
+            failure = e;
+            throw e;
         } finally {
             if (!complete) {
-                closeAll(held);
+                rollBack(() -> closeAll(held), failure);
             }
+        }
+    }
+
+    /** Runs a rollback; its failure is attached to the original one, or thrown if there was none. */
+    private static void rollBack(Runnable rollback, Throwable original) {
+        try {
+            rollback.run();
+        } catch (RuntimeException e) {
+            if (original == null) {
+                throw e;
+            }
+            original.addSuppressed(e);
         }
     }
 
@@ -217,15 +238,19 @@ public final class MultiLock implements DistributedLock {
     private void lockEach(PartLocking locking) throws InterruptedException {
         List<DistributedLock> locked = new ArrayList<>(parts.size());
         boolean complete = false;
+        Throwable failure = null;
         try {
             for (DistributedLock part : parts) {
                 locking.lock(part);
                 locked.add(part);
             }
             complete = true;
+        } catch (InterruptedException | RuntimeException | Error e) {
+            failure = e;
+            throw e;
         } finally {
             if (!complete) {
-                unlockAll(locked);
+                rollBack(() -> unlockAll(locked), failure);
             }
         }
     }
@@ -248,6 +273,7 @@ public final class MultiLock implements DistributedLock {
         long deadline = System.nanoTime() + Math.max(0, unit.toNanos(time));
         List<DistributedLock> locked = new ArrayList<>(parts.size());
         boolean complete = false;
+        Throwable failure = null;
         try {
             for (DistributedLock part : parts) {
                 if (!part.tryLock(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
@@ -257,9 +283,12 @@ public final class MultiLock implements DistributedLock {
             }
             complete = true;
             return true;
+        } catch (InterruptedException | RuntimeException | Error e) {
+            failure = e;
+            throw e;
         } finally {
             if (!complete) {
-                unlockAll(locked);
+                rollBack(() -> unlockAll(locked), failure);
             }
         }
     }

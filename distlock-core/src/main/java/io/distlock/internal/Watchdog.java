@@ -140,7 +140,8 @@ final class Watchdog {
         List<Acquisition> expired = new ArrayList<>();
         lock.lock();
         try {
-            tick = null;
+            // `tick` is left as it is: rescheduleTick() below cancels it if an add() replaced this run's
+            // future meanwhile (cancelling the running one is harmless), so there is only ever one chain.
             long now = System.nanoTime();
             Entry head;
             while ((head = queue.peek()) != null && head.dueNanos - (now + head.intervalNanos / 4) <= 0) {
@@ -174,10 +175,22 @@ final class Watchdog {
             String reason = acquisition.options.autoRenew()
                     ? "no renewal was confirmed by " + backend.describe() + " within the lease time of " + acquisition.options.leaseTime()
                     : "its lease time of " + acquisition.options.leaseTime() + " ran out (autoRenew is off)";
-            onLoss.accept(acquisition, reason);
+            try {
+                onLoss.accept(acquisition, reason);
+            } catch (RuntimeException e) {
+                log.error("reporting the loss of lock '{}' failed", acquisition.lockName(), e); // the others are still told
+            }
         }
         if (!renewals.isEmpty()) {
-            renew(renewals);
+            try {
+                renew(renewals);
+            } catch (RuntimeException e) {
+                log.debug("renewals could not be sent, retrying", e);
+                for (Entry entry : renewals) {
+                    enqueue(new Entry(entry.acquisition, System.nanoTime() + Math.max(TimeUnit.MILLISECONDS.toNanos(5), entry.intervalNanos / 3),
+                            entry.intervalNanos));
+                }
+            }
         }
     }
 

@@ -121,6 +121,13 @@ class MultiLockTest {
             assertThatThrownBy(() -> MultiLock.of()).hasMessageContaining("at least one lock");
             assertThatThrownBy(() -> MultiLock.of(first.getLock("multi-p"), null)).hasMessageContaining("lock 1 of the multi-lock is null");
             assertThatThrownBy(() -> both.tryAcquire(Duration.ofSeconds(-1))).hasMessageContaining("waitTime");
+            try (LockClient second = client()) {
+                assertThatThrownBy(() -> MultiLock.of(first.getLock("multi-p"), second.getLock("multi-p")))
+                        .hasMessageContaining("two parts of the multi-lock are named 'multi-p'");
+            }
+            try (Lease forever = both.acquire(Duration.ofDays(365L * 1000))) {
+                assertThat(forever.isValid()).as("a wait longer than 292 years means forever, not an overflow").isTrue();
+            }
         }
     }
 }
