@@ -63,7 +63,7 @@ class CheckCommandTest {
         assertThat(err.toString()).contains("runs on Redis only");
 
         assertThat(commandLine.execute("check", "--backend", "etcd")).isEqualTo(2);
-        assertThat(err.toString()).contains("--backend must be one of redis, sentinel, redlock, zookeeper");
+        assertThat(err.toString()).contains("--backend must be one of redis, sentinel, cluster, redlock, zookeeper");
 
         assertThat(commandLine.execute("check", "--min-replicas", "1")).isEqualTo(2);
         assertThat(err.toString()).contains("--min-replicas needs --backend sentinel");
@@ -102,6 +102,16 @@ class CheckCommandTest {
         assertThat(run.exit()).as("exit code; output:%n%s", run.stdout()).isZero();
         assertThat(run.stdout()).containsPattern("tokens +yes +ok").containsPattern("fenced-writes +yes +ok");
         assertThat(Files.readString(out.resolve("history.txt"))).contains("Sentinel promoted");
+    }
+
+    @Test
+    void distlockOnAClusterKeepsEveryClaimAcrossShardFailovers() throws Exception {
+        Run run = check("--backend", "cluster", "--faults", "shard-failover,kill", "--time", "30s", "--lease-ms", "500", "--seed", "10",
+                "--out", out.toString());
+
+        assertThat(run.exit()).as("exit code; output:%n%s", run.stdout()).isZero();
+        assertThat(run.stdout()).containsPattern("tokens +yes +ok").containsPattern("fenced-writes +yes +ok");
+        assertThat(Files.readString(out.resolve("history.txt"))).contains("the master of the lock's shard");
     }
 
     @Test

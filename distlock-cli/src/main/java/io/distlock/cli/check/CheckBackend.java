@@ -10,6 +10,8 @@ enum CheckBackend {
     REDIS("redis", List.of("pause", "kill", "partition", "restart", "promote")),
     /** A master, two replicas and three Sentinels; clients find the master through Sentinel. */
     SENTINEL("sentinel", List.of("pause", "kill", "failover")),
+    /** A Redis Cluster of three masters and three replicas; clients in cluster mode. */
+    CLUSTER("cluster", List.of("pause", "kill", "shard-failover")),
     /** Five independent masters with RedLock. */
     REDLOCK("redlock", List.of("pause", "kill", "node-restart", "nodes-down")),
     /** A three-member in-process ZooKeeper ensemble. */

@@ -41,8 +41,8 @@ public final class CheckCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--backend", defaultValue = "redis", paramLabel = "NAME",
-            description = "Deployment: redis (one server), sentinel (master, 2 replicas, 3 Sentinels), redlock (5 masters) or "
-                    + "zookeeper (3-member ensemble). Default: ${DEFAULT-VALUE}.")
+            description = "Deployment: redis (one server), sentinel (master, 2 replicas, 3 Sentinels), cluster (3 masters, "
+                    + "3 replicas), redlock (5 masters) or zookeeper (3-member ensemble). Default: ${DEFAULT-VALUE}.")
     String backend;
 
     @Option(names = "--min-replicas", defaultValue = "0",
@@ -64,7 +64,8 @@ public final class CheckCommand implements Callable<Integer> {
 
     @Option(names = "--faults", split = ",", paramLabel = "KIND",
             description = "Faults, in rotation. redis: pause, kill, partition, restart, promote; sentinel: pause, kill, failover; "
-                    + "redlock: pause, kill, node-restart, nodes-down; zookeeper: pause, kill, expire, member; or none. Default: all of the backend's.")
+                    + "cluster: pause, kill, shard-failover; redlock: pause, kill, node-restart, nodes-down; zookeeper: pause, kill, "
+                    + "expire, member; or none. Default: all of the backend's.")
     List<String> faults;
 
     @Option(names = "--liveness-bound", defaultValue = "5s", paramLabel = "DURATION",

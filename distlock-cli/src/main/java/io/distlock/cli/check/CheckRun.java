@@ -1,5 +1,8 @@
 package io.distlock.cli.check;
 
+import io.distlock.redis.RedisLockClient;
+import io.distlock.testkit.Await;
+import io.distlock.testkit.RedisClusterGroup;
 import io.distlock.testkit.RedisReplicaGroup;
 import io.distlock.testkit.RedisServer;
 import io.distlock.testkit.TcpProxy;
@@ -28,6 +31,7 @@ import java.util.concurrent.TimeUnit;
  * store). Redis: the lock server (faulted), a replica of it when the promote fault is on; each client
  * reaches the lock server through its own {@link TcpProxy}, so one client's connection can be cut, and
  * all clients can be pointed at a promoted replica. Sentinel: a master, two replicas, three Sentinels.
+ * Cluster: three masters with a replica each.
  * RedLock: five independent masters. ZooKeeper: a 3-member in-process ensemble.
  */
 final class CheckRun implements AutoCloseable {
@@ -46,6 +50,7 @@ final class CheckRun implements AutoCloseable {
     private RedisServer store;
     private ZooKeeperEnsemble ensemble;
     private RedisReplicaGroup group;
+    private RedisClusterGroup cluster;
     private final List<RedisServer> redLockNodes = new ArrayList<>();
     private int nextNode;
     private CheckWorkers workers;
@@ -120,6 +125,10 @@ final class CheckRun implements AutoCloseable {
                 progress.println("store " + store.uri() + ", locks " + group.sentinelUri() + " (a master, 2 replicas, 3 Sentinels"
                         + (minReplicas > 0 ? ", every lock write acknowledged by " + minReplicas + " replica(s)" : "") + ")");
             }
+            case CLUSTER -> {
+                cluster = RedisClusterGroup.launch();
+                progress.println("store " + store.uri() + ", locks on a cluster of 3 masters + 3 replicas, seed " + cluster.seedUri());
+            }
             case REDLOCK -> {
                 for (int i = 0; i < 5; i++) {
                     redLockNodes.add(RedisServer.launch());
@@ -151,6 +160,7 @@ final class CheckRun implements AutoCloseable {
         switch (backend) {
             case ZOOKEEPER -> args.addAll(List.of("--zookeeper", ensemble.connectString(), "--redis", store.uri()));
             case SENTINEL -> args.addAll(List.of("--redis", group.sentinelUri()));
+            case CLUSTER -> args.addAll(List.of("--redis", cluster.seedUri(), "--cluster", "true"));
             case REDLOCK -> args.addAll(List.of("--redlock", redLockUris(), "--redis", store.uri()));
             case REDIS -> args.addAll(List.of("--redis", "redis://127.0.0.1:" + proxies.get(slot).port()));
         }
@@ -237,6 +247,24 @@ final class CheckRun implements AutoCloseable {
                 process = -1;
                 description = "killed the master " + old.uri() + "; Sentinel promoted " + promoted.uri() + "; the old master rejoined empty";
             }
+            case "shard-failover" -> {
+                String key = RedisLockClient.DEFAULT_KEY_PREFIX + "{check}";
+                RedisServer old = cluster.masterOf(key);
+                old.kill();
+                Await.until(Duration.ofSeconds(60), "a replica took over the lock's shard", () -> {
+                    try {
+                        return cluster.masterOf(key) != old;
+                    } catch (RuntimeException e) {
+                        return false;
+                    }
+                });
+                RedisServer promoted = cluster.masterOf(key);
+                old.start(); // comes back empty and rejoins as the new master's replica
+                cluster.awaitHealthy(Duration.ofSeconds(60));
+                process = -1;
+                description = "killed " + old.uri() + ", the master of the lock's shard; the cluster promoted " + promoted.uri()
+                        + "; the old master rejoined empty";
+            }
             case "node-restart" -> {
                 RedisServer node = redLockNodes.get(nextNode++ % redLockNodes.size());
                 node.stop();
@@ -313,6 +341,9 @@ final class CheckRun implements AutoCloseable {
         redLockNodes.forEach(RedisServer::close);
         if (group != null) {
             group.close();
+        }
+        if (cluster != null) {
+            cluster.close();
         }
         if (ensemble != null) {
             ensemble.close();

@@ -106,7 +106,8 @@ public final class CheckWorker {
         }
         int minReplicas = Integer.parseInt(args.getOrDefault("min-replicas", "0"));
         return RedisLockClient.builder().uri(args.get("redis")).lockOptions(options).operationTimeout(Duration.ofSeconds(1))
-                .minReplicas(minReplicas).replicaAckTimeout(Duration.ofMillis(400)).build();
+                .minReplicas(minReplicas).replicaAckTimeout(Duration.ofMillis(400))
+                .cluster(Boolean.parseBoolean(args.getOrDefault("cluster", "false"))).build();
     }
 
     /** A lock as the loop uses it. */
