@@ -218,7 +218,10 @@ public final class MultiLock implements DistributedLock {
     @Override
     public void lock() {
         try {
-            lockEach(DistributedLock::lock);
+            lockEach(part -> {
+                part.lock();
+                return true;
+            });
         } catch (InterruptedException e) {
             throw new AssertionError("lock() of a part threw InterruptedException", e); // Lock.lock() never does
         }
@@ -226,33 +229,10 @@ public final class MultiLock implements DistributedLock {
 
     @Override
     public void lockInterruptibly() throws InterruptedException {
-        lockEach(DistributedLock::lockInterruptibly);
-    }
-
-    /** How one part is locked by {@link #lockEach}. */
-    private interface PartLocking {
-        void lock(DistributedLock part) throws InterruptedException;
-    }
-
-    /** Locks every part in order; if one fails, unlocks those already locked. */
-    private void lockEach(PartLocking locking) throws InterruptedException {
-        List<DistributedLock> locked = new ArrayList<>(parts.size());
-        boolean complete = false;
-        Throwable failure = null;
-        try {
-            for (DistributedLock part : parts) {
-                locking.lock(part);
-                locked.add(part);
-            }
-            complete = true;
-        } catch (InterruptedException | RuntimeException | Error e) {
-            failure = e;
-            throw e;
-        } finally {
-            if (!complete) {
-                rollBack(() -> unlockAll(locked), failure);
-            }
-        }
+        lockEach(part -> {
+            part.lockInterruptibly();
+            return true;
+        });
     }
 
     @Override
@@ -271,12 +251,22 @@ public final class MultiLock implements DistributedLock {
             throw new IllegalArgumentException("unit must not be null");
         }
         long deadline = System.nanoTime() + Math.max(0, unit.toNanos(time));
+        return lockEach(part -> part.tryLock(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
+    }
+
+    /** How one part is locked by {@link #lockEach}: false if it could not be locked in time. */
+    private interface PartLocking {
+        boolean lock(DistributedLock part) throws InterruptedException;
+    }
+
+    /** Locks every part in order; if one fails or is not locked, unlocks those already locked and returns false or throws. */
+    private boolean lockEach(PartLocking locking) throws InterruptedException {
         List<DistributedLock> locked = new ArrayList<>(parts.size());
         boolean complete = false;
         Throwable failure = null;
         try {
             for (DistributedLock part : parts) {
-                if (!part.tryLock(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                if (!locking.lock(part)) {
                     return false;
                 }
                 locked.add(part);

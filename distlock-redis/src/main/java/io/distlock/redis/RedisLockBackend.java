@@ -44,7 +44,7 @@ final class RedisLockBackend implements LockBackend, BatchRenewal {
         this.commands = transport.commands();
         this.scripts = new RedisLockScripts(commands);
         this.channels = transport.channels();
-        this.notify = transport.sharded() ? "sharded" : "";
+        this.notify = transport.cluster() ? "sharded" : "";
         this.keys = keys;
         this.server = server;
         this.timeout = timeout;
@@ -64,7 +64,7 @@ final class RedisLockBackend implements LockBackend, BatchRenewal {
 
     @Override
     public CompletableFuture<AcquireResult> tryAcquire(String name, String ownerId, Duration leaseTime) {
-        long connects = transport.connects().get();
+        long connects = connectsIfAcknowledging();
         CompletableFuture<List<Object>> reply = scripts.run(Script.ACQUIRE, new String[] {keys.lockKey(name)},
                 ownerId, Long.toString(leaseTime.toMillis()));
         CompletableFuture<AcquireResult> result = map(reply, "acquire", name, values -> {
@@ -85,6 +85,11 @@ final class RedisLockBackend implements LockBackend, BatchRenewal {
                         throw notAcknowledged("acquire", name, replicas, error == null ? "rolled back" : "rollback failed too, it expires with its lease");
                     });
                 }));
+    }
+
+    /** The reconnect count to compare after WAIT; read only when writes are acknowledged (not on the default path). */
+    private long connectsIfAcknowledging() {
+        return acks.enabled() ? transport.connects().get() : 0;
     }
 
     /**
@@ -160,7 +165,7 @@ final class RedisLockBackend implements LockBackend, BatchRenewal {
             args[2 * i] = request.ownerId();
             args[2 * i + 1] = Long.toString(request.leaseTime().toMillis());
         }
-        long connects = transport.connects().get();
+        long connects = connectsIfAcknowledging();
         CompletableFuture<List<Object>> reply = scripts.run(Script.RENEW, lockKeys, args);
         String what = requests.size() == 1 ? requests.get(0).name() : requests.size() + " locks";
         return acknowledged(connects, map(reply, "renewal", what, result -> {
@@ -174,7 +179,7 @@ final class RedisLockBackend implements LockBackend, BatchRenewal {
 
     @Override
     public CompletableFuture<Boolean> release(String name, String ownerId) {
-        long connects = transport.connects().get();
+        long connects = connectsIfAcknowledging();
         return acknowledged(connects, releaseOnMaster(name, ownerId), "release", name);
     }
 
@@ -186,7 +191,7 @@ final class RedisLockBackend implements LockBackend, BatchRenewal {
 
     @Override
     public CompletableFuture<Boolean> forceRelease(String name) {
-        long connects = transport.connects().get();
+        long connects = connectsIfAcknowledging();
         CompletableFuture<Long> reply = scripts.run(Script.FORCE_UNLOCK, new String[] {keys.lockKey(name)},
                 keys.releaseChannel(name), tokenMemoryMillis, notify);
         return acknowledged(connects, map(reply, "forceUnlock", name, released -> released == 1L), "forceUnlock", name);

@@ -28,14 +28,14 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * @param commands commands; scripts are routed by their first key
  * @param channels release notifications
- * @param sharded true on a cluster: scripts notify with SPUBLISH and waiters SSUBSCRIBE on the shard
- * @param cluster true on a cluster: multi-key scripts must stay within one slot
+ * @param cluster true on a cluster: multi-key scripts must stay within one slot, scripts notify with
+ *     SPUBLISH and waiters SSUBSCRIBE on the shard
  * @param closer closes connections, client and resources
  * @param connects counts (re)connections of the client: a write and its WAIT only belong together if
  *     no reconnect happened in between (Lettuce replays a pending WAIT on the new connection, which has
  *     made no writes, so it would be acknowledged at once)
  */
-record RedisTransport(RedisClusterAsyncCommands<String, String> commands, ReleaseChannels channels, boolean sharded, boolean cluster,
+record RedisTransport(RedisClusterAsyncCommands<String, String> commands, ReleaseChannels channels, boolean cluster,
         Runnable closer, AtomicLong connects) {
 
     /** One server (or a master found through Sentinel): a command and a pub/sub connection. */
@@ -68,7 +68,7 @@ record RedisTransport(RedisClusterAsyncCommands<String, String> commands, Releas
                 }
             }
         });
-        return new RedisTransport(connection.async(), channels, false, false,
+        return new RedisTransport(connection.async(), channels, false,
                 closer(pubSub::close, connection::close, () -> client.shutdown(Duration.ZERO, Duration.ofSeconds(2)), resources), connects);
     }
 
@@ -113,7 +113,7 @@ record RedisTransport(RedisClusterAsyncCommands<String, String> commands, Releas
                 }
             }
         });
-        return new RedisTransport(connection.async(), channels, true, true,
+        return new RedisTransport(connection.async(), channels, true,
                 closer(pubSub::close, connection::close, () -> client.shutdown(Duration.ZERO, Duration.ofSeconds(2)), resources),
                 new AtomicLong());
     }

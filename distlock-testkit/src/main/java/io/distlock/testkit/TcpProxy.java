@@ -53,7 +53,9 @@ public final class TcpProxy implements AutoCloseable {
 
     /** Drops all connections and refuses new ones (they are closed at once) until {@link #heal()}. */
     public void cut() {
-        cut = true;
+        synchronized (this) {
+            cut = true;
+        }
         dropAll();
     }
 
@@ -69,7 +71,9 @@ public final class TcpProxy implements AutoCloseable {
 
     /** Forwards new connections to another port and drops the current ones. */
     public void retarget(int port) {
-        upstreamPort = port;
+        synchronized (this) {
+            upstreamPort = port;
+        }
         dropAll();
     }
 
@@ -92,15 +96,24 @@ public final class TcpProxy implements AutoCloseable {
                 continue;
             }
             Socket upstream = new Socket();
+            int port = upstreamPort;
             try {
-                upstream.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), upstreamPort), 2000);
+                upstream.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 2000);
             } catch (IOException e) {
                 closeQuietly(client);
                 closeQuietly(upstream);
                 continue;
             }
-            sockets.add(client);
-            sockets.add(upstream);
+            // cut() or retarget() may have run while we connected: register only if neither did
+            synchronized (this) {
+                if (cut || port != upstreamPort) {
+                    closeQuietly(client);
+                    closeQuietly(upstream);
+                    continue;
+                }
+                sockets.add(client);
+                sockets.add(upstream);
+            }
             pump(client, upstream);
             pump(upstream, client);
         }

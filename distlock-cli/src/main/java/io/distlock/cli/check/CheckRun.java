@@ -5,16 +5,13 @@ import io.distlock.testkit.Await;
 import io.distlock.testkit.RedisClusterGroup;
 import io.distlock.testkit.RedisReplicaGroup;
 import io.distlock.testkit.RedisServer;
+import io.distlock.testkit.Resp;
 import io.distlock.testkit.TcpProxy;
 import io.distlock.testkit.ZooKeeperEnsemble;
 import io.distlock.testkit.check.Event;
 import io.distlock.testkit.check.Fault;
 import io.distlock.testkit.check.FencedWrite;
 import io.distlock.testkit.check.History;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -139,7 +136,7 @@ final class CheckRun implements AutoCloseable {
                 master = RedisServer.launch();
                 if (withReplica) {
                     replica = RedisServer.launch();
-                    admin(replica, redis -> redis.replicaof("127.0.0.1", master.port()));
+                    replicaOf(replica, master);
                 }
                 for (int i = 0; i < processes; i++) {
                     proxies.add(TcpProxy.to(master.port()));
@@ -212,20 +209,20 @@ final class CheckRun implements AutoCloseable {
             case "restart" -> {
                 master.stop();
                 master.start();
-                admin(master, redis -> redis.replicaofNoOne());
+                Resp.call(master.port(), "REPLICAOF", "NO", "ONE");
                 if (replica != null) {
-                    admin(replica, redis -> redis.replicaof("127.0.0.1", master.port()));
+                    replicaOf(replica, master);
                 }
                 process = -1;
                 description = "restarted the lock server " + master.uri() + " without persistence (all locks gone)";
             }
             case "promote" -> {
                 RedisServer old = master;
-                admin(replica, redis -> redis.replicaofNoOne());
+                Resp.call(replica.port(), "REPLICAOF", "NO", "ONE");
                 master = replica;
                 replica = old;
                 proxies.forEach(proxy -> proxy.retarget(master.port()));
-                admin(replica, redis -> redis.replicaof("127.0.0.1", master.port()));
+                replicaOf(replica, master);
                 process = -1;
                 description = "promoted replica " + master.uri() + " to master and pointed every client at it "
                         + "(writes not yet replicated are lost)";
@@ -291,29 +288,20 @@ final class CheckRun implements AutoCloseable {
         progress.printf(Locale.ROOT, "[%5.1f s] %s%n", seconds(System.nanoTime()), description);
     }
 
+    private static void replicaOf(RedisServer replica, RedisServer master) {
+        Resp.call(replica.port(), "REPLICAOF", "127.0.0.1", Integer.toString(master.port()));
+    }
+
     private long finalRegister() {
-        return admin(store, redis -> {
-            String value = redis.get(CheckWorker.REGISTER);
-            return value == null ? 0L : Long.parseLong(value);
-        });
+        Object value = Resp.call(store.port(), "GET", CheckWorker.REGISTER);
+        return value == null ? 0L : Long.parseLong((String) value);
     }
 
     private List<FencedWrite> fencedLog() {
-        return admin(store, redis -> redis.lrange(CheckWorker.FENCED_LOG, 0, -1).stream().map(line -> {
-            String[] parts = line.split(":");
+        return ((List<?>) Resp.call(store.port(), "LRANGE", CheckWorker.FENCED_LOG, "0", "-1")).stream().map(line -> {
+            String[] parts = ((String) line).split(":");
             return new FencedWrite(Long.parseLong(parts[0]), Integer.parseInt(parts[1]), Long.parseLong(parts[2]));
-        }).toList());
-    }
-
-    private static <T> T admin(RedisServer server, java.util.function.Function<RedisCommands<String, String>, T> action) {
-        RedisClient client = RedisClient.create();
-        RedisURI uri = RedisURI.create(server.uri());
-        uri.setTimeout(Duration.ofSeconds(5));
-        try (StatefulRedisConnection<String, String> connection = client.connect(uri)) {
-            return action.apply(connection.sync());
-        } finally {
-            client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
-        }
+        }).toList();
     }
 
     private double seconds(long nanos) {
