@@ -2,6 +2,7 @@ package io.distlock.internal;
 
 import io.distlock.LeaseLostException;
 import io.distlock.LockOptions;
+import io.distlock.spi.ClockDrift;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,8 +24,12 @@ final class Acquisition {
     /*
      * State moves once, from ACTIVE to RELEASED or LOST, by compare-and-set, so that a concurrent
      * renewal failure, local-deadline check and release agree on one outcome, and listeners fire
-     * exactly once. The hold count may only grow while it is positive (re-entry by the owner thread)
-     * and only shrinks by one per unlock() or per lease handle close.
+     * exactly once. Only LeaseLosses moves it to LOST. The hold count may only grow while it is positive
+     * (re-entry by the owner thread) and only shrinks by one per unlock() or per lease handle close.
+     *
+     * The lease is trusted until the local deadline: the send time of the last confirmed acquire or
+     * renew request plus the lease, less the clock drift allowance (ClockDrift). It is not trusted
+     * while the backend's session is in doubt (suspended) or while its release is on the way.
      */
     private static final Logger log = LoggerFactory.getLogger(Acquisition.class);
 
@@ -35,43 +40,41 @@ final class Acquisition {
     final long fencingToken;
     final LockOptions options;
     final Thread ownerThread;
+    /** When the request that was granted was sent; renewals are timed from here, not from the answer. */
+    final long sentNanos;
 
     private final AtomicInteger holds = new AtomicInteger(1);
     private final AtomicReference<State> state = new AtomicReference<>(State.ACTIVE);
     private final AtomicBoolean slotFreed = new AtomicBoolean();
     private final ReentrantLock listenerLock = new ReentrantLock();
     private final List<Consumer<LeaseLostException>> listeners = new ArrayList<>(1);
+    private final EngineClock clock;
     private final Executor events;
-    private final long leaseNanos;
     private volatile long validUntilNanos;
     private volatile boolean suspended;
-    private volatile @Nullable LeaseLostException lostCause;
-    private volatile String lostReason = "";
+    private volatile boolean releasing;
+    private volatile @Nullable LeaseLostException loss;
+    private volatile String lossDetail = "";
 
     /** Watchdog bookkeeping, changed only under the watchdog's lock. */
     volatile boolean watched;
     int queuedEntries;
     boolean expiryQueued;
 
-    Acquisition(LockSlot slot, String ownerId, long fencingToken, LockOptions options, long requestSentNanos, Executor events) {
+    Acquisition(LockSlot slot, Grant grant, LockOptions options, EngineClock clock, Executor events) {
         this.slot = slot;
-        this.ownerId = ownerId;
-        this.fencingToken = fencingToken;
+        this.ownerId = grant.ownerId();
+        this.fencingToken = grant.fencingToken();
         this.options = options;
         this.ownerThread = Thread.currentThread();
+        this.sentNanos = grant.sentNanos();
+        this.clock = clock;
         this.events = events;
-        this.leaseNanos = options.leaseTime().toNanos();
-        this.validUntilNanos = deadlineFrom(requestSentNanos);
+        this.validUntilNanos = ClockDrift.deadlineNanos(grant.sentNanos(), options.leaseTime());
     }
 
     String lockName() {
         return slot.name;
-    }
-
-    /** The local deadline of a lease confirmed by a request sent at {@code sentNanos}, less clock drift. */
-    private long deadlineFrom(long sentNanos) {
-        long drift = leaseNanos / 100 + 2_000_000L;
-        return sentNanos + leaseNanos - drift;
     }
 
     long validUntilNanos() {
@@ -79,8 +82,8 @@ final class Acquisition {
     }
 
     /** Records a renewal confirmed by the backend for a request sent at {@code sentNanos}. */
-    void confirmRenewal(long sentNanos) {
-        long candidate = deadlineFrom(sentNanos);
+    void confirmRenewal(long renewalSentNanos) {
+        long candidate = ClockDrift.deadlineNanos(renewalSentNanos, options.leaseTime());
         if (candidate - validUntilNanos > 0) {
             validUntilNanos = candidate;
         }
@@ -91,7 +94,7 @@ final class Acquisition {
     }
 
     boolean isValid() {
-        return state.get() == State.ACTIVE && !suspended && System.nanoTime() - validUntilNanos < 0;
+        return state.get() == State.ACTIVE && !suspended && !releasing && clock.nanoTime() - validUntilNanos < 0;
     }
 
     /** Marks the lease untrusted (session in doubt) or trusted again. */
@@ -99,11 +102,16 @@ final class Acquisition {
         this.suspended = suspended;
     }
 
+    /** Marks the lease untrusted from now on: its release is on the way (another holder may be granted before the answer). */
+    void beginRelease() {
+        releasing = true;
+    }
+
     Duration remaining() {
-        if (state.get() != State.ACTIVE || suspended) {
+        if (!isValid()) {
             return Duration.ZERO;
         }
-        long left = validUntilNanos - System.nanoTime();
+        long left = validUntilNanos - clock.nanoTime();
         return left > 0 ? Duration.ofNanos(left) : Duration.ZERO;
     }
 
@@ -138,8 +146,8 @@ final class Acquisition {
     }
 
     /**
-     * Clears this acquisition from its slot and opens the slot's gate, exactly once, whichever of
-     * unlock, lease close and client close gets there first.
+     * Clears this acquisition from its slot, opens the slot's gate and stops using the slot, exactly
+     * once, whichever of unlock, lease close and an early handoff gets there first.
      */
     void freeSlot() {
         if (slotFreed.compareAndSet(false, true)) {
@@ -147,6 +155,7 @@ final class Acquisition {
                 slot.holder = null;
             }
             slot.gate.release();
+            slot.leave();
         }
     }
 
@@ -154,17 +163,19 @@ final class Acquisition {
         return state.compareAndSet(State.ACTIVE, State.RELEASED);
     }
 
-    /** Marks the lease lost and tells the listeners, once; returns false if it had already ended. */
-    boolean markLost(String reason, @Nullable Throwable cause) {
-        LeaseLostException lost = new LeaseLostException(lockName(), fencingToken, reason, cause);
+    /**
+     * Marks the lease lost and tells the listeners, once; returns false if it had already ended. Called
+     * by {@link LeaseLosses} only.
+     */
+    boolean markLost(LeaseLostException lost, String detail) {
         List<Consumer<LeaseLostException>> toTell;
         listenerLock.lock();
         try {
             if (!state.compareAndSet(State.ACTIVE, State.LOST)) {
                 return false;
             }
-            lostReason = reason;
-            lostCause = lost;
+            lossDetail = detail;
+            loss = lost;
             toTell = new ArrayList<>(listeners);
             listeners.clear();
         } finally {
@@ -177,11 +188,11 @@ final class Acquisition {
 
     /** Returns a fresh exception describing the loss (with the caller's stack), or null if not lost. */
     @Nullable LeaseLostException lossReport() {
-        LeaseLostException lost = lostCause;
+        LeaseLostException lost = loss;
         if (lost == null) {
             return null;
         }
-        return new LeaseLostException(lockName(), fencingToken, lostReason, lost);
+        return new LeaseLostException(lockName(), fencingToken, lost.reason(), lossDetail, lost);
     }
 
     void onLost(Consumer<LeaseLostException> listener) {
@@ -197,24 +208,24 @@ final class Acquisition {
         } finally {
             listenerLock.unlock();
         }
-        LeaseLostException lost = lostCause;
+        LeaseLostException lost = loss;
         if (lost != null) {
             tell(listener, lost);
         }
     }
 
     private void tell(Consumer<LeaseLostException> listener, LeaseLostException lost) {
+        Runnable call = () -> {
+            try {
+                listener.accept(lost);
+            } catch (RuntimeException | Error e) {
+                log.error("onLost listener of lock '{}' threw", lockName(), e);
+            }
+        };
         try {
-            events.execute(() -> {
-                try {
-                    listener.accept(lost);
-                } catch (RuntimeException | Error e) {
-                    log.error("onLost listener of lock '{}' threw", lockName(), e);
-                }
-            });
+            events.execute(call);
         } catch (RuntimeException rejected) {
-            // The client is closing and its event threads are gone: tell on this thread instead.
-            listener.accept(lost);
+            call.run(); // the client is closing and its event threads are gone: tell on this thread instead
         }
     }
 

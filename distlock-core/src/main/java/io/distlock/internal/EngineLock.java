@@ -3,6 +3,7 @@ package io.distlock.internal;
 import io.distlock.DistributedLock;
 import io.distlock.Lease;
 import io.distlock.LeaseLostException;
+import io.distlock.LeaseLostException.Reason;
 import io.distlock.LockAcquireTimeoutException;
 import io.distlock.LockOptions;
 import java.time.Duration;
@@ -12,25 +13,25 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The {@link DistributedLock} of every backend: per-thread reentrancy and lease handles over the
- * client's {@link LockAcquirer}. One per {@code getLock} call; all locks of one name in one client
- * share one {@link LockSlot}.
+ * client's {@link LockAcquirer}. One per {@code getLock} call, holding only the name and options: all
+ * locks of one name in one client share the name's {@link LockSlot} while it is in use.
  */
 final class EngineLock implements DistributedLock {
-    private static final long FOREVER = -1;
+    private static final long FOREVER = LockAcquirer.FOREVER;
 
     private final EngineLockClient client;
-    private final LockSlot slot;
+    private final String name;
     private final LockOptions options;
 
-    EngineLock(EngineLockClient client, LockSlot slot, LockOptions options) {
+    EngineLock(EngineLockClient client, String name, LockOptions options) {
         this.client = client;
-        this.slot = slot;
+        this.name = name;
         this.options = options;
     }
 
     @Override
     public String name() {
-        return slot.name;
+        return name;
     }
 
     @Override
@@ -134,16 +135,23 @@ final class EngineLock implements DistributedLock {
     @Override
     public boolean forceUnlock() {
         client.checkOpen();
-        boolean freed = client.calls().awaitUninterruptibly(client.backend().forceRelease(name()), "forceUnlock", name());
-        Acquisition local = slot.holder;
+        // Read the local holder before the call: during the round trip an early local handoff may make
+        // another acquisition the holder, and that one was granted after (or despite) the force-unlock.
+        Acquisition local = holder();
+        boolean freed = client.calls().awaitUninterruptibly(client.backend().forceRelease(name), "forceUnlock", name);
         if (freed && local != null) {
-            client.lose(local, "it was force-unlocked through this client"); // the backend lock is already gone
+            client.losses().lose(local, Reason.FORCE_UNLOCKED, "it was force-unlocked through this client", null);
         }
         return freed;
     }
 
+    private @Nullable Acquisition holder() {
+        LockSlot slot = client.slots().find(name);
+        return slot == null ? null : slot.holder;
+    }
+
     private @Nullable Acquisition ownedByCurrentThread() {
-        Acquisition held = slot.holder;
+        Acquisition held = holder();
         if (held != null && held.ownerThread == Thread.currentThread() && held.holdCount() > 0) {
             return held;
         }
@@ -153,17 +161,22 @@ final class EngineLock implements DistributedLock {
     /** Takes one hold for the calling thread: re-entry, or a new acquisition. Null if the wait ran out. */
     private @Nullable Acquisition hold(long waitNanos) throws InterruptedException {
         client.checkOpen();
-        Acquisition held = slot.holder;
-        if (held != null && held.ownerThread == Thread.currentThread()) {
-            LeaseLostException lost = held.lossReport();
-            if (lost != null && held.holdCount() > 0) {
-                throw lost; // re-entering a lost lock would claim protection that is gone
+        LockSlot slot = client.slots().enter(name);
+        try {
+            Acquisition held = slot.holder;
+            if (held != null && held.ownerThread == Thread.currentThread()) {
+                LeaseLostException lost = held.lossReport();
+                if (lost != null && held.holdCount() > 0) {
+                    throw lost; // re-entering a lost lock would claim protection that is gone
+                }
+                if (held.tryReenter()) {
+                    return held;
+                }
             }
-            if (held.tryReenter()) {
-                return held;
-            }
+            return client.acquirer().acquire(slot, options, waitNanos);
+        } finally {
+            slot.leave(); // a new acquisition entered the slot for itself
         }
-        return client.acquirer().acquire(slot, options, waitNanos);
     }
 
     /** Releases one hold; the last one releases the backend lock. */

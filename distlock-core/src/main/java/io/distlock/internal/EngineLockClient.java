@@ -1,93 +1,97 @@
 package io.distlock.internal;
 
 import io.distlock.DistributedLock;
+import io.distlock.LeaseLostException.Reason;
 import io.distlock.LockClient;
 import io.distlock.LockOptions;
 import io.distlock.spi.EngineSettings;
 import io.distlock.spi.LockBackend;
+import io.distlock.spi.PollingAcquire;
+import io.distlock.spi.QueueingAcquire;
 import io.distlock.spi.SessionEvents;
-import io.distlock.spi.SessionEvents.SessionListener;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The {@link LockClient} of every backend: owns the backend, one watchdog thread, the event threads
- * that run loss listeners, and the per-name slots. Public only so that {@code LockEngine} can build it;
- * not exported from the module.
+ * The {@link LockClient} of every backend: owns the backend, the clock and its timer thread (the
+ * watchdog), the event threads that run loss listeners, and the slots of the names in use. Public only
+ * so that {@code LockEngine} can build it; not exported from the module.
  */
 public final class EngineLockClient implements LockClient {
+    /*
+     * Threads: one timer thread (watchdog ticks, renewal answers, lingering unsubscribes) and at most
+     * EVENT_THREADS event threads for onLost listeners, created on demand and gone when idle; a
+     * listener that blocks holds one of them up, never more threads. Callers' threads do the acquiring.
+     *
+     * close(): every held lease is lost with CLIENT_CLOSED first (listeners told, a later unlock()
+     * throws LeaseLostException), then all of them are released at once and close waits about one
+     * operation timeout in all; threads waiting to acquire wake up and fail with IllegalStateException.
+     */
+    static final int EVENT_THREADS = 4;
+
     private final LockBackend backend;
     private final EngineSettings settings;
+    private final EngineClock clock;
     private final BackendCalls calls;
     private final OwnerIds ownerIds = new OwnerIds();
-    private final ScheduledThreadPoolExecutor scheduler;
-    private final ExecutorService events;
+    private final ThreadPoolExecutor events;
+    private final LeaseLosses losses;
     private final Watchdog watchdog;
     private final LockAcquirer acquirer;
-    private final ConcurrentHashMap<String, LockSlot> slots = new ConcurrentHashMap<>();
+    private final LockSlots slots;
     private final Set<Acquisition> held = ConcurrentHashMap.newKeySet();
+    private final SessionState session;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    /** Creates the client; use {@link io.distlock.spi.LockEngine#newClient}. */
+    /**
+     * Creates the client; use {@link io.distlock.spi.LockEngine#newClient}.
+     *
+     * @throws IllegalArgumentException if the backend implements neither or both of {@link PollingAcquire}
+     *     and {@link QueueingAcquire}, or refuses the default options
+     */
     public EngineLockClient(LockBackend backend, EngineSettings settings) {
+        this(backend, settings, new SystemClock(settings.threadNamePrefix() + "-watchdog"));
+    }
+
+    EngineLockClient(LockBackend backend, EngineSettings settings, EngineClock clock) {
+        boolean polling = backend instanceof PollingAcquire;
+        boolean queueing = backend instanceof QueueingAcquire;
+        if (polling == queueing) {
+            clock.shutdown();
+            throw new IllegalArgumentException("backend " + backend.describe() + " must implement exactly one of PollingAcquire and "
+                    + "QueueingAcquire (it implements " + (polling ? "both" : "neither") + ")");
+        }
+        try {
+            backend.checkOptions(settings.defaultOptions());
+        } catch (RuntimeException e) {
+            clock.shutdown();
+            throw e;
+        }
         this.backend = backend;
         this.settings = settings;
+        this.clock = clock;
         this.calls = new BackendCalls(backend);
-        this.scheduler = new ScheduledThreadPoolExecutor(1, daemonThreads(settings.threadNamePrefix() + "-watchdog"));
-        this.scheduler.setRemoveOnCancelPolicy(true);
-        this.events = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(),
-                daemonThreads(settings.threadNamePrefix() + "-events"));
-        this.watchdog = new Watchdog(backend, scheduler, this::loseAndLetGo);
-        this.acquirer = new LockAcquirer(this, settings.fallbackPoll().toNanos());
+        this.events = new ThreadPoolExecutor(EVENT_THREADS, EVENT_THREADS, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+                DaemonThreads.named(settings.threadNamePrefix() + "-events"));
+        this.events.allowCoreThreadTimeOut(true);
+        this.losses = new LeaseLosses(backend, acquisition -> watchdog().stop(acquisition));
+        this.watchdog = new Watchdog(backend, clock, losses);
+        this.session = new SessionState(held, acquisition -> losses.lose(acquisition, Reason.SESSION_LOST, session().lastLoss(), null));
+        PollingAcquire pollingBackend = polling ? (PollingAcquire) backend : null;
+        this.slots = new LockSlots(slot -> new ReleaseSignal(slot, pollingBackend, clock));
+        long poll = settings.fallbackPoll().toNanos();
+        this.acquirer = new LockAcquirer(this, polling ? new PollingGranter(this, pollingBackend, poll)
+                : new QueueGranter(this, (QueueingAcquire) backend, poll));
         if (backend instanceof SessionEvents sessions) {
-            sessions.addSessionListener(new SessionListener() {
-                @Override
-                public void suspended() {
-                    held.forEach(acquisition -> acquisition.setSuspended(true));
-                }
-
-                @Override
-                public void reconnected() {
-                    held.forEach(acquisition -> acquisition.setSuspended(false));
-                }
-
-                @Override
-                public void lost(String reason) {
-                    held.forEach(acquisition -> loseAndLetGo(acquisition, reason));
-                }
-            });
+            sessions.addSessionListener(session);
         }
-    }
-
-    /**
-     * Marks a lease lost and gives up its claim in the backend at once (compare-and-release with its
-     * own owner id, so it can only free what is still ours), instead of leaving it to expire.
-     */
-    void loseAndLetGo(Acquisition acquisition, String reason) {
-        if (lose(acquisition, reason)) {
-            backend.release(acquisition.lockName(), acquisition.ownerId).exceptionally(error -> false);
-        }
-    }
-
-    /** Marks a lease lost (listeners told once) and stops watching it; false if it had already ended. */
-    boolean lose(Acquisition acquisition, String reason) {
-        if (!acquisition.markLost(reason, null)) {
-            return false;
-        }
-        watchdog.stop(acquisition);
-        return true;
     }
 
     @Override
@@ -101,9 +105,11 @@ public final class EngineLockClient implements LockClient {
         if (options == null) {
             throw new IllegalArgumentException("options must not be null");
         }
+        if (options != settings.defaultOptions()) {
+            backend.checkOptions(options);
+        }
         checkOpen();
-        LockSlot slot = slots.computeIfAbsent(name, n -> new LockSlot(n, new ReleaseSignal(n, backend, scheduler)));
-        return new EngineLock(this, slot, options);
+        return new EngineLock(this, name, options);
     }
 
     @Override
@@ -112,16 +118,23 @@ public final class EngineLockClient implements LockClient {
             return;
         }
         try {
-            List<Acquisition> toRelease = new ArrayList<>(held);
-            for (Acquisition acquisition : toRelease) {
-                acquirer.releaseForClose(acquisition);
+            List<Acquisition> closing = new ArrayList<>();
+            for (Acquisition acquisition : List.copyOf(held)) {
+                if (losses.lose(acquisition, Reason.CLIENT_CLOSED, "the lock client for " + backend.describe() + " was closed", null)) {
+                    closing.add(acquisition);
+                }
             }
-            for (LockSlot slot : slots.values()) {
-                slot.signal.shutdown();
+            acquirer.releaseAllForClose(closing);
+            closing.forEach(held::remove);
+            for (LockSlot slot : slots.inUse()) {
+                slot.signal.shutdown(); // waiters wake up and find the client closed
+                if (slot.gate.hasQueuedThreads()) {
+                    slot.gate.release(); // so do threads queued at the gate, each passing it on to the next
+                }
             }
             watchdog.shutdown();
         } finally {
-            scheduler.shutdownNow();
+            clock.shutdown();
             events.shutdown();
             backend.close();
         }
@@ -142,6 +155,10 @@ public final class EngineLockClient implements LockClient {
         return backend;
     }
 
+    EngineClock clock() {
+        return clock;
+    }
+
     BackendCalls calls() {
         return calls;
     }
@@ -158,13 +175,25 @@ public final class EngineLockClient implements LockClient {
         return acquirer;
     }
 
+    LeaseLosses losses() {
+        return losses;
+    }
+
+    LockSlots slots() {
+        return slots;
+    }
+
+    SessionState session() {
+        return session;
+    }
+
     ExecutorService events() {
         return events;
     }
 
-    /** Tracks a new acquisition for close(); returns false if the client closed meanwhile. */
-    boolean registerHeld(Acquisition acquisition) {
-        held.add(acquisition);
+    /** Tracks a new acquisition for close() and session events; returns false if the client closed meanwhile. */
+    boolean registerHeld(Acquisition acquisition, Grant grant) {
+        session.register(acquisition, grant.sessionEpoch());
         return !closed.get();
     }
 
@@ -172,14 +201,8 @@ public final class EngineLockClient implements LockClient {
         held.remove(acquisition);
     }
 
-    private static ThreadFactory daemonThreads(String prefix) {
-        AtomicInteger count = new AtomicInteger();
-        ThreadFactory base = Executors.defaultThreadFactory();
-        return runnable -> {
-            Thread thread = base.newThread(runnable);
-            thread.setName(prefix + "-" + count.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        };
+    /** Returns how many leases this client holds now. */
+    int heldCount() {
+        return held.size();
     }
 }

@@ -1,56 +1,49 @@
 package io.distlock.internal;
 
-import io.distlock.BackendUnavailableException;
 import io.distlock.LeaseLostException;
 import io.distlock.LockOptions;
-import io.distlock.spi.AcquireResult;
-import io.distlock.spi.FairQueueing;
 import io.distlock.spi.LockBackend;
-import io.distlock.spi.ReleaseSubscription;
+import io.distlock.spi.OwnerCheck;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Acquires and releases backend locks for one client: local queueing, waiting for release
- * notifications, deadlines, interruption and cancellation safety.
+ * Acquires and releases backend locks for one client: the local gate, turning a backend grant into a
+ * held {@link Acquisition}, and the release of the last hold, including the early local handoff.
  */
 final class LockAcquirer {
     /*
-     * Acquire: pass the slot's fair gate (local FIFO queue, no backend traffic), then ask the backend.
-     * If busy, subscribe to release notifications once, ask again (a release may have happened before
-     * the subscription), and from then on sleep until a notification, the holder's lease end, the
-     * fallback poll or the caller's deadline, whichever is first. The generation counter read before
-     * each request makes a notification that arrives during the request count.
+     * Acquire: pass the slot's fair gate (local FIFO queue, no backend traffic), then let the granter
+     * (polling or queueing, by the backend's capability) get a grant. The thread keeps the gate while it
+     * holds the lock; the release of the last hold opens it.
      *
-     * Cancellation safety: if the caller stops waiting for a request's answer (interrupt, timeout,
-     * error), the request may still have been granted. We release under that attempt's owner id as
-     * soon as the answer (or failure) is known; compare-and-release makes this safe even when the
-     * request never ran.
+     * Release: stop renewals, mark the lease untrusted, send the compare-and-release, and wait for its
+     * answer. A release that finds the lock not ours loses the lease with the reason the backend gives.
+     * A release that cannot be confirmed (outage) leaves the lock to expire with its lease.
      */
     private static final Logger log = LoggerFactory.getLogger(LockAcquirer.class);
-    private static final long FOREVER = -1;
+    static final long FOREVER = -1;
     /** How many local handoffs in a row may skip waiting for the release's confirmation. */
     static final int MAX_EARLY_HANDOFFS = 4;
 
     private final EngineLockClient client;
     private final LockBackend backend;
-    private final BackendCalls calls;
-    private final long fallbackPollNanos;
+    private final Granter granter;
 
-    LockAcquirer(EngineLockClient client, long fallbackPollNanos) {
+    LockAcquirer(EngineLockClient client, Granter granter) {
         this.client = client;
         this.backend = client.backend();
-        this.calls = client.calls();
-        this.fallbackPollNanos = fallbackPollNanos;
+        this.granter = granter;
     }
 
     /** Returns a new acquisition held by the calling thread, or null if the wait ran out. */
     @Nullable Acquisition acquire(LockSlot slot, LockOptions options, long waitNanos) throws InterruptedException {
-        long start = System.nanoTime();
+        long start = client.clock().nanoTime();
         if (waitNanos == FOREVER) {
             slot.gate.acquire();
         } else if (!slot.gate.tryAcquire(waitNanos, TimeUnit.NANOSECONDS)) {
@@ -58,14 +51,17 @@ final class LockAcquirer {
         }
         boolean handedOver = false;
         try {
-            long left = waitNanos == FOREVER ? FOREVER : Math.max(0, waitNanos - (System.nanoTime() - start));
-            Acquisition acquisition = acquireFromBackend(slot, options, left);
-            if (acquisition == null) {
+            client.checkOpen();
+            long left = waitNanos == FOREVER ? FOREVER : Math.max(0, waitNanos - (client.clock().nanoTime() - start));
+            Grant grant = granter.await(slot, options, left);
+            if (grant == null) {
                 return null;
             }
+            slot.enter(); // the acquisition uses the slot until its last hold is released
+            Acquisition acquisition = new Acquisition(slot, grant, options, client.clock(), client.events());
             slot.holder = acquisition;
             handedOver = true;
-            if (!client.registerHeld(acquisition)) {
+            if (!client.registerHeld(acquisition, grant)) {
                 releaseForClose(acquisition); // the client closed while we acquired: do not leak it
                 client.checkOpen();
             }
@@ -78,159 +74,42 @@ final class LockAcquirer {
         }
     }
 
-    private @Nullable Acquisition acquireFromBackend(LockSlot slot, LockOptions options, long waitNanos)
-            throws InterruptedException {
-        if (backend instanceof FairQueueing fair) {
-            return acquireInQueue(fair, slot, options, waitNanos);
-        }
-        long deadline = System.nanoTime() + waitNanos;
-        String ownerId = client.ownerIds().next();
-        boolean watching = false;
-        try {
-            while (true) {
-                client.checkOpen();
-                long generation = slot.signal.generation();
-                long sent = System.nanoTime();
-                CompletableFuture<AcquireResult> request = backend.tryAcquire(slot.name, ownerId, options.leaseTime());
-                AcquireResult result;
-                try {
-                    result = calls.await(request, "acquire", slot.name);
-                } catch (InterruptedException | RuntimeException e) {
-                    releaseWhenKnown(slot.name, ownerId, request);
-                    throw e;
-                }
-                if (result.granted()) {
-                    return new Acquisition(slot, ownerId, result.fencingToken(), options, sent, client.events());
-                }
-                long left = waitNanos == FOREVER ? Long.MAX_VALUE : deadline - System.nanoTime();
-                if (left <= 0) {
-                    return null;
-                }
-                if (!watching) {
-                    watching = true;
-                    startWatching(slot);
-                    continue; // ask again: the release may have come before notifications flowed
-                }
-                long holderLeft = result.holderRemaining().toNanos();
-                long sleep = Math.min(left, fallbackPollNanos);
-                if (holderLeft > 0) {
-                    sleep = Math.min(sleep, holderLeft + TimeUnit.MILLISECONDS.toNanos(1));
-                }
-                slot.signal.awaitChange(generation, sleep);
-            }
-        } finally {
-            if (watching) {
-                slot.signal.release();
-            }
-        }
-    }
-
-    /**
-     * The fair path: join the backend's queue once, then wait for our turn, woken when the ticket
-     * ahead of ours leaves. Giving up (deadline, interrupt, error) leaves the queue, also when the
-     * enqueue itself is still in flight.
-     */
-    private @Nullable Acquisition acquireInQueue(FairQueueing fair, LockSlot slot, LockOptions options, long waitNanos)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + waitNanos;
-        String ownerId = client.ownerIds().next();
-        long sent = System.nanoTime();
-        CompletableFuture<FairQueueing.QueueTicket> joining = fair.enqueue(slot.name, ownerId);
-        FairQueueing.QueueTicket ticket;
-        try {
-            ticket = calls.await(joining, "acquire", slot.name);
-        } catch (InterruptedException | RuntimeException e) {
-            joining.thenAccept(FairQueueing.QueueTicket::leave);
-            throw e;
-        }
-        boolean granted = false;
-        try {
-            while (true) {
-                client.checkOpen();
-                CountDownLatch turn = new CountDownLatch(1);
-                AcquireResult result = calls.await(ticket.checkTurn(turn::countDown), "acquire", slot.name);
-                if (result.granted()) {
-                    granted = true;
-                    return new Acquisition(slot, ownerId, result.fencingToken(), options, sent, client.events());
-                }
-                long left = waitNanos == FOREVER ? Long.MAX_VALUE : deadline - System.nanoTime();
-                if (left <= 0) {
-                    return null;
-                }
-                turn.await(Math.min(left, fallbackPollNanos), TimeUnit.NANOSECONDS);
-                sent = System.nanoTime();
-            }
-        } finally {
-            if (!granted) {
-                leaveQuietly(ticket, slot.name);
-            }
-        }
-    }
-
-    /** Leaves the queue and waits for it, so that nothing of ours is queued when the caller gets control back. */
-    private void leaveQuietly(FairQueueing.QueueTicket ticket, String name) {
-        try {
-            calls.awaitUninterruptibly(ticket.leave(), "leave", name);
-        } catch (RuntimeException e) {
-            log.debug("leaving the queue of lock '{}' failed; the backend retries it", name, e);
-        }
-    }
-
-    private void startWatching(LockSlot slot) throws InterruptedException {
-        CompletableFuture<ReleaseSubscription> subscription = slot.signal.retain();
-        try {
-            calls.await(subscription, "subscribe", slot.name);
-        } catch (RuntimeException e) {
-            // Without notifications we still make progress by polling; the next request reports an outage.
-            log.debug("release notifications for lock '{}' unavailable, polling instead", slot.name, e);
-        }
-    }
-
-    private void releaseWhenKnown(String name, String ownerId, CompletableFuture<AcquireResult> request) {
-        request.whenComplete((result, error) -> {
-            if (error == null && (result == null || !result.granted())) {
-                return;
-            }
-            backend.release(name, ownerId).whenComplete((released, releaseError) -> {
-                if (releaseError != null) {
-                    log.debug("could not release abandoned attempt on lock '{}'; it expires with its lease", name, releaseError);
-                }
-            });
-        });
-    }
-
-    /** Releases an acquisition whose last hold is gone; reports a loss if asked to. */
+    /** Releases an acquisition whose last hold is gone; throws the loss if asked to and it was lost. */
     void release(Acquisition acquisition, boolean reportLoss) {
         LockSlot slot = acquisition.slot;
         client.watchdog().stop(acquisition);
-        boolean released;
         try {
-            if (acquisition.state() == Acquisition.State.RELEASED) {
-                return; // already released when the client closed
+            if (acquisition.state() != Acquisition.State.ACTIVE) {
+                return; // lost: let go already where the backend could still hold it (LeaseLosses)
             }
+            acquisition.beginRelease();
+            OwnerCheck found;
             try {
-                CompletableFuture<Boolean> releasing = backend.release(slot.name, acquisition.ownerId);
+                CompletableFuture<OwnerCheck> releasing = backend.release(slot.name, acquisition.ownerId);
                 passGateEarly(acquisition);
-                released = calls.awaitUninterruptibly(releasing, "release", slot.name);
-            } catch (BackendUnavailableException e) {
+                found = client.calls().awaitUninterruptibly(releasing, "release", slot.name);
+            } catch (RuntimeException e) {
                 if (acquisition.state() == Acquisition.State.LOST) {
-                    throwLoss(acquisition, reportLoss);
-                    return;
+                    return; // lost meanwhile (e.g. the client closed): report that below
                 }
-                acquisition.markReleased();
+                acquisition.markReleased(); // not confirmed: renewals have stopped, so it expires with its lease
                 throw e;
+            }
+            if (found == OwnerCheck.OWNER) {
+                acquisition.markReleased();
+            } else {
+                client.losses().found(acquisition, found, "the release");
             }
         } finally {
             client.unregisterHeld(acquisition);
             acquisition.freeSlot();
+            if (reportLoss) {
+                LeaseLostException lost = acquisition.lossReport();
+                if (lost != null) {
+                    throw lost;
+                }
+            }
         }
-        if (!released) {
-            acquisition.markLost("the release found the lock no longer held under this owner "
-                    + "(it expired or was taken over or force-unlocked)", null);
-        } else {
-            acquisition.markReleased();
-        }
-        throwLoss(acquisition, reportLoss);
     }
 
     /**
@@ -251,26 +130,43 @@ final class LockAcquirer {
         }
     }
 
-    private static void throwLoss(Acquisition acquisition, boolean reportLoss) {
-        LeaseLostException lost = acquisition.lossReport();
-        if (lost != null && reportLoss) {
-            throw lost;
-        }
-    }
-
-    /** Releases an acquisition because the client is closing; never throws. */
-    void releaseForClose(Acquisition acquisition) {
+    /** Releases an acquisition the caller never got, because the client closed meanwhile; never throws. */
+    private void releaseForClose(Acquisition acquisition) {
         client.watchdog().stop(acquisition);
+        acquisition.markReleased();
         try {
-            if (acquisition.state() == Acquisition.State.ACTIVE) {
-                calls.awaitUninterruptibly(backend.release(acquisition.lockName(), acquisition.ownerId), "release", acquisition.lockName());
-            }
+            client.calls().awaitUninterruptibly(backend.release(acquisition.lockName(), acquisition.ownerId), "release", acquisition.lockName());
         } catch (RuntimeException e) {
             log.warn("could not release lock '{}' while closing; it expires with its lease", acquisition.lockName(), e);
         } finally {
-            acquisition.markReleased();
             client.unregisterHeld(acquisition);
             acquisition.freeSlot();
+        }
+    }
+
+    /**
+     * Releases every acquisition in {@code closing} at once (they are already marked lost by the close),
+     * waiting at most about one operation timeout in all, however many there are; never throws.
+     */
+    void releaseAllForClose(List<Acquisition> closing) {
+        List<CompletableFuture<OwnerCheck>> releases = new ArrayList<>(closing.size());
+        for (Acquisition acquisition : closing) {
+            try {
+                releases.add(backend.release(acquisition.lockName(), acquisition.ownerId));
+            } catch (RuntimeException e) {
+                releases.add(CompletableFuture.failedFuture(e));
+            }
+        }
+        CompletableFuture<?>[] settled = releases.stream().map(f -> f.handle((found, error) -> null)).toArray(CompletableFuture<?>[]::new);
+        try {
+            client.calls().awaitUninterruptibly(CompletableFuture.allOf(settled), "release", closing.size() + " locks");
+        } catch (RuntimeException timedOut) {
+            // reported below with the others that were not confirmed
+        }
+        long unconfirmed = releases.stream().filter(f -> !f.isDone() || f.isCompletedExceptionally()).count();
+        if (unconfirmed > 0) {
+            log.warn("closing the client: {} of {} releases were not confirmed by {}; those locks expire with their leases",
+                    unconfirmed, closing.size(), backend.describe());
         }
     }
 }

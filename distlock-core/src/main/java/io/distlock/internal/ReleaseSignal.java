@@ -1,10 +1,8 @@
 package io.distlock.internal;
 
-import io.distlock.spi.LockBackend;
+import io.distlock.spi.PollingAcquire;
 import io.distlock.spi.ReleaseSubscription;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -13,34 +11,45 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Wakes this client's waiter when the backend reports that a lock may be free.
- *
- * <p>A generation counter avoids lost wake-ups: the waiter reads it before asking the backend and
- * sleeps only while it is unchanged. The backend subscription is shared and reference-counted; when
- * the last waiter leaves it lingers briefly, so that a contended lock does not pay a subscribe round
- * trip per acquisition.
+ * Where this client's waiter for a lock parks, and what wakes it: the backend's release notification
+ * (a polling backend), its turn in the queue (a queueing backend), or the client closing.
  */
 final class ReleaseSignal {
+    /*
+     * A generation counter avoids lost wake-ups: the waiter reads it before asking the backend and
+     * sleeps only while it is unchanged, so a notification that arrives during the request counts.
+     *
+     * The backend subscription (polling backends only) is shared and reference-counted by waiters; when
+     * the last waiter leaves it lingers briefly, so that a contended lock does not pay a subscribe round
+     * trip per acquisition. A live subscription counts as a user of the slot, so the slot (and this
+     * signal) stays while the subscription lingers, and goes once it is dropped.
+     */
     private static final Logger log = LoggerFactory.getLogger(ReleaseSignal.class);
-    private static final long LINGER_MILLIS = 2_000;
+    private static final long LINGER_NANOS = TimeUnit.SECONDS.toNanos(2);
 
-    private final String name;
-    private final LockBackend backend;
-    private final ScheduledExecutorService scheduler;
+    /** Makes the signal of a slot. */
+    interface Factory {
+        ReleaseSignal create(LockSlot slot);
+    }
+
+    private final LockSlot slot;
+    private final @Nullable PollingAcquire backend;
+    private final EngineClock clock;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
     private long generation;
-    private int users;
+    private int waiters;
+    private boolean closed;
     private @Nullable CompletableFuture<ReleaseSubscription> subscription;
-    private @Nullable ScheduledFuture<?> pendingUnsubscribe;
+    private EngineClock.@Nullable Timer pendingUnsubscribe;
 
-    ReleaseSignal(String name, LockBackend backend, ScheduledExecutorService scheduler) {
-        this.name = name;
+    ReleaseSignal(LockSlot slot, @Nullable PollingAcquire backend, EngineClock clock) {
+        this.slot = slot;
         this.backend = backend;
-        this.scheduler = scheduler;
+        this.clock = clock;
     }
 
-    /** Called by the backend on a release notification; cheap, never blocks for long. */
+    /** Wakes the waiter: a release notification, a turn, or the client closing. Cheap; never blocks for long. */
     void fire() {
         lock.lock();
         try {
@@ -60,12 +69,12 @@ final class ReleaseSignal {
         }
     }
 
-    /** Sleeps until the generation moves past {@code seen} or the time is up. */
+    /** Sleeps until the generation moves past {@code seen} or {@code nanos} have passed. */
     void awaitChange(long seen, long nanos) throws InterruptedException {
         lock.lock();
         try {
             long left = nanos;
-            while (generation == seen && left > 0) {
+            while (generation == seen && left > 0 && !closed) {
                 left = changed.awaitNanos(left);
             }
         } finally {
@@ -73,18 +82,27 @@ final class ReleaseSignal {
         }
     }
 
-    /** Registers a waiter; returns the subscription future, which completes when notifications flow. */
+    /**
+     * Registers a waiter and returns the subscription future, which completes when notifications flow;
+     * a completed future for queueing backends, whose turns need no subscription.
+     */
     CompletableFuture<ReleaseSubscription> retain() {
         lock.lock();
         try {
-            users++;
+            waiters++;
             if (pendingUnsubscribe != null) {
-                pendingUnsubscribe.cancel(false);
+                pendingUnsubscribe.cancel();
                 pendingUnsubscribe = null;
+            }
+            if (backend == null) {
+                return CompletableFuture.completedFuture(() -> { });
             }
             CompletableFuture<ReleaseSubscription> current = subscription;
             if (current == null || current.isCompletedExceptionally()) {
-                current = backend.watchReleases(name, this::fire);
+                if (current == null) {
+                    slot.enter(); // the subscription keeps the slot alive until it is dropped
+                }
+                current = backend.watchReleases(slot.name, this::fire);
                 subscription = current;
             }
             return current;
@@ -93,40 +111,37 @@ final class ReleaseSignal {
         }
     }
 
-    /** Unregisters a waiter; the last one schedules the unsubscribe. */
+    /** Unregisters a waiter; the last one schedules dropping the subscription. */
     void release() {
         lock.lock();
         try {
-            users--;
-            if (users == 0 && subscription != null) {
-                try {
-                    pendingUnsubscribe = scheduler.schedule(this::unsubscribeIfUnused, LINGER_MILLIS, TimeUnit.MILLISECONDS);
-                } catch (RuntimeException shutDown) {
-                    unsubscribeIfUnused();
-                }
+            waiters--;
+            if (waiters == 0 && subscription != null) {
+                pendingUnsubscribe = clock.schedule(this::unsubscribeIfUnused, LINGER_NANOS);
             }
         } finally {
             lock.unlock();
         }
     }
 
-    /** Drops the subscription now, whoever waits; used when the client closes. */
+    /** Wakes every waiter for good and drops the subscription; used when the client closes. */
     void shutdown() {
         lock.lock();
         try {
-            users = 0;
-            unsubscribeIfUnused();
+            closed = true;
+            waiters = 0;
             changed.signalAll();
         } finally {
             lock.unlock();
         }
+        unsubscribeIfUnused();
     }
 
     private void unsubscribeIfUnused() {
         CompletableFuture<ReleaseSubscription> toClose;
         lock.lock();
         try {
-            if (users > 0 || subscription == null) {
+            if (waiters > 0 || subscription == null) {
                 return;
             }
             toClose = subscription;
@@ -135,11 +150,12 @@ final class ReleaseSignal {
         } finally {
             lock.unlock();
         }
+        slot.leave();
         toClose.whenComplete((sub, error) -> {
             if (sub != null) {
                 sub.close();
             } else {
-                log.debug("release notifications for lock '{}' never started", name, error);
+                log.debug("release notifications for lock '{}' never started", slot.name, error);
             }
         });
     }

@@ -3,15 +3,13 @@ package io.distlock.internal;
 import io.distlock.spi.BatchRenewal;
 import io.distlock.spi.BatchRenewal.RenewalRequest;
 import io.distlock.spi.LockBackend;
+import io.distlock.spi.OwnerCheck;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.PriorityQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.BiConsumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,7 +20,9 @@ import org.slf4j.LoggerFactory;
 final class Watchdog {
     /*
      * Renewals and expiry checks are entries in one priority queue by due time, with a single
-     * scheduled tick at the head's due time (not a timer per lock). A tick also takes every renewal
+     * scheduled tick at the head's due time (not a timer per lock). The first renewal is due an
+     * interval after the acquire request was *sent*, like the lease itself: a grant that arrived late
+     * (a slow WAIT, a replayed request) is renewed at once rather than after its deadline. A tick also takes every renewal
      * due within a quarter of its interval, so leases acquired around the same time are renewed
      * together; renewing a little early costs nothing. With a BatchRenewal backend a tick's leases go
      * out in chunks of maxBatchSize, one round trip each.
@@ -41,19 +41,19 @@ final class Watchdog {
 
     private final LockBackend backend;
     private final @Nullable BatchRenewal batch;
-    private final ScheduledExecutorService scheduler;
-    private final BiConsumer<Acquisition, String> onLoss;
+    private final EngineClock clock;
+    private final LeaseLosses losses;
     private final ReentrantLock lock = new ReentrantLock();
     private final PriorityQueue<Entry> queue = new PriorityQueue<>((a, b) -> Long.compare(a.dueNanos - b.dueNanos, 0));
-    private @Nullable ScheduledFuture<?> tick;
+    private EngineClock.@Nullable Timer tick;
     private long tickAtNanos;
     private int stale;
 
-    Watchdog(LockBackend backend, ScheduledExecutorService scheduler, BiConsumer<Acquisition, String> onLoss) {
+    Watchdog(LockBackend backend, EngineClock clock, LeaseLosses losses) {
         this.backend = backend;
-        this.onLoss = onLoss;
+        this.losses = losses;
         this.batch = backend instanceof BatchRenewal capable ? capable : null;
-        this.scheduler = scheduler;
+        this.clock = clock;
     }
 
     /** Starts watching a new acquisition: renewals if its options ask for them, else an expiry check. */
@@ -63,7 +63,7 @@ final class Watchdog {
             acquisition.watched = true;
             if (acquisition.options.autoRenew()) {
                 long interval = acquisition.options.renewInterval().toNanos();
-                add(new Entry(acquisition, System.nanoTime() + interval, interval));
+                add(new Entry(acquisition, acquisition.sentNanos + interval, interval));
             } else {
                 addExpiryCheck(acquisition);
             }
@@ -121,18 +121,14 @@ final class Watchdog {
     private void rescheduleTick() {
         Entry head = queue.peek();
         if (tick != null) {
-            tick.cancel(false);
+            tick.cancel();
             tick = null;
         }
         if (head == null) {
             return;
         }
         tickAtNanos = head.dueNanos;
-        try {
-            tick = scheduler.schedule(this::tick, Math.max(0, head.dueNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
-        } catch (RuntimeException shutDown) {
-            tick = null; // the client is closing; nothing left to renew
-        }
+        tick = clock.schedule(this::tick, head.dueNanos - clock.nanoTime());
     }
 
     private void tick() {
@@ -142,7 +138,7 @@ final class Watchdog {
         try {
             // `tick` is left as it is: rescheduleTick() below cancels it if an add() replaced this run's
             // future meanwhile (cancelling the running one is harmless), so there is only ever one chain.
-            long now = System.nanoTime();
+            long now = clock.nanoTime();
             Entry head;
             while ((head = queue.peek()) != null && head.dueNanos - (now + head.intervalNanos / 4) <= 0) {
                 queue.poll();
@@ -172,11 +168,8 @@ final class Watchdog {
             lock.unlock();
         }
         for (Acquisition acquisition : expired) {
-            String reason = acquisition.options.autoRenew()
-                    ? "no renewal was confirmed by " + backend.describe() + " within the lease time of " + acquisition.options.leaseTime()
-                    : "its lease time of " + acquisition.options.leaseTime() + " ran out (autoRenew is off)";
             try {
-                onLoss.accept(acquisition, reason);
+                losses.expired(acquisition);
             } catch (RuntimeException e) {
                 log.error("reporting the loss of lock '{}' failed", acquisition.lockName(), e); // the others are still told
             }
@@ -187,8 +180,7 @@ final class Watchdog {
             } catch (RuntimeException e) {
                 log.debug("renewals could not be sent, retrying", e);
                 for (Entry entry : renewals) {
-                    enqueue(new Entry(entry.acquisition, System.nanoTime() + Math.max(TimeUnit.MILLISECONDS.toNanos(5), entry.intervalNanos / 3),
-                            entry.intervalNanos));
+                    enqueue(new Entry(entry.acquisition, clock.nanoTime() + retryDelay(entry), entry.intervalNanos));
                 }
             }
         }
@@ -203,42 +195,56 @@ final class Watchdog {
                     Acquisition a = entry.acquisition;
                     requests.add(new RenewalRequest(a.lockName(), a.ownerId, a.options.leaseTime()));
                 }
-                long sent = System.nanoTime();
+                long sent = clock.nanoTime();
                 List<Entry> entries = List.copyOf(chunk);
                 batch.renewAll(requests).whenCompleteAsync((results, error) -> {
                     for (int i = 0; i < entries.size(); i++) {
                         completed(entries.get(i), sent, results == null ? null : results.get(i), error);
                     }
-                }, scheduler);
+                }, clock.timerThread());
             }
         } else {
             for (Entry entry : due) {
                 Acquisition a = entry.acquisition;
-                long sent = System.nanoTime();
-                CompletableFuture<Boolean> result = backend.renew(a.lockName(), a.ownerId, a.options.leaseTime());
-                result.whenCompleteAsync((renewed, error) -> completed(entry, sent, renewed, error), scheduler);
+                long sent = clock.nanoTime();
+                CompletableFuture<OwnerCheck> result = backend.renew(a.lockName(), a.ownerId, a.options.leaseTime());
+                result.whenCompleteAsync((found, error) -> completed(entry, sent, found, error), clock.timerThread());
             }
         }
     }
 
-    private void completed(Entry entry, long sentNanos, @Nullable Boolean renewed, @Nullable Throwable error) {
+    private void completed(Entry entry, long sentNanos, @Nullable OwnerCheck found, @Nullable Throwable error) {
         Acquisition acquisition = entry.acquisition;
         if (!acquisition.watched || acquisition.state() != Acquisition.State.ACTIVE) {
             return;
         }
-        if (error != null || renewed == null) {
-            long retryIn = Math.max(TimeUnit.MILLISECONDS.toNanos(5), entry.intervalNanos / 3);
+        if (error != null || found == null) {
+            long retryIn = retryDelay(entry);
             log.debug("renewal of lock '{}' failed, retrying in {} ms", acquisition.lockName(), retryIn / 1_000_000, error);
-            enqueue(new Entry(acquisition, System.nanoTime() + retryIn, entry.intervalNanos));
+            enqueue(new Entry(acquisition, clock.nanoTime() + retryIn, entry.intervalNanos));
             return;
         }
-        if (!renewed) {
-            onLoss.accept(acquisition, "a renewal found the lock no longer held under this owner "
-                    + "(it expired or was taken over or force-unlocked)");
+        if (found != OwnerCheck.OWNER) {
+            losses.found(acquisition, found, "a renewal");
             return;
         }
         acquisition.confirmRenewal(sentNanos);
         enqueue(new Entry(acquisition, sentNanos + entry.intervalNanos, entry.intervalNanos));
+    }
+
+    /** A failed renewal is tried again after a third of the interval (at least 5 ms): several tries fit in one lease. */
+    private static long retryDelay(Entry entry) {
+        return Math.max(TimeUnit.MILLISECONDS.toNanos(5), entry.intervalNanos / 3);
+    }
+
+    /** Returns how many entries are queued (live and stale); for tests. */
+    int queued() {
+        lock.lock();
+        try {
+            return queue.size();
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Cancels all pending work; the scheduler itself is shut down by the client. */
@@ -248,7 +254,7 @@ final class Watchdog {
             queue.clear();
             stale = 0;
             if (tick != null) {
-                tick.cancel(false);
+                tick.cancel();
                 tick = null;
             }
         } finally {

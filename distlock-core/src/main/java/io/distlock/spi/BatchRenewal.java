@@ -3,6 +3,7 @@ package io.distlock.spi;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Capability: renews many leases in one backend round trip. The watchdog uses it, when a backend
@@ -16,9 +17,11 @@ public interface BatchRenewal {
     /**
      * Renews every lease in {@code requests}, each only if still held by its owner.
      *
-     * @return for each request, in order, true if renewed and false if no longer held by its owner
+     * @return for each request, in order, what the backend found ({@link OwnerCheck#OWNER}: renewed), or
+     *     null where that request could not be answered (one shard of a cluster failing): the watchdog
+     *     retries those
      */
-    CompletableFuture<List<Boolean>> renewAll(List<RenewalRequest> requests);
+    CompletableFuture<List<@Nullable OwnerCheck>> renewAll(List<RenewalRequest> requests);
 
     /** One lease to renew. */
     record RenewalRequest(String name, String ownerId, Duration leaseTime) {}

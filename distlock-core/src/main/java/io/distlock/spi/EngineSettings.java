@@ -28,9 +28,4 @@ public record EngineSettings(LockOptions defaultOptions, Duration fallbackPoll, 
             throw new IllegalArgumentException("threadNamePrefix must not be blank");
         }
     }
-
-    /** Returns settings with the given default options and the defaults for the rest. */
-    public static EngineSettings of(LockOptions defaultOptions, String threadNamePrefix) {
-        return new EngineSettings(defaultOptions, DEFAULT_FALLBACK_POLL, threadNamePrefix);
-    }
 }

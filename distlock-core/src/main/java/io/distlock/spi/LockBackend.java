@@ -1,5 +1,6 @@
 package io.distlock.spi;
 
+import io.distlock.LockOptions;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
@@ -8,13 +9,16 @@ import java.util.concurrent.CompletableFuture;
  * loss detection) is the engine's. Implementations must be thread-safe and must not block the
  * calling thread: each operation returns a future that the backend completes.
  *
+ * <p>How a backend acquires is a capability, and a backend implements exactly one:
+ * {@link PollingAcquire} (ask, and be told when the lock may be free) or {@link QueueingAcquire}
+ * (join a queue, and be told when it is your turn). Further optional features are capabilities too:
+ * {@link BatchRenewal}, {@link SessionEvents}.
+ *
  * <p>Every operation is a compare-and-act on the owner id the engine passes: a backend never
  * releases or renews a lock held under another owner id. Futures complete exceptionally with
  * {@link io.distlock.BackendUnavailableException} when the backend cannot be reached or does not
  * answer within {@link #operationTimeout()}, and with {@link io.distlock.LockException} when it
  * refuses the operation (for example, missing permissions).
- *
- * <p>Optional features are separate capability interfaces, such as {@link BatchRenewal}.
  */
 public interface LockBackend extends AutoCloseable {
 
@@ -25,30 +29,35 @@ public interface LockBackend extends AutoCloseable {
     Duration operationTimeout();
 
     /**
-     * Attempts to take the lock for {@code ownerId} with a lease of {@code leaseTime}. If the lock is
-     * already held by {@code ownerId} (a retried request), extends it and returns the same token.
+     * Checks that the backend can honour these options for a lock; the engine calls it for the client's
+     * default options and for every {@code getLock(name, options)}. For example, a session-bound backend
+     * refuses a lease longer than its session, whose expiry would end the lock while the lease still
+     * looked valid.
      *
-     * @return {@link AcquireResult#granted} with a fencing token, or {@link AcquireResult#busy} with
-     *     how long the current holder's lease still runs
+     * @throws IllegalArgumentException naming the option, the limit and why
      */
-    CompletableFuture<AcquireResult> tryAcquire(String name, String ownerId, Duration leaseTime);
+    default void checkOptions(LockOptions options) {
+        // every option is fine
+    }
 
     /**
-     * Extends the lease of {@code ownerId} to {@code leaseTime} from now.
+     * Extends the lease of {@code ownerId} to {@code leaseTime} from now. Session-bound backends, whose
+     * locks last as long as the session, confirm that the lock is still held instead.
      *
-     * @return true if renewed; false if the lock is not held by {@code ownerId} any more
+     * @return {@link OwnerCheck#OWNER} if renewed; otherwise what the backend found instead
      */
-    CompletableFuture<Boolean> renew(String name, String ownerId, Duration leaseTime);
+    CompletableFuture<OwnerCheck> renew(String name, String ownerId, Duration leaseTime);
 
     /**
-     * Releases the lock if, and only if, {@code ownerId} holds it, and notifies watchers.
+     * Releases the lock if, and only if, {@code ownerId} holds it, and notifies waiters.
      *
-     * @return true if it was released; false if {@code ownerId} did not hold it (lost or never held)
+     * @return {@link OwnerCheck#OWNER} if it was released (also when this owner had released it already,
+     *     a retried request); otherwise what the backend found instead, having changed nothing
      */
-    CompletableFuture<Boolean> release(String name, String ownerId);
+    CompletableFuture<OwnerCheck> release(String name, String ownerId);
 
     /**
-     * Releases the lock whoever holds it, and notifies watchers.
+     * Releases the lock whoever holds it, and notifies waiters.
      *
      * @return true if it was held
      */
@@ -56,14 +65,6 @@ public interface LockBackend extends AutoCloseable {
 
     /** Returns whether anyone holds the lock. */
     CompletableFuture<Boolean> isLocked(String name);
-
-    /**
-     * Starts telling {@code onMaybeFree} when the lock may have become free (a release, a
-     * force-release). The future completes once notifications are flowing, so a release after it
-     * completes is not missed. Notifications may be lost when the connection drops; the engine
-     * polls as a fallback. {@code onMaybeFree} must be cheap and must not block.
-     */
-    CompletableFuture<ReleaseSubscription> watchReleases(String name, Runnable onMaybeFree);
 
     /** Closes connections. Called by the engine after it has released what it holds. */
     @Override

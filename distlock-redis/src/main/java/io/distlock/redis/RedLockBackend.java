@@ -2,7 +2,10 @@ package io.distlock.redis;
 
 import io.distlock.BackendUnavailableException;
 import io.distlock.spi.AcquireResult;
+import io.distlock.spi.ClockDrift;
 import io.distlock.spi.LockBackend;
+import io.distlock.spi.OwnerCheck;
+import io.distlock.spi.PollingAcquire;
 import io.distlock.spi.ReleaseSubscription;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,7 +24,7 @@ import org.jspecify.annotations.Nullable;
  * {@link RedisLockBackend}: an operation succeeds when a majority of nodes agrees within the per-node
  * timeout and, for acquire and renewal, before the lease's validity (lease - elapsed - drift) runs out.
  */
-final class RedLockBackend implements LockBackend {
+final class RedLockBackend implements LockBackend, PollingAcquire {
     /*
      * Acquire: ask every node at once, each answer bounded by nodeTimeout. A majority of grants with
      * validity left wins; the fencing token is the largest token of the granting nodes. Otherwise
@@ -88,10 +91,6 @@ final class RedLockBackend implements LockBackend {
                 .thenApply(ignored -> answers.stream().map(CompletableFuture::join).toList());
     }
 
-    private static long driftNanos(Duration leaseTime) {
-        return leaseTime.toNanos() / 100 + TimeUnit.MILLISECONDS.toNanos(2);
-    }
-
     private static String key(String name, String ownerId) {
         return name + '\u0000' + ownerId;
     }
@@ -125,7 +124,7 @@ final class RedLockBackend implements LockBackend {
                     holderLeft.add(answer.value().holderRemaining().toMillis());
                 }
             }
-            long validity = leaseTime.toNanos() - (System.nanoTime() - start) - driftNanos(leaseTime);
+            long validity = leaseTime.toNanos() - (System.nanoTime() - start) - ClockDrift.allowanceNanos(leaseTime);
             if (granted >= quorum && validity > 0) {
                 heldAs.put(key(name, ownerId), attemptOwner);
                 return AcquireResult.granted(token);
@@ -160,7 +159,7 @@ final class RedLockBackend implements LockBackend {
             CompletableFuture<AcquireResult> request = raw.get(i);
             request.whenComplete((result, error) -> {
                 if (error == null && result != null && result.granted()) {
-                    node.release(name, ownerId).exceptionally(ignored -> false);
+                    node.release(name, ownerId).exceptionally(ignored -> null);
                 }
             });
         }
@@ -181,30 +180,30 @@ final class RedLockBackend implements LockBackend {
     }
 
     @Override
-    public CompletableFuture<Boolean> renew(String name, String ownerId, Duration leaseTime) {
+    public CompletableFuture<OwnerCheck> renew(String name, String ownerId, Duration leaseTime) {
         long start = System.nanoTime();
         String nodeOwner = heldAs(name, ownerId);
         if (nodeOwner == null) {
-            return CompletableFuture.completedFuture(false);
+            return CompletableFuture.completedFuture(OwnerCheck.MISSING);
         }
         return askAll(node -> node.renew(name, nodeOwner, leaseTime), new ArrayList<>()).thenApply(answers -> {
             int renewed = 0;
-            int notHeld = 0;
-            for (Answer<Boolean> answer : answers) {
+            List<OwnerCheck> notHeld = new ArrayList<>();
+            for (Answer<OwnerCheck> answer : answers) {
                 if (answer.value() != null) {
-                    if (answer.value()) {
+                    if (answer.value() == OwnerCheck.OWNER) {
                         renewed++;
                     } else {
-                        notHeld++;
+                        notHeld.add(answer.value());
                     }
                 }
             }
-            long validity = leaseTime.toNanos() - (System.nanoTime() - start) - driftNanos(leaseTime);
+            long validity = leaseTime.toNanos() - (System.nanoTime() - start) - ClockDrift.allowanceNanos(leaseTime);
             if (renewed >= quorum && validity > 0) {
-                return true;
+                return OwnerCheck.OWNER;
             }
-            if (notHeld > nodes.size() - quorum) {
-                return false; // a majority no longer has it: lost
+            if (notHeld.size() > nodes.size() - quorum) {
+                return mostCommon(notHeld); // a majority no longer has it: lost
             }
             throw new BackendUnavailableException("renewal of lock '" + name + "' reached " + renewed + " of " + nodes.size()
                     + " RedLock nodes in time; " + quorum + " are needed (" + failures(answers) + ")", null);
@@ -212,29 +211,46 @@ final class RedLockBackend implements LockBackend {
     }
 
     @Override
-    public CompletableFuture<Boolean> release(String name, String ownerId) {
+    public CompletableFuture<OwnerCheck> release(String name, String ownerId) {
         String nodeOwner = heldAs.remove(key(name, ownerId));
         if (nodeOwner == null) {
-            return CompletableFuture.completedFuture(false); // never won, or already released
+            return CompletableFuture.completedFuture(OwnerCheck.MISSING); // never won, or already released
         }
         return askAll(node -> node.release(name, nodeOwner), new ArrayList<>()).thenApply(answers -> {
             int released = 0;
-            int answered = 0;
-            for (Answer<Boolean> answer : answers) {
+            List<OwnerCheck> notHeld = new ArrayList<>();
+            for (Answer<OwnerCheck> answer : answers) {
                 if (answer.value() != null) {
-                    answered++;
-                    released += answer.value() ? 1 : 0;
+                    if (answer.value() == OwnerCheck.OWNER) {
+                        released++;
+                    } else {
+                        notHeld.add(answer.value());
+                    }
                 }
             }
             if (released >= quorum) {
-                return true;
+                return OwnerCheck.OWNER;
             }
-            if (answered - released > nodes.size() - quorum) {
-                return false; // a majority did not have it any more: it had been lost
+            if (notHeld.size() > nodes.size() - quorum) {
+                return mostCommon(notHeld); // a majority did not have it any more: it had been lost
             }
-            throw new BackendUnavailableException("release of lock '" + name + "' reached " + answered + " of " + nodes.size()
+            throw new BackendUnavailableException("release of lock '" + name + "' reached " + (released + notHeld.size()) + " of " + nodes.size()
                     + " RedLock nodes; the rest expire with the lease (" + failures(answers) + ")", null);
         });
+    }
+
+    /** The answer most nodes gave (ties: the first in enum order). */
+    private static OwnerCheck mostCommon(List<OwnerCheck> answers) {
+        OwnerCheck best = OwnerCheck.MISSING;
+        long bestCount = -1;
+        for (OwnerCheck candidate : OwnerCheck.values()) {
+            long count = answers.stream().filter(candidate::equals).count();
+            if (count > bestCount) {
+                best = candidate;
+                bestCount = count;
+            }
+        }
+        return best;
     }
 
     @Override

@@ -6,6 +6,8 @@ import io.distlock.redis.RedisLockScripts.Script;
 import io.distlock.spi.AcquireResult;
 import io.distlock.spi.BatchRenewal;
 import io.distlock.spi.LockBackend;
+import io.distlock.spi.OwnerCheck;
+import io.distlock.spi.PollingAcquire;
 import io.distlock.spi.ReleaseSubscription;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -17,12 +19,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The storage operations on Redis: one Lua script each, over one multiplexed connection, plus release
  * notifications over one pub/sub connection.
  */
-final class RedisLockBackend implements LockBackend, BatchRenewal {
+final class RedisLockBackend implements LockBackend, PollingAcquire, BatchRenewal {
     /** How long a released lock's key remembers its last fencing token. */
     static final Duration TOKEN_MEMORY = Duration.ofSeconds(60);
     private static final int MAX_BATCH = 200;
@@ -122,7 +125,7 @@ final class RedisLockBackend implements LockBackend, BatchRenewal {
     }
 
     @Override
-    public CompletableFuture<Boolean> renew(String name, String ownerId, Duration leaseTime) {
+    public CompletableFuture<OwnerCheck> renew(String name, String ownerId, Duration leaseTime) {
         return renewAll(List.of(new RenewalRequest(name, ownerId, leaseTime))).thenApply(results -> results.get(0));
     }
 
@@ -132,7 +135,7 @@ final class RedisLockBackend implements LockBackend, BatchRenewal {
     }
 
     @Override
-    public CompletableFuture<List<Boolean>> renewAll(List<RenewalRequest> requests) {
+    public CompletableFuture<List<@Nullable OwnerCheck>> renewAll(List<RenewalRequest> requests) {
         if (!transport.cluster() || requests.size() < 2) {
             return renewInOneScript(requests);
         }
@@ -141,7 +144,7 @@ final class RedisLockBackend implements LockBackend, BatchRenewal {
         for (int i = 0; i < requests.size(); i++) {
             bySlot.computeIfAbsent(SlotHash.getSlot(keys.lockKey(requests.get(i).name())), slot -> new ArrayList<>()).add(i);
         }
-        Boolean[] renewed = new Boolean[requests.size()];
+        OwnerCheck[] renewed = new OwnerCheck[requests.size()];
         List<CompletableFuture<Void>> calls = new ArrayList<>();
         for (List<Integer> indexes : bySlot.values()) {
             List<RenewalRequest> group = indexes.stream().map(requests::get).toList();
@@ -156,7 +159,7 @@ final class RedisLockBackend implements LockBackend, BatchRenewal {
         return CompletableFuture.allOf(calls.toArray(new CompletableFuture<?>[0])).thenApply(ignored -> Arrays.asList(renewed));
     }
 
-    private CompletableFuture<List<Boolean>> renewInOneScript(List<RenewalRequest> requests) {
+    private CompletableFuture<List<@Nullable OwnerCheck>> renewInOneScript(List<RenewalRequest> requests) {
         String[] lockKeys = new String[requests.size()];
         String[] args = new String[requests.size() * 2];
         for (int i = 0; i < requests.size(); i++) {
@@ -169,24 +172,24 @@ final class RedisLockBackend implements LockBackend, BatchRenewal {
         CompletableFuture<List<Object>> reply = scripts.run(Script.RENEW, lockKeys, args);
         String what = requests.size() == 1 ? requests.get(0).name() : requests.size() + " locks";
         return acknowledged(connects, map(reply, "renewal", what, result -> {
-            List<Boolean> renewed = new ArrayList<>(result.size());
+            List<@Nullable OwnerCheck> renewed = new ArrayList<>(result.size());
             for (Object one : result) {
-                renewed.add(((Long) one) == 1L);
+                renewed.add(((Long) one) == 1L ? OwnerCheck.OWNER : OwnerCheck.MISSING);
             }
             return renewed;
         }), "renewal", what);
     }
 
     @Override
-    public CompletableFuture<Boolean> release(String name, String ownerId) {
+    public CompletableFuture<OwnerCheck> release(String name, String ownerId) {
         long connects = connectsIfAcknowledging();
         return acknowledged(connects, releaseOnMaster(name, ownerId), "release", name);
     }
 
-    private CompletableFuture<Boolean> releaseOnMaster(String name, String ownerId) {
+    private CompletableFuture<OwnerCheck> releaseOnMaster(String name, String ownerId) {
         CompletableFuture<Long> reply = scripts.run(Script.RELEASE, new String[] {keys.lockKey(name)},
                 ownerId, keys.releaseChannel(name), tokenMemoryMillis, notify);
-        return map(reply, "release", name, released -> released == 1L);
+        return map(reply, "release", name, released -> released == 1L ? OwnerCheck.OWNER : OwnerCheck.MISSING);
     }
 
     @Override

@@ -2,9 +2,9 @@ package io.distlock.zookeeper;
 
 import io.distlock.LockException;
 import io.distlock.spi.AcquireResult;
-import io.distlock.spi.FairQueueing;
 import io.distlock.spi.LockBackend;
-import io.distlock.spi.ReleaseSubscription;
+import io.distlock.spi.OwnerCheck;
+import io.distlock.spi.QueueingAcquire;
 import io.distlock.spi.SessionEvents;
 import java.time.Duration;
 import java.util.List;
@@ -27,7 +27,7 @@ import org.jspecify.annotations.Nullable;
  * parent; the lowest holds the lock; each waiter watches only its predecessor. The fencing token is
  * the holder node's czxid: zxids only grow, across restarts, leader elections and re-created parents.
  */
-final class ZooKeeperLockBackend implements LockBackend, FairQueueing, SessionEvents {
+final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, SessionEvents {
     /*
      * Curator calls block, so each runs on a small pool of daemon threads and completes a future; the
      * engine bounds every wait by the operation timeout. Deletes of our own nodes are "guaranteed":
@@ -70,7 +70,7 @@ final class ZooKeeperLockBackend implements LockBackend, FairQueueing, SessionEv
     }
 
     @Override
-    public CompletableFuture<QueueTicket> enqueue(String name, String ownerId) {
+    public CompletableFuture<QueueTicket> enqueue(String name, String ownerId, Duration leaseTime) {
         return call("acquire", name, () -> {
             String path = curator.create().creatingParentContainersIfNeeded().withProtection()
                     .withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(LockNodes.nodePath(name, ownerId));
@@ -80,26 +80,18 @@ final class ZooKeeperLockBackend implements LockBackend, FairQueueing, SessionEv
     }
 
     @Override
-    public CompletableFuture<AcquireResult> tryAcquire(String name, String ownerId, Duration leaseTime) {
-        return enqueue(name, ownerId).thenCompose(ticket -> ticket.checkTurn(() -> { })
-                .thenCompose(result -> result.granted()
-                        ? CompletableFuture.completedFuture(result)
-                        : ticket.leave().thenApply(ignored -> result)));
-    }
-
-    @Override
-    public CompletableFuture<Boolean> renew(String name, String ownerId, Duration leaseTime) {
+    public CompletableFuture<OwnerCheck> renew(String name, String ownerId, Duration leaseTime) {
         return call("renewal", name, () -> {
             String path = nodeByOwner.get(ownerId);
-            return path != null && curator.checkExists().forPath(path) != null;
+            return path != null && curator.checkExists().forPath(path) != null ? OwnerCheck.OWNER : OwnerCheck.MISSING;
         });
     }
 
     @Override
-    public CompletableFuture<Boolean> release(String name, String ownerId) {
+    public CompletableFuture<OwnerCheck> release(String name, String ownerId) {
         return call("release", name, () -> {
             String path = nodeByOwner.remove(ownerId);
-            return path != null && deleteGuaranteed(path);
+            return path != null && deleteGuaranteed(path) ? OwnerCheck.OWNER : OwnerCheck.MISSING;
         });
     }
 
@@ -114,35 +106,6 @@ final class ZooKeeperLockBackend implements LockBackend, FairQueueing, SessionEv
     @Override
     public CompletableFuture<Boolean> isLocked(String name) {
         return call("isLocked", name, () -> !queueOf(name).isEmpty());
-    }
-
-    @Override
-    public CompletableFuture<ReleaseSubscription> watchReleases(String name, Runnable onMaybeFree) {
-        return call("subscribe", name, () -> {
-            AtomicBoolean open = new AtomicBoolean(true);
-            watchChildren(name, onMaybeFree, open);
-            return () -> open.set(false);
-        });
-    }
-
-    private void watchChildren(String name, Runnable onMaybeFree, AtomicBoolean open) throws Exception {
-        CuratorWatcher rearm = event -> {
-            if (open.get()) {
-                onMaybeFree.run();
-                io.execute(() -> {
-                    try {
-                        watchChildren(name, onMaybeFree, open);
-                    } catch (Exception e) {
-                        onMaybeFree.run(); // the engine falls back to polling
-                    }
-                });
-            }
-        };
-        if (curator.checkExists().forPath(LockNodes.parent(name)) == null) {
-            curator.checkExists().usingWatcher(rearm).forPath(LockNodes.parent(name));
-        } else {
-            curator.getChildren().usingWatcher(rearm).forPath(LockNodes.parent(name));
-        }
     }
 
     @Override

@@ -1,0 +1,109 @@
+package io.distlock.internal;
+
+import io.distlock.LockOptions;
+import io.distlock.spi.AcquireResult;
+import io.distlock.spi.LockBackend;
+import io.distlock.spi.PollingAcquire;
+import io.distlock.spi.ReleaseSubscription;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Grants from a {@link PollingAcquire} backend: ask; while busy, sleep until told the lock may be free, then ask again. */
+final class PollingGranter implements Granter {
+    /*
+     * Ask the backend. If busy, subscribe to release notifications once, ask again (a release may have
+     * happened before the subscription), and from then on sleep until a notification, the holder's
+     * lease end, the fallback poll or the caller's deadline, whichever is first. The generation read
+     * before each request makes a notification that arrives during the request count.
+     *
+     * Cancellation safety: if the caller stops waiting for a request's answer (interrupt, timeout,
+     * error), the request may still be granted. It is released under that attempt's owner id as soon
+     * as its answer (or failure) is known; compare-and-release makes this safe even when the request
+     * never ran, and the owner id is unique to the attempt, so it can never free anyone else's lock.
+     */
+    private static final Logger log = LoggerFactory.getLogger(PollingGranter.class);
+
+    private final EngineLockClient client;
+    private final PollingAcquire acquire;
+    private final LockBackend backend;
+    private final long fallbackPollNanos;
+
+    PollingGranter(EngineLockClient client, PollingAcquire acquire, long fallbackPollNanos) {
+        this.client = client;
+        this.acquire = acquire;
+        this.backend = client.backend();
+        this.fallbackPollNanos = fallbackPollNanos;
+    }
+
+    @Override
+    public @Nullable Grant await(LockSlot slot, LockOptions options, long waitNanos) throws InterruptedException {
+        EngineClock clock = client.clock();
+        long deadline = clock.nanoTime() + waitNanos;
+        String ownerId = client.ownerIds().next();
+        boolean watching = false;
+        try {
+            while (true) {
+                client.checkOpen();
+                long generation = slot.signal.generation();
+                long epoch = client.session().epoch();
+                long sent = clock.nanoTime();
+                CompletableFuture<AcquireResult> request = acquire.tryAcquire(slot.name, ownerId, options.leaseTime());
+                AcquireResult result;
+                try {
+                    result = client.calls().await(request, "acquire", slot.name);
+                } catch (InterruptedException | RuntimeException e) {
+                    releaseWhenKnown(slot.name, ownerId, request);
+                    throw e;
+                }
+                if (result.granted()) {
+                    return new Grant(ownerId, result.fencingToken(), sent, epoch);
+                }
+                long left = waitNanos == LockAcquirer.FOREVER ? Long.MAX_VALUE : deadline - clock.nanoTime();
+                if (left <= 0) {
+                    return null;
+                }
+                if (!watching) {
+                    watching = true;
+                    startWatching(slot);
+                    continue; // ask again: the release may have come before notifications flowed
+                }
+                long holderLeft = result.holderRemaining().toNanos();
+                long sleep = Math.min(left, fallbackPollNanos);
+                if (holderLeft > 0) {
+                    sleep = Math.min(sleep, holderLeft + TimeUnit.MILLISECONDS.toNanos(1));
+                }
+                slot.signal.awaitChange(generation, sleep);
+            }
+        } finally {
+            if (watching) {
+                slot.signal.release();
+            }
+        }
+    }
+
+    private void startWatching(LockSlot slot) throws InterruptedException {
+        CompletableFuture<ReleaseSubscription> subscription = slot.signal.retain();
+        try {
+            client.calls().await(subscription, "subscribe", slot.name);
+        } catch (RuntimeException e) {
+            // Without notifications we still make progress by polling; the next request reports an outage.
+            log.debug("release notifications for lock '{}' unavailable, polling instead", slot.name, e);
+        }
+    }
+
+    private void releaseWhenKnown(String name, String ownerId, CompletableFuture<AcquireResult> request) {
+        request.whenComplete((result, error) -> {
+            if (error == null && (result == null || !result.granted())) {
+                return;
+            }
+            backend.release(name, ownerId).whenComplete((released, releaseError) -> {
+                if (releaseError != null) {
+                    log.debug("could not release abandoned attempt on lock '{}'; it expires with its lease", name, releaseError);
+                }
+            });
+        });
+    }
+}

@@ -1,0 +1,79 @@
+package io.distlock.internal;
+
+import io.distlock.LockOptions;
+import io.distlock.spi.AcquireResult;
+import io.distlock.spi.QueueingAcquire;
+import io.distlock.spi.QueueingAcquire.QueueTicket;
+import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Grants from a {@link QueueingAcquire} backend: join the lock's queue once, then wait for the turn. */
+final class QueueGranter implements Granter {
+    /*
+     * The ticket's turn callback fires the slot's signal, so the waiter parks where every waiter parks
+     * (and wakes when the client closes). The generation read before each turn check makes a turn
+     * that comes during the check count. Giving up (deadline, interrupt, error, close) leaves the queue
+     * and waits for that, also when the enqueue itself is still in flight: when the caller gets control
+     * back, nothing of its is queued.
+     */
+    private static final Logger log = LoggerFactory.getLogger(QueueGranter.class);
+
+    private final EngineLockClient client;
+    private final QueueingAcquire queue;
+    private final long fallbackPollNanos;
+
+    QueueGranter(EngineLockClient client, QueueingAcquire queue, long fallbackPollNanos) {
+        this.client = client;
+        this.queue = queue;
+        this.fallbackPollNanos = fallbackPollNanos;
+    }
+
+    @Override
+    public @Nullable Grant await(LockSlot slot, LockOptions options, long waitNanos) throws InterruptedException {
+        EngineClock clock = client.clock();
+        long deadline = clock.nanoTime() + waitNanos;
+        String ownerId = client.ownerIds().next();
+        long epoch = client.session().epoch();
+        CompletableFuture<QueueTicket> joining = queue.enqueue(slot.name, ownerId, options.leaseTime());
+        QueueTicket ticket;
+        try {
+            ticket = client.calls().await(joining, "acquire", slot.name);
+        } catch (InterruptedException | RuntimeException e) {
+            joining.thenAccept(QueueTicket::leave);
+            throw e;
+        }
+        boolean granted = false;
+        try {
+            while (true) {
+                client.checkOpen();
+                long generation = slot.signal.generation();
+                long sent = clock.nanoTime();
+                AcquireResult result = client.calls().await(ticket.checkTurn(slot.signal::fire), "acquire", slot.name);
+                if (result.granted()) {
+                    granted = true;
+                    return new Grant(ownerId, result.fencingToken(), sent, epoch);
+                }
+                long left = waitNanos == LockAcquirer.FOREVER ? Long.MAX_VALUE : deadline - clock.nanoTime();
+                if (left <= 0) {
+                    return null;
+                }
+                slot.signal.awaitChange(generation, Math.min(left, fallbackPollNanos));
+            }
+        } finally {
+            if (!granted) {
+                leave(ticket, slot.name);
+            }
+        }
+    }
+
+    /** Leaves the queue and waits for it, so that nothing of ours is queued when the caller gets control back. */
+    private void leave(QueueTicket ticket, String name) {
+        try {
+            client.calls().awaitUninterruptibly(ticket.leave(), "leave", name);
+        } catch (RuntimeException e) {
+            log.warn("leaving the queue of lock '{}' was not confirmed; the backend keeps trying", name, e);
+        }
+    }
+}
