@@ -23,7 +23,9 @@ class LockOptionsTest {
         assertThat(shortLease.autoRenew()).isFalse();
         assertThat(changed.leaseTime()).isEqualTo(Duration.ofSeconds(5));
         assertThat(changed.autoRenew()).isTrue();
-        assertThat(changed).isEqualTo(LockOptions.builder().leaseTime(Duration.ofSeconds(5)).build()).hasSameHashCodeAs(changed);
+        LockOptions equal = LockOptions.builder().leaseTime(Duration.ofSeconds(5)).build();
+        assertThat(changed).isEqualTo(equal).hasSameHashCodeAs(equal).isNotEqualTo(shortLease);
+        assertThat(changed.hashCode()).as("options that differ in autoRenew hash differently").isNotEqualTo(shortLease.hashCode());
     }
 
     @Test

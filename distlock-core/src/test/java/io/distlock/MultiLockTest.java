@@ -1,15 +1,11 @@
-package io.distlock.redis;
+package io.distlock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.distlock.DistributedLock;
-import io.distlock.Lease;
-import io.distlock.LeaseLostException;
-import io.distlock.LockClient;
-import io.distlock.MultiLease;
-import io.distlock.MultiLock;
-import io.distlock.testkit.RedisServerExtension;
+import io.distlock.internal.MemoryLockClients;
+import io.distlock.internal.MemoryStore;
+import io.distlock.internal.MemoryStore.Op;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,15 +16,13 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** MultiLock over locks of two clients on a real Redis. */
+/** MultiLock over locks of two engine clients on one in-memory store (MultiLock works over any locks). */
 class MultiLockTest {
-    @RegisterExtension
-    static final RedisServerExtension redis = new RedisServerExtension();
+    private final MemoryStore store = new MemoryStore();
 
-    private static LockClient client() {
-        return RedisLockClient.create(redis.server().uri());
+    private LockClient client() {
+        return MemoryLockClients.polling(store, Duration.ofSeconds(1), Duration.ofSeconds(1));
     }
 
     @Test
@@ -39,6 +33,10 @@ class MultiLockTest {
 
             assertThat(all.tryAcquire(Duration.ofMillis(300))).isEmpty();
 
+            assertThat(store.log()).as("the part before the busy one was taken, then given back")
+                    .anyMatch(line -> line.startsWith("ACQUIRE multi-a ") && line.contains("granted=true"))
+                    .anyMatch(line -> line.startsWith("RELEASE multi-a ") && line.endsWith("OWNER"));
+            assertThat(store.count(Op.ACQUIRE, "multi-c")).as("the part after the busy one was never asked for").isZero();
             assertThat(first.getLock("multi-a").isLocked()).as("the part acquired before the busy one was released").isFalse();
             assertThat(first.getLock("multi-c").isLocked()).as("the part after the busy one was never taken").isFalse();
             assertThat(all.isHeldByCurrentThread()).isFalse();
@@ -103,6 +101,25 @@ class MultiLockTest {
             assertThat(lease.remaining()).isZero();
             lease.close(); // quiet; the other part is released
             assertThat(admin.getLock("multi-long").isLocked()).isFalse();
+        }
+    }
+
+    @Test
+    void aPartThatFailsRollsBackThePartsBeforeItAndThrowsItsFailure() throws Exception {
+        MemoryStore otherStore = new MemoryStore();
+        try (LockClient first = client();
+                LockClient second = MemoryLockClients.polling(otherStore, Duration.ofSeconds(1), Duration.ofSeconds(1))) {
+            MultiLock all = MultiLock.of(first.getLock("fail-a"), second.getLock("fail-b"), first.getLock("fail-c"));
+            otherStore.failNext(Op.ACQUIRE, new LockException("acquire of lock 'fail-b' was refused: NOPERM"));
+
+            assertThatThrownBy(() -> all.acquire(Duration.ofSeconds(5))).isInstanceOf(LockException.class).hasMessageContaining("NOPERM");
+
+            assertThat(store.log()).as("the part before the failing one was taken, then given back")
+                    .anyMatch(line -> line.startsWith("ACQUIRE fail-a ") && line.contains("granted=true"))
+                    .anyMatch(line -> line.startsWith("RELEASE fail-a ") && line.endsWith("OWNER"));
+            assertThat(store.count(Op.ACQUIRE, "fail-c")).isZero();
+            assertThat(store.isHeld("fail-a")).isFalse();
+            assertThat(all.isHeldByCurrentThread()).isFalse();
         }
     }
 

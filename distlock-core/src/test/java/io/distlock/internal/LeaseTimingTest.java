@@ -1,0 +1,195 @@
+package io.distlock.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.distlock.DistributedLock;
+import io.distlock.Lease;
+import io.distlock.LeaseLostException;
+import io.distlock.LeaseLostException.Reason;
+import io.distlock.LockOptions;
+import io.distlock.internal.MemoryStore.Op;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Lease timing on a manual clock: when a lease is trusted, when it is renewed, when and why it is lost.
+ * Nothing here sleeps; the clock moves only when the test moves it.
+ */
+class LeaseTimingTest {
+    private static final Duration LEASE = Duration.ofSeconds(3);
+
+    private final ManualClock clock = new ManualClock();
+    private final MemoryStore store = new MemoryStore(clock::nanoTime);
+    private final List<EngineLockClient> clients = new CopyOnWriteArrayList<>();
+
+    private EngineLockClient client(boolean autoRenew) {
+        EngineLockClient client = MemoryLockClients.client(store.pollingBackend(Duration.ofSeconds(2)),
+                LockOptions.builder().leaseTime(LEASE).autoRenew(autoRenew).build(), clock);
+        clients.add(client);
+        return client;
+    }
+
+    @AfterEach
+    void closeClients() {
+        clients.forEach(EngineLockClient::close);
+    }
+
+    private static List<LeaseLostException> lossesOf(Lease lease) {
+        List<LeaseLostException> losses = new CopyOnWriteArrayList<>();
+        lease.onLost(losses::add);
+        return losses;
+    }
+
+    @Test
+    void aLeaseWithoutRenewalIsTrustedUntilItsLocalDeadlineThenLostAsExpired() throws Exception {
+        Lease lease = client(false).getLock("a").acquire();
+        List<LeaseLostException> losses = lossesOf(lease);
+        long drift = LEASE.toNanos() / 100 + TimeUnit.MILLISECONDS.toNanos(2);
+
+        clock.advance(LEASE.minusNanos(drift + 1));
+        assertThat(lease.isValid()).isTrue();
+        assertThat(lease.remaining()).isEqualTo(Duration.ofNanos(1));
+
+        clock.advance(Duration.ofNanos(1));
+        assertThat(lease.isValid()).isFalse();
+        assertThat(lease.remaining()).isZero();
+        Awaiting.until(() -> losses.size() == 1);
+        assertThat(losses.get(0).reason()).isEqualTo(Reason.EXPIRED);
+        assertThat(losses.get(0).getMessage()).contains("autoRenew is off");
+        lease.close(); // quiet
+    }
+
+    @Test
+    void theWatchdogRenewsEveryThirdOfTheLeaseAndKeepsTheLeaseValid() throws Exception {
+        Lease lease = client(true).getLock("a").acquire();
+        List<LeaseLostException> losses = lossesOf(lease);
+        for (int step = 0; step < 90; step++) {
+            clock.advance(LEASE.dividedBy(30));
+            assertThat(lease.isValid()).as("valid after %d steps", step + 1).isTrue();
+        }
+        assertThat(store.count(Op.RENEW, "a")).as("renewals over 3 leases").isBetween(8L, 10L);
+        assertThat(losses).isEmpty();
+        lease.close();
+        assertThat(store.isHeld("a")).isFalse();
+    }
+
+    @Test
+    void theFirstRenewalIsTimedFromWhenTheAcquireWasSentNotWhenTheGrantArrived() throws Exception {
+        EngineLockClient client = client(true);
+        store.holdReplies(Op.ACQUIRE);
+        CompletableFuture<Lease> acquiring = CompletableFuture.supplyAsync(() -> {
+            try {
+                return client.getLock("slow-grant").acquire();
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        Awaiting.until(() -> store.heldReplyCount() == 1);
+        clock.advance(LEASE.multipliedBy(2).dividedBy(3)); // the grant takes two thirds of the lease to arrive
+        store.deliverReplies();
+        Lease lease = acquiring.get(10, TimeUnit.SECONDS);
+        List<LeaseLostException> losses = lossesOf(lease);
+
+        for (int step = 0; step < 60; step++) {
+            clock.advance(LEASE.dividedBy(30));
+            assertThat(lease.isValid()).as("valid %d steps after the slow grant", step + 1).isTrue();
+        }
+        assertThat(losses).as("a renewal timed from the grant's arrival would come after the server's expiry").isEmpty();
+        lease.close();
+    }
+
+    @Test
+    void aRenewalThatFindsAnotherOwnerLosesTheLeaseAsTakenOver() throws Exception {
+        Lease lease = client(true).getLock("a").acquire();
+        List<LeaseLostException> losses = lossesOf(lease);
+        store.restart(); // the server forgets the lock ...
+        Lease other = client(true).getLock("a").acquire(Duration.ZERO); // ... and someone else takes it
+
+        clock.advance(LEASE.dividedBy(3));
+
+        Awaiting.until(() -> losses.size() == 1);
+        assertThat(losses.get(0).reason()).isEqualTo(Reason.TAKEN_OVER);
+        assertThat(lease.isValid()).isFalse();
+        assertThat(other.isValid()).isTrue();
+        assertThat(other.fencingToken()).isGreaterThan(lease.fencingToken());
+        other.close();
+    }
+
+    @Test
+    void aRenewalThatFindsNoHoldLosesTheLeaseAsLostByTheServer() throws Exception {
+        DistributedLock lock = client(true).getLock("a");
+        lock.lock();
+        List<LeaseLostException> losses = lossesOf(lock.heldLease());
+        store.restart();
+
+        clock.advance(LEASE.dividedBy(3));
+
+        Awaiting.until(() -> losses.size() == 1);
+        assertThat(losses.get(0).reason()).isEqualTo(Reason.SERVER_LOST_LOCK);
+        assertThatThrownBy(lock::unlock).isInstanceOf(LeaseLostException.class)
+                .satisfies(e -> assertThat(((LeaseLostException) e).reason()).isEqualTo(Reason.SERVER_LOST_LOCK));
+    }
+
+    @Test
+    void aForceUnlockByAnotherClientIsFoundByTheNextRenewal() throws Exception {
+        Lease lease = client(true).getLock("a").acquire();
+        List<LeaseLostException> losses = lossesOf(lease);
+        assertThat(client(true).getLock("a").forceUnlock()).isTrue();
+
+        clock.advance(LEASE.dividedBy(3));
+
+        Awaiting.until(() -> losses.size() == 1);
+        assertThat(losses.get(0).reason()).isEqualTo(Reason.FORCE_UNLOCKED);
+    }
+
+    @Test
+    void unansweredRenewalsLoseTheLeaseAtItsDeadlineAndItIsLetGoWhenTheServerComesBack() throws Exception {
+        Lease lease = client(true).getLock("a").acquire();
+        List<LeaseLostException> losses = lossesOf(lease);
+        store.pause();
+        for (int step = 0; step < 40 && losses.isEmpty(); step++) {
+            clock.advance(LEASE.dividedBy(30));
+        }
+        Awaiting.until(() -> losses.size() == 1);
+        assertThat(losses.get(0).reason()).isEqualTo(Reason.EXPIRED);
+        assertThat(losses.get(0).getMessage()).contains("no renewal was confirmed");
+        store.resume(); // the queued renewals run, then the engine's compare-and-release
+        assertThat(store.isHeld("a")).as("the lost lease was let go, not left to expire").isFalse();
+    }
+
+    @Test
+    void aThrowingBackendCallForOneExpiredLeaseDoesNotKeepTheOthersOfTheTickFromBeingLost() throws Exception {
+        EngineLockClient client = client(false);
+        Lease first = client.getLock("a").acquire();
+        Lease second = client.getLock("b").acquire();
+        List<LeaseLostException> firstLosses = lossesOf(first);
+        List<LeaseLostException> secondLosses = lossesOf(second);
+        store.throwNext(Op.RELEASE, new IllegalStateException("boom")); // letting go of the first one throws
+
+        clock.advance(LEASE);
+
+        Awaiting.until(() -> firstLosses.size() == 1 && secondLosses.size() == 1);
+        assertThat(first.isValid()).isFalse();
+        assertThat(second.isValid()).isFalse();
+    }
+
+    @Test
+    void aLeaseAddedBeforeTheNextTickMovesTheOneTickInsteadOfAddingAnother() throws Exception {
+        EngineLockClient client = client(true);
+        Lease longLease = client.getLock("long", LockOptions.builder().leaseTime(Duration.ofMinutes(10)).build()).acquire();
+        assertThat(clock.pendingTimers()).isEqualTo(1);
+        Lease shortLease = client.getLock("short", LockOptions.builder().leaseTime(Duration.ofSeconds(1)).build()).acquire();
+        assertThat(clock.pendingTimers()).as("one tick, moved earlier").isEqualTo(1);
+        clock.advance(Duration.ofSeconds(2));
+        assertThat(clock.pendingTimers()).isEqualTo(1);
+        assertThat(shortLease.isValid()).isTrue();
+        shortLease.close();
+        longLease.close();
+    }
+}

@@ -1,0 +1,81 @@
+package io.distlock.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.distlock.Lease;
+import io.distlock.LeaseLostException;
+import io.distlock.LeaseLostException.Reason;
+import io.distlock.LockOptions;
+import io.distlock.internal.MemoryStore.Op;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Session events of a session-bound, queueing backend, including grants that cross them. */
+class SessionTest {
+    private final MemoryStore store = new MemoryStore();
+    private final QueueMemoryBackend backend = store.queueBackend(Duration.ofSeconds(1));
+    private final EngineLockClient client = MemoryLockClients.client(backend, LockOptions.defaults(), new SystemClock("test-timer"));
+
+    @AfterEach
+    void close() {
+        store.deliverReplies();
+        client.close();
+    }
+
+    private CompletableFuture<Lease> acquireInBackground(String name) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return client.getLock(name).acquire();
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
+    @Test
+    void aSuspendedSessionMakesLeasesUntrustedUntilItReconnects() throws Exception {
+        Lease lease = client.getLock("a").acquire();
+        backend.suspendSession();
+        assertThat(lease.isValid()).isFalse();
+        assertThat(lease.remaining()).isZero();
+        backend.reconnectSession();
+        assertThat(lease.isValid()).isTrue();
+        lease.close();
+    }
+
+    @Test
+    void aGrantRequestedBeforeASuspensionButArrivingAfterItIsNotTrusted() throws Exception {
+        store.holdReplies(Op.CHECK_TURN);
+        CompletableFuture<Lease> acquiring = acquireInBackground("a");
+        Awaiting.until(() -> store.heldReplyCount() == 1);
+        backend.suspendSession();
+        store.deliverReplies();
+        Lease lease = acquiring.get(10, TimeUnit.SECONDS);
+        assertThat(lease.isValid()).as("granted, but the session is in doubt").isFalse();
+        backend.reconnectSession();
+        assertThat(lease.isValid()).isTrue();
+        lease.close();
+    }
+
+    @Test
+    void aGrantRequestedBeforeTheSessionWasLostButArrivingAfterItIsLost() throws Exception {
+        store.holdReplies(Op.CHECK_TURN);
+        CompletableFuture<Lease> acquiring = acquireInBackground("a");
+        Awaiting.until(() -> store.heldReplyCount() == 1);
+        backend.expireSession(); // the ticket dies with the session ...
+        store.deliverReplies();  // ... but the grant read before that arrives now
+        Lease lease = acquiring.get(10, TimeUnit.SECONDS);
+        List<LeaseLostException> losses = new CopyOnWriteArrayList<>();
+        lease.onLost(losses::add);
+        assertThat(lease.isValid()).isFalse();
+        Awaiting.until(() -> losses.size() == 1);
+        assertThat(losses.get(0).reason()).isEqualTo(Reason.SESSION_LOST);
+        assertThat(store.isHeld("a")).isFalse();
+        lease.close();
+    }
+}
