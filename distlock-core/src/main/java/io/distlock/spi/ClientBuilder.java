@@ -11,6 +11,7 @@ import java.time.Duration;
  */
 public abstract class ClientBuilder<B extends ClientBuilder<B>> {
     private LockOptions lockOptions;
+    private boolean lockOptionsSet;
     private Duration operationTimeout;
     private Duration fallbackPoll = EngineSettings.DEFAULT_FALLBACK_POLL;
 
@@ -29,12 +30,14 @@ public abstract class ClientBuilder<B extends ClientBuilder<B>> {
             throw new IllegalArgumentException("lockOptions must not be null");
         }
         this.lockOptions = lockOptions;
+        this.lockOptionsSet = true;
         return self();
     }
 
     /** Sets the lease time of {@code getLock(name)}; shorthand for {@link #lockOptions}. */
     public B leaseTime(Duration leaseTime) {
         this.lockOptions = lockOptions.toBuilder().leaseTime(leaseTime).build();
+        this.lockOptionsSet = true;
         return self();
     }
 
@@ -53,6 +56,16 @@ public abstract class ClientBuilder<B extends ClientBuilder<B>> {
     /** Returns the lock options set so far. */
     protected LockOptions lockOptions() {
         return lockOptions;
+    }
+
+    /** Returns whether the caller chose the lock options or lease time (rather than the backend's default). */
+    protected boolean lockOptionsSet() {
+        return lockOptionsSet;
+    }
+
+    /** Replaces the default lock options (a backend that learns its limits only once connected). */
+    protected void defaultLockOptions(LockOptions options) {
+        this.lockOptions = options;
     }
 
     /** Returns the operation timeout set so far. */

@@ -35,11 +35,6 @@ final class LockNodes {
         return child.length() < SEQUENCE_DIGITS ? child : child.substring(child.length() - SEQUENCE_DIGITS);
     }
 
-    /** Returns whether a child node belongs to the owner. */
-    static boolean ownedBy(String child, String ownerId) {
-        return child.contains(NODE_PREFIX + ownerId + "-") && child.length() > SEQUENCE_DIGITS;
-    }
-
     /** Returns the children that are lock nodes, in queue order. */
     static List<String> queue(List<String> children) {
         return children.stream().filter(child -> child.contains(NODE_PREFIX)).sorted(BY_SEQUENCE).toList();

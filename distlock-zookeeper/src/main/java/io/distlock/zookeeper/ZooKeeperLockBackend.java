@@ -1,7 +1,7 @@
 package io.distlock.zookeeper;
 
 import io.distlock.LockException;
-import io.distlock.spi.AcquireResult;
+import io.distlock.LockOptions;
 import io.distlock.spi.LockBackend;
 import io.distlock.spi.OwnerCheck;
 import io.distlock.spi.QueueingAcquire;
@@ -10,16 +10,15 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.api.CuratorWatcher;
 import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.data.Stat;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -29,11 +28,18 @@ import org.jspecify.annotations.Nullable;
  */
 final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, SessionEvents {
     /*
-     * Curator calls block, so each runs on a small pool of daemon threads and completes a future; the
-     * engine bounds every wait by the operation timeout. Deletes of our own nodes are "guaranteed":
-     * Curator retries them in the background after a connection loss, so an abandoned ticket or a
-     * release during an outage still frees the queue once the session is back.
+     * Curator's synchronous calls block, so each runs on a bounded pool of IO_THREADS daemon threads
+     * (more calls queue; the engine bounds every wait by the operation timeout). Deletes of our own
+     * nodes do not use the pool: they are Curator background operations with "guaranteed" delete, which
+     * Curator retries after a connection loss, so an abandoned ticket, a release during an outage or the
+     * cleanup after close() still frees the queue once the session is back, even when the pool is gone
+     * (an application-owned Curator outlives this client).
+     *
+     * A lease is never trusted longer than the session the server negotiated: a holder paused past its
+     * session has lost its node, whatever its lease says (checkOptions).
      */
+    static final int IO_THREADS = 8;
+
     private final CuratorFramework curator;
     private final boolean ownsCurator;
     private final String ensemble;
@@ -41,7 +47,8 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
     private final boolean suspendedIsLost;
     private final ZooKeeperErrors errors;
     private final ConcurrentHashMap<String, String> nodeByOwner = new ConcurrentHashMap<>();
-    private final ExecutorService io;
+    private final ThreadPoolExecutor io;
+    private volatile @Nullable ConnectionStateListener sessionListener;
 
     ZooKeeperLockBackend(CuratorFramework curator, boolean ownsCurator, String ensemble, Duration timeout, boolean suspendedIsLost) {
         this.curator = curator;
@@ -51,11 +58,12 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
         this.suspendedIsLost = suspendedIsLost;
         this.errors = new ZooKeeperErrors(ensemble);
         AtomicInteger threads = new AtomicInteger();
-        this.io = Executors.newCachedThreadPool(runnable -> {
+        this.io = new ThreadPoolExecutor(IO_THREADS, IO_THREADS, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), runnable -> {
             Thread thread = new Thread(runnable, "distlock-zookeeper-io-" + threads.incrementAndGet());
             thread.setDaemon(true);
             return thread;
         });
+        this.io.allowCoreThreadTimeOut(true);
     }
 
     @Override
@@ -69,13 +77,33 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
         return timeout;
     }
 
+    /** Returns the session timeout the server negotiated (it may lower or raise what the client asked for). */
+    Duration negotiatedSessionTimeout() {
+        try {
+            return Duration.ofMillis(curator.getZookeeperClient().getZooKeeper().getSessionTimeout());
+        } catch (Exception e) {
+            throw errors.translate(e, "reading the session timeout", "-");
+        }
+    }
+
+    @Override
+    public void checkOptions(LockOptions options) {
+        Duration session = negotiatedSessionTimeout();
+        if (options.leaseTime().compareTo(session) > 0) {
+            throw new IllegalArgumentException("leaseTime " + options.leaseTime() + " is longer than the ZooKeeper session timeout of "
+                    + session + " that " + ensemble + " negotiated: a holder paused past its session loses its node while its "
+                    + "lease would still look valid. Use a leaseTime of at most " + session + ", or raise the session timeout "
+                    + "(the server caps it at 20 ticks by default)");
+        }
+    }
+
     @Override
     public CompletableFuture<QueueTicket> enqueue(String name, String ownerId, Duration leaseTime) {
         return call("acquire", name, () -> {
             String path = curator.create().creatingParentContainersIfNeeded().withProtection()
                     .withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(LockNodes.nodePath(name, ownerId));
             nodeByOwner.put(ownerId, path);
-            return new Ticket(name, ownerId, path);
+            return new QueueNode(this, name, ownerId, path);
         });
     }
 
@@ -89,18 +117,18 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
 
     @Override
     public CompletableFuture<OwnerCheck> release(String name, String ownerId) {
-        return call("release", name, () -> {
-            String path = nodeByOwner.remove(ownerId);
-            return path != null && deleteGuaranteed(path) ? OwnerCheck.OWNER : OwnerCheck.MISSING;
-        });
+        String path = nodeByOwner.remove(ownerId);
+        if (path == null) {
+            return CompletableFuture.completedFuture(OwnerCheck.MISSING);
+        }
+        return delete(path, "release", name).thenApply(deleted -> deleted ? OwnerCheck.OWNER : OwnerCheck.MISSING);
     }
 
     @Override
     public CompletableFuture<Boolean> forceRelease(String name) {
-        return call("forceUnlock", name, () -> {
-            List<String> queue = queueOf(name);
-            return !queue.isEmpty() && deleteGuaranteed(LockNodes.parent(name) + "/" + queue.get(0));
-        });
+        return call("forceUnlock", name, () -> queueOf(name)).thenCompose(queue -> queue.isEmpty()
+                ? CompletableFuture.completedFuture(false)
+                : delete(LockNodes.parent(name) + "/" + queue.get(0), "forceUnlock", name));
     }
 
     @Override
@@ -110,7 +138,7 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
 
     @Override
     public void addSessionListener(SessionListener listener) {
-        curator.getConnectionStateListenable().addListener((client, state) -> {
+        ConnectionStateListener states = (client, state) -> {
             if (state == ConnectionState.SUSPENDED) {
                 if (suspendedIsLost) {
                     listener.lost("the connection to ZooKeeper at " + ensemble + " was suspended");
@@ -122,10 +150,12 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
             } else if (state == ConnectionState.LOST) {
                 listener.lost("the ZooKeeper session at " + ensemble + " was lost (expired or timed out)");
             }
-        });
+        };
+        sessionListener = states;
+        curator.getConnectionStateListenable().addListener(states);
     }
 
-    private List<String> queueOf(String name) throws Exception {
+    List<String> queueOf(String name) throws Exception {
         try {
             return LockNodes.queue(curator.getChildren().forPath(LockNodes.parent(name)));
         } catch (KeeperException.NoNodeException e) {
@@ -133,17 +163,37 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
         }
     }
 
-    /** Deletes a node, retried in the background after a connection loss; false if it was gone. */
-    private boolean deleteGuaranteed(String path) throws Exception {
-        try {
-            curator.delete().guaranteed().forPath(path);
-            return true;
-        } catch (KeeperException.NoNodeException e) {
-            return false;
-        }
+    CuratorFramework curator() {
+        return curator;
     }
 
-    private <T> CompletableFuture<T> call(String operation, String name, BlockingCall<T> body) {
+    /** Forgets that {@code ownerId} holds {@code path} (its ticket left the queue). */
+    void forget(String ownerId, String path) {
+        nodeByOwner.remove(ownerId, path);
+    }
+
+    /** Deletes a node of ours in the background, retried by Curator after a connection loss; false if it was gone. */
+    CompletableFuture<Boolean> delete(String path, String operation, String name) {
+        CompletableFuture<Boolean> deleted = new CompletableFuture<>();
+        try {
+            curator.delete().guaranteed().inBackground((client, event) -> {
+                KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
+                if (code == KeeperException.Code.OK) {
+                    deleted.complete(true);
+                } else if (code == KeeperException.Code.NONODE) {
+                    deleted.complete(false);
+                } else {
+                    deleted.completeExceptionally(errors.translate(KeeperException.create(code, path), operation, name));
+                }
+            }).forPath(path);
+        } catch (Exception e) {
+            deleted.completeExceptionally(errors.translate(e, operation, name));
+        }
+        return deleted;
+    }
+
+    /** Runs a blocking Curator call on the IO pool. */
+    <T> CompletableFuture<T> call(String operation, String name, BlockingCall<T> body) {
         CompletableFuture<T> result = new CompletableFuture<>();
         try {
             io.execute(() -> {
@@ -159,67 +209,26 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
         return result;
     }
 
+    /** Returns how many IO threads run now (for tests: the pool is bounded). */
+    int ioThreads() {
+        return io.getPoolSize();
+    }
+
     @Override
     public void close() {
+        ConnectionStateListener states = sessionListener;
+        if (states != null) {
+            curator.getConnectionStateListenable().removeListener(states);
+        }
         io.shutdownNow();
         if (ownsCurator) {
             curator.close();
         }
     }
 
+    /** A blocking Curator call. */
     @FunctionalInterface
-    private interface BlockingCall<T> {
+    interface BlockingCall<T> {
         T run() throws Exception;
-    }
-
-    /** A node in a lock's queue. */
-    private final class Ticket implements QueueTicket {
-        private final String name;
-        private final String ownerId;
-        private final String path;
-        private final AtomicBoolean left = new AtomicBoolean();
-
-        Ticket(String name, String ownerId, String path) {
-            this.name = name;
-            this.ownerId = ownerId;
-            this.path = path;
-        }
-
-        @Override
-        public CompletableFuture<AcquireResult> checkTurn(Runnable onMaybeTurn) {
-            return call("acquire", name, () -> {
-                List<String> queue = queueOf(name);
-                String mine = LockNodes.lastSegment(path);
-                int position = queue.indexOf(mine);
-                if (position < 0) {
-                    throw new LockException("the queue node of lock '" + name + "' vanished (session expired or node deleted)");
-                }
-                if (position == 0) {
-                    Stat stat = curator.checkExists().forPath(path);
-                    if (stat == null) {
-                        throw new LockException("the queue node of lock '" + name + "' vanished (session expired or node deleted)");
-                    }
-                    return AcquireResult.granted(stat.getCzxid());
-                }
-                String predecessor = LockNodes.parent(name) + "/" + queue.get(position - 1);
-                @Nullable Stat ahead = curator.checkExists().usingWatcher((CuratorWatcher) event -> onMaybeTurn.run()).forPath(predecessor);
-                if (ahead == null) {
-                    onMaybeTurn.run();
-                }
-                return AcquireResult.busy(Duration.ZERO);
-            });
-        }
-
-        @Override
-        public CompletableFuture<Void> leave() {
-            if (!left.compareAndSet(false, true)) {
-                return CompletableFuture.completedFuture(null);
-            }
-            return call("leave", name, () -> {
-                nodeByOwner.remove(ownerId, path);
-                deleteGuaranteed(path);
-                return null;
-            });
-        }
     }
 }

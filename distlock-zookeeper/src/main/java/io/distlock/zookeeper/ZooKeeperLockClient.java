@@ -39,8 +39,12 @@ import org.jspecify.annotations.Nullable;
  * confirmed within {@code leaseTime} the lease is lost and the node deleted. With
  * {@code autoRenew(false)} the lock is held for at most {@code leaseTime}, then released. Session
  * events act at once: on SUSPENDED the lease is lost (or, with {@code waitForReconnect(true)}, not
- * trusted until RECONNECTED), and on LOST (session expired) it is lost. Keep {@code leaseTime} at or
- * below the session timeout, so a holder never trusts a lock its expired session no longer has.
+ * trusted until RECONNECTED), and on LOST (session expired) it is lost.
+ *
+ * <p>A lease is never longer than the session timeout the server negotiated (servers cap the
+ * requested timeout, by default between 2 and 20 ticks): a holder paused past its session has lost its
+ * node while a longer lease would still look valid. The default lease is that negotiated timeout; a
+ * longer {@code leaseTime}, on the builder or per lock, is refused with IllegalArgumentException.
  */
 public final class ZooKeeperLockClient extends ForwardingLockClient {
     /** The default namespace (root node), {@code distlock}. */
@@ -87,7 +91,7 @@ public final class ZooKeeperLockClient extends ForwardingLockClient {
         private @Nullable String digest;
         private boolean waitForReconnect;
 
-        /** Defaults: lease time = session timeout (renewed), operation timeout 3 s. */
+        /** Defaults: lease time = the negotiated session timeout (renewed), operation timeout 3 s. */
         private Builder() {
             super(LockOptions.builder().leaseTime(DEFAULT_SESSION_TIMEOUT).build(), DEFAULT_TIMEOUT);
         }
@@ -128,7 +132,11 @@ public final class ZooKeeperLockClient extends ForwardingLockClient {
             return this;
         }
 
-        /** Sets the session timeout (default 15 s): how long a crashed holder's lock survives it. */
+        /**
+         * Sets the session timeout to ask for (default 15 s): how long a crashed holder's lock survives it.
+         * The server negotiates it into its own bounds (by default 2 to 20 ticks); leases never exceed
+         * what it negotiated.
+         */
         public Builder sessionTimeout(Duration sessionTimeout) {
             this.sessionTimeout = positive(sessionTimeout, "sessionTimeout");
             return this;
@@ -206,7 +214,15 @@ public final class ZooKeeperLockClient extends ForwardingLockClient {
                 ensemble = client.getZookeeperClient().getCurrentConnectionString();
             }
             ZooKeeperLockBackend backend = new ZooKeeperLockBackend(client, owns, ensemble, operationTimeout(), !waitForReconnect);
-            return new ZooKeeperLockClient(LockEngine.newClient(backend, engineSettings("distlock-zookeeper")), backend.describe());
+            try {
+                if (!lockOptionsSet()) {
+                    defaultLockOptions(lockOptions().toBuilder().leaseTime(backend.negotiatedSessionTimeout()).build());
+                }
+                return new ZooKeeperLockClient(LockEngine.newClient(backend, engineSettings("distlock-zookeeper")), backend.describe());
+            } catch (RuntimeException e) {
+                backend.close();
+                throw e;
+            }
         }
     }
 

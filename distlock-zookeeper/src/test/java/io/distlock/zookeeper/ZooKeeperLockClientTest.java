@@ -96,7 +96,9 @@ class ZooKeeperLockClientTest {
         DistributedLock waiter = client(server.connectString()).getLock(name);
         Lease held = holder.acquire();
         assertThat(waiter.tryAcquire(Duration.ofMillis(200))).isEmpty();
+        assertThat(raw.queue(name)).as("the waiter's node is gone when tryAcquire returns").hasSize(1);
         assertThat(waiter.tryLock()).isFalse();
+        assertThat(raw.queue(name)).as("the waiter's node is gone when tryLock returns").hasSize(1);
 
         CountDownLatch queued = new CountDownLatch(1);
         Future<Object> interrupted = threads.submit(() -> {
@@ -184,6 +186,114 @@ class ZooKeeperLockClientTest {
                     .isInstanceOf(io.distlock.LockException.class).hasMessageContaining("NOAUTH");
             assertThat(owner.getLock(name).isLocked()).isTrue();
         }
+    }
+
+    @Test
+    void theLeaseNeverOutlastsTheSessionTheServerNegotiated() throws Exception {
+        // the test server's tick is 250 ms, so it grants sessions of 0.5 to 5 s whatever a client asks for
+        LockClient asksForFifteen = ZooKeeperLockClient.builder().connectString(server.connectString()).build();
+        toClose.add(asksForFifteen);
+        try (Lease lease = asksForFifteen.getLock("negotiated-" + System.nanoTime()).acquire()) {
+            assertThat(lease.remaining()).as("default lease, 15 s session asked, 5 s negotiated").isLessThanOrEqualTo(Duration.ofSeconds(5));
+        }
+        LockClient twoSeconds = ZooKeeperLockClient.builder().connectString(server.connectString()).sessionTimeout(Duration.ofSeconds(2)).build();
+        toClose.add(twoSeconds);
+        try (Lease lease = twoSeconds.getLock("short-session-" + System.nanoTime()).acquire()) {
+            assertThat(lease.remaining()).isLessThanOrEqualTo(Duration.ofSeconds(2)).isPositive();
+        }
+        assertThatThrownBy(() -> twoSeconds.getLock("x", LockOptions.builder().leaseTime(Duration.ofSeconds(15)).build()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("leaseTime PT15S").hasMessageContaining("PT2S");
+        assertThatThrownBy(() -> ZooKeeperLockClient.builder().connectString(server.connectString()).sessionTimeout(Duration.ofSeconds(2))
+                .leaseTime(Duration.ofSeconds(15)).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("session timeout");
+    }
+
+    @Test
+    void ioThreadsStayBoundedWhileCallsHangOnAStoppedServer() throws Exception {
+        try (ZooKeeperServer lonely = ZooKeeperServer.launch()) {
+            LockClient client = ZooKeeperLockClient.builder().connectString(lonely.connectString()).sessionTimeout(Duration.ofSeconds(5))
+                    .operationTimeout(Duration.ofMillis(500)).waitForReconnect(true).build();
+            toClose.add(client);
+            lonely.stop();
+            List<Future<?>> calls = new ArrayList<>();
+            for (int i = 0; i < 40; i++) {
+                DistributedLock lock = client.getLock("hang-" + i);
+                calls.add(threads.submit(() -> {
+                    try {
+                        lock.isLocked();
+                    } catch (io.distlock.BackendUnavailableException expected) {
+                        // the call times out; its blocking Curator call may still run on an IO thread
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> call : calls) {
+                call.get(60, TimeUnit.SECONDS);
+            }
+            long ioThreads = Thread.getAllStackTraces().keySet().stream()
+                    .filter(t -> t.getName().startsWith("distlock-zookeeper-io-") && t.isAlive()).count();
+            assertThat(ioThreads).as("IO threads after 40 hanging calls").isLessThanOrEqualTo(ZooKeeperLockBackend.IO_THREADS);
+        }
+    }
+
+    @Test
+    void aWaiterKeepsOneWatchOnItsPredecessorHoweverOftenItAsks() throws Exception {
+        String name = "one-watch-" + System.nanoTime();
+        CuratorFramework curator = startedCurator(server.connectString());
+        ZooKeeperLockBackend backend = new ZooKeeperLockBackend(curator, false, server.connectString(), Duration.ofSeconds(2), true);
+        try {
+            var holder = backend.enqueue(name, "holder", Duration.ofSeconds(4)).get(10, TimeUnit.SECONDS);
+            assertThat(holder.checkTurn(() -> { }).get(10, TimeUnit.SECONDS).granted()).isTrue();
+            var waiter = backend.enqueue(name, "waiter", Duration.ofSeconds(4)).get(10, TimeUnit.SECONDS);
+            List<java.util.concurrent.atomic.AtomicInteger> calls = new ArrayList<>();
+            for (int poll = 0; poll < 20; poll++) { // what 20 fallback polls do
+                java.util.concurrent.atomic.AtomicInteger called = new java.util.concurrent.atomic.AtomicInteger();
+                calls.add(called);
+                assertThat(waiter.checkTurn(called::incrementAndGet).get(10, TimeUnit.SECONDS).granted()).isFalse();
+            }
+            holder.leave().get(10, TimeUnit.SECONDS);
+            Await.until(SOON, "the waiter is told its turn came", () -> calls.get(19).get() == 1);
+            assertThat(calls.subList(0, 19)).as("callbacks of earlier polls (a watch each, before)").allMatch(c -> c.get() == 0);
+            assertThat(waiter.checkTurn(() -> { }).get(10, TimeUnit.SECONDS).granted()).isTrue();
+            assertThat(((QueueNode) waiter).isWatching()).as("no watch is left once the turn came").isFalse();
+            waiter.leave().get(10, TimeUnit.SECONDS);
+        } finally {
+            backend.close();
+            curator.close();
+        }
+    }
+
+    @Test
+    void closingAClientOnTheApplicationsCuratorLeavesNoNodeAndNoListenerBehind() throws Exception {
+        String name = "app-curator-" + System.nanoTime();
+        CuratorFramework curator = startedCurator(server.connectString());
+        toClose.add(curator);
+        int listenersBefore = listeners(curator);
+        Lease held = client(server.connectString()).getLock(name).acquire();
+        LockClient onAppCurator = ZooKeeperLockClient.builder().curator(curator).operationTimeout(Duration.ofSeconds(2))
+                .leaseTime(Duration.ofSeconds(4)).build();
+        Future<Object> waiting = threads.submit(() -> onAppCurator.getLock(name).tryAcquire(Duration.ofMinutes(5)));
+        Await.until(SOON, "the waiter is queued", () -> raw.queue(name).size() == 2);
+
+        onAppCurator.close();
+
+        Await.until(SOON, "the closed client's node is gone while the application's session lives on", () -> raw.queue(name).size() == 1);
+        assertThat(listeners(curator)).as("connection-state listeners on the application's Curator").isEqualTo(listenersBefore);
+        assertThatThrownBy(() -> waiting.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(IllegalStateException.class);
+        held.close();
+    }
+
+    private static int listeners(CuratorFramework curator) {
+        return ((org.apache.curator.framework.listen.StandardListenerManager<?>) curator.getConnectionStateListenable()).size();
+    }
+
+    private static CuratorFramework startedCurator(String connectString) throws InterruptedException {
+        CuratorFramework curator = CuratorFrameworkFactory.builder().connectString(connectString)
+                .namespace(ZooKeeperLockClient.DEFAULT_NAMESPACE).sessionTimeoutMs(4000).connectionTimeoutMs(1000)
+                .retryPolicy(new RetryNTimes(10, 100)).build();
+        curator.start();
+        assertThat(curator.blockUntilConnected(20, TimeUnit.SECONDS)).isTrue();
+        return curator;
     }
 
     @Test

@@ -40,6 +40,11 @@ class ZooKeeperLockContractTest extends LockContract {
     }
 
     @Override
+    protected java.time.Duration longLease() {
+        return java.time.Duration.ofSeconds(4); // the clients' session timeout
+    }
+
+    @Override
     protected boolean lockedInBackend(String name) {
         return !raw.queue(name).isEmpty();
     }

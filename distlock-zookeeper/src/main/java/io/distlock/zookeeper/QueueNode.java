@@ -1,0 +1,140 @@
+package io.distlock.zookeeper;
+
+import io.distlock.LockException;
+import io.distlock.spi.AcquireResult;
+import io.distlock.spi.QueueingAcquire.QueueTicket;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
+import org.apache.curator.framework.api.CuratorWatcher;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher.WatcherType;
+import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
+
+/** A waiter's node in a lock's queue, and its one watch on the node ahead of it. */
+final class QueueNode implements QueueTicket {
+    /*
+     * Watch hygiene (Curator's own rule for lock recipes): the predecessor is watched with getData, so
+     * a predecessor that is already gone throws NoNode and leaves no watch behind (an exists-watch on a
+     * deleted node would wait for a creation that never comes). A node keeps at most one watch: asking
+     * again while the same predecessor is ahead only swaps the callback, and the watch is removed when
+     * the predecessor changes, the turn comes, or the waiter leaves.
+     */
+    private final ZooKeeperLockBackend backend;
+    private final String name;
+    private final String ownerId;
+    private final String path;
+    private final AtomicBoolean left = new AtomicBoolean();
+    private final ReentrantLock lock = new ReentrantLock();
+    private final CuratorWatcher watcher = event -> predecessorChanged();
+    private volatile @Nullable Runnable onTurn;
+    private @Nullable String watching;
+
+    QueueNode(ZooKeeperLockBackend backend, String name, String ownerId, String path) {
+        this.backend = backend;
+        this.name = name;
+        this.ownerId = ownerId;
+        this.path = path;
+    }
+
+    @Override
+    public CompletableFuture<AcquireResult> checkTurn(Runnable onMaybeTurn) {
+        onTurn = onMaybeTurn;
+        return backend.call("acquire", name, () -> {
+            List<String> queue = backend.queueOf(name);
+            int position = queue.indexOf(LockNodes.lastSegment(path));
+            if (position < 0) {
+                throw vanished();
+            }
+            if (position == 0) {
+                Stat stat = backend.curator().checkExists().forPath(path);
+                if (stat == null) {
+                    throw vanished();
+                }
+                stopWatching();
+                return AcquireResult.granted(stat.getCzxid());
+            }
+            watch(LockNodes.parent(name) + "/" + queue.get(position - 1));
+            return AcquireResult.busy(Duration.ZERO);
+        });
+    }
+
+    private void watch(String predecessor) throws Exception {
+        lock.lock();
+        try {
+            if (predecessor.equals(watching)) {
+                return; // already watched: the newest callback is called when it fires
+            }
+            stopWatching();
+            try {
+                backend.curator().getData().usingWatcher(watcher).forPath(predecessor);
+                watching = predecessor;
+            } catch (KeeperException.NoNodeException gone) {
+                Runnable callback = onTurn;
+                if (callback != null) {
+                    callback.run(); // it left between reading the queue and watching: look again
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void predecessorChanged() {
+        lock.lock();
+        try {
+            watching = null; // a fired watch is gone
+        } finally {
+            lock.unlock();
+        }
+        Runnable callback = onTurn;
+        if (callback != null) {
+            callback.run();
+        }
+    }
+
+    /** Removes the watch, if any, on this client's side (the server drops its half with the node or session). */
+    private void stopWatching() {
+        lock.lock();
+        try {
+            if (watching != null) {
+                try {
+                    backend.curator().watchers().remove(watcher).ofType(WatcherType.Data).locally().inBackground().forPath(watching);
+                } catch (Exception ignored) {
+                    // the watch fires once at most; a stale callback only makes the waiter look again
+                }
+                watching = null;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Returns whether this node holds a watch now (for tests). */
+    boolean isWatching() {
+        lock.lock();
+        try {
+            return watching != null;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public CompletableFuture<Void> leave() {
+        if (!left.compareAndSet(false, true)) {
+            return CompletableFuture.completedFuture(null);
+        }
+        onTurn = null;
+        stopWatching();
+        backend.forget(ownerId, path);
+        return backend.delete(path, "leave", name).thenApply(deleted -> null);
+    }
+
+    private LockException vanished() {
+        return new LockException("the queue node of lock '" + name + "' vanished (session expired or node deleted)");
+    }
+}
