@@ -9,8 +9,13 @@ import java.util.function.Consumer;
  *
  * <p>A lease is valid from its grant until it is closed, or lost (see {@link LeaseLostException}),
  * or its local deadline passes without a confirmed renewal. The local deadline is measured with
- * {@link System#nanoTime()} from the moment the last confirmed acquire or renew request was sent,
- * so it never runs past what the backend granted.
+ * {@link System#nanoTime()} from the moment the last confirmed acquire or renew request was sent, less
+ * a drift allowance (1 % of the lease plus 2 ms), so it does not run past what the backend granted —
+ * provided the clocks involved advance at about the same rate. What that assumes, per backend
+ * (docs/guarantees.md): a server whose expiry clock jumps forward (Redis keeps expiries as wall-clock
+ * times; a step of the server's wall clock shortens every lease) or a process paused between a check of
+ * {@link #isValid()} and the work it guards can still see another holder in; fencing tokens are the
+ * guard that does not depend on timing.
  */
 public interface Lease extends AutoCloseable {
 
@@ -18,9 +23,12 @@ public interface Lease extends AutoCloseable {
     String lockName();
 
     /**
-     * Returns the fencing token: strictly greater than the token of every earlier acquisition of this
-     * lock name that took the lock from free, on any client. Re-entrant holds share one token. Pass it
-     * to the protected resource and have it reject writes carrying a lower token than it has seen.
+     * Returns the fencing token: greater than the token of every earlier acquisition of this lock name
+     * that took the lock from free, on any client, within what the backend can promise (ZooKeeper: always,
+     * the node's creation zxid; Redis: across restarts and failovers too, unless the server's wall clock
+     * is stepped back by more than the time since the last token — see docs/guarantees.md). Re-entrant
+     * holds share one token. Pass it to the protected resource and have it reject writes carrying a lower
+     * token than it has seen.
      */
     long fencingToken();
 
@@ -34,8 +42,10 @@ public interface Lease extends AutoCloseable {
     Duration remaining();
 
     /**
-     * Registers a listener told once, on a distlock thread, when the lease is lost. Registered after
-     * the loss, it is told at once. Not called when the lease is released normally.
+     * Registers a listener told once, on a distlock event thread, when the lease is lost, with the
+     * {@link LeaseLostException#reason()}. Registered after the loss, it is told at once. Not called
+     * when the lease is released normally. Listeners of one client share at most four event threads:
+     * a listener that blocks delays the others.
      */
     void onLost(Consumer<LeaseLostException> listener);
 

@@ -25,14 +25,19 @@ public interface LockClient extends AutoCloseable {
     /**
      * Returns the lock with this name and these options.
      *
-     * @throws IllegalArgumentException if the name is invalid or the options are null
+     * @throws IllegalArgumentException if the name is invalid, the options are null, or the backend cannot
+     *     honour them (for example, a lease longer than a ZooKeeper session)
      * @throws IllegalStateException if the client is closed
      */
     DistributedLock getLock(String name, LockOptions options);
 
     /**
-     * Releases every lock this client holds, stops renewals and closes the backend connection.
-     * Idempotent; never throws. Locks whose release fails expire after their lease.
+     * Releases every lock this client holds, stops renewals and closes the backend connection, within
+     * about one operation timeout however many locks it holds (the releases go out together). Every
+     * lease held is lost first, with {@link LeaseLostException.Reason#CLIENT_CLOSED}: its listeners are
+     * told, and a later {@code unlock()} by its owner throws {@link LeaseLostException}. Threads waiting
+     * to acquire wake up with {@link IllegalStateException}. Idempotent; never throws. Locks whose release
+     * is not confirmed in time expire after their lease.
      */
     @Override
     void close();

@@ -20,8 +20,15 @@ final class LockNames {
                             + " (starts with '" + name.substring(0, 40) + "...')");
         }
         for (int i = 0; i < name.length(); i++) {
-            if (Character.isISOControl(name.charAt(i))) {
+            char c = name.charAt(i);
+            if (Character.isISOControl(c)) {
                 throw new IllegalArgumentException("lock name must not contain control characters (at index " + i + ")");
+            }
+            if (Character.isHighSurrogate(c) && i + 1 < name.length() && Character.isLowSurrogate(name.charAt(i + 1))) {
+                i++; // a valid pair: one code point
+            } else if (Character.isSurrogate(c)) {
+                // it has no UTF-8 form: it would reach the server as '?', and two names would share one lock
+                throw new IllegalArgumentException("lock name must not contain an unpaired UTF-16 surrogate (at index " + i + ")");
             }
         }
         return name;
