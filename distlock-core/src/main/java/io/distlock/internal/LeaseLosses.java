@@ -6,6 +6,8 @@ import io.distlock.spi.LockBackend;
 import io.distlock.spi.OwnerCheck;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The one way a lease is lost: marks the acquisition lost (once), stops its renewals, tells its
@@ -31,6 +33,8 @@ final class LeaseLosses {
      * it is not a new loss. Nothing here ever touches another owner's lock: letting go is a
      * compare-and-release under this acquisition's own owner id.
      */
+    private static final Logger log = LoggerFactory.getLogger(LeaseLosses.class);
+
     private final LockBackend backend;
     private final Consumer<Acquisition> stopWatching;
 
@@ -52,9 +56,22 @@ final class LeaseLosses {
         }
         stopWatching.accept(acquisition);
         if (reason == Reason.EXPIRED || reason == Reason.SESSION_LOST) {
-            backend.release(acquisition.lockName(), acquisition.ownerId).exceptionally(error -> null);
+            letGo(acquisition);
         }
         return true;
+    }
+
+    /** Frees the lock on the backend if it is still held under this acquisition's owner id; best effort, never throws. */
+    private void letGo(Acquisition acquisition) {
+        try {
+            backend.release(acquisition.lockName(), acquisition.ownerId).whenComplete((found, error) -> {
+                if (error != null) {
+                    log.debug("letting go of lost lock '{}' failed; it expires on the server", acquisition.lockName(), error);
+                }
+            });
+        } catch (RuntimeException e) {
+            log.debug("letting go of lost lock '{}' failed; it expires on the server", acquisition.lockName(), e);
+        }
     }
 
     /** Loses a lease whose renewal or release found {@code check} instead of this owner; {@code by} says which. */
