@@ -1,11 +1,11 @@
 package io.distlock.redis;
 
 import io.distlock.LockClient;
-import io.distlock.testkit.BackendControl;
+import io.distlock.servers.BackendControl;
 import io.distlock.testkit.LockClientFactory;
 import io.distlock.testkit.LockContract;
-import io.distlock.testkit.RedisServer;
-import io.distlock.testkit.Resp;
+import io.distlock.servers.RedisServer;
+import io.distlock.servers.Resp;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

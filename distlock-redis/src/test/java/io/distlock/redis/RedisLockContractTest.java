@@ -1,9 +1,9 @@
 package io.distlock.redis;
 
-import io.distlock.testkit.BackendControl;
+import io.distlock.servers.BackendControl;
 import io.distlock.testkit.LeaseLockContract;
 import io.distlock.testkit.LockClientFactory;
-import io.distlock.testkit.RedisServer;
+import io.distlock.servers.RedisServer;
 import io.distlock.testkit.RedisServerExtension;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;

@@ -1,10 +1,10 @@
 package io.distlock.redis;
 
-import io.distlock.testkit.BackendControl;
+import io.distlock.servers.BackendControl;
 import io.distlock.testkit.LeaseLockContract;
 import io.distlock.testkit.LockClientFactory;
-import io.distlock.testkit.RedisReplicaGroup;
-import io.distlock.testkit.Resp;
+import io.distlock.servers.RedisReplicaGroup;
+import io.distlock.servers.Resp;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

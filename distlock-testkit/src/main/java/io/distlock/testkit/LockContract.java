@@ -11,6 +11,8 @@ import io.distlock.LeaseLostException;
 import io.distlock.LockAcquireTimeoutException;
 import io.distlock.LockClient;
 import io.distlock.LockOptions;
+import io.distlock.servers.Await;
+import io.distlock.servers.BackendControl;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

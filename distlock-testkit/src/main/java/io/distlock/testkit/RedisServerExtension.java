@@ -1,5 +1,6 @@
 package io.distlock.testkit;
 
+import io.distlock.servers.RedisServer;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;

@@ -1,7 +1,6 @@
 /**
- * Test support: real servers on free ports ({@link io.distlock.testkit.RedisServer}) and the
- * contract test tiers every backend runs ({@link io.distlock.testkit.LockContract},
- * {@link io.distlock.testkit.LeaseLockContract}).
+ * The contract test tiers every backend runs ({@link io.distlock.testkit.LockContract},
+ * {@link io.distlock.testkit.LeaseLockContract}) on real servers from {@code distlock-servers}.
  */
 @NullMarked
 package io.distlock.testkit;

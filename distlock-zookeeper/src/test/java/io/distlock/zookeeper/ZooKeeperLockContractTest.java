@@ -1,9 +1,9 @@
 package io.distlock.zookeeper;
 
-import io.distlock.testkit.BackendControl;
+import io.distlock.servers.BackendControl;
 import io.distlock.testkit.LockClientFactory;
 import io.distlock.testkit.LockContract;
-import io.distlock.testkit.ZooKeeperServer;
+import io.distlock.servers.ZooKeeperServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 

@@ -1,7 +1,7 @@
 package io.distlock.cli.bench;
 
 import io.distlock.redis.RedisLockClient;
-import io.distlock.testkit.RedisServer;
+import io.distlock.servers.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

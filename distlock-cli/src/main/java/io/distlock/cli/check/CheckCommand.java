@@ -1,11 +1,11 @@
 package io.distlock.cli.check;
 
-import io.distlock.testkit.check.CheckReport;
-import io.distlock.testkit.check.Checker;
-import io.distlock.testkit.check.Event;
-import io.distlock.testkit.check.History;
-import io.distlock.testkit.check.HistoryFile;
-import io.distlock.testkit.check.TimelineReport;
+import io.distlock.checker.CheckReport;
+import io.distlock.checker.Checker;
+import io.distlock.checker.Event;
+import io.distlock.checker.History;
+import io.distlock.checker.HistoryFile;
+import io.distlock.checker.TimelineReport;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -155,7 +155,7 @@ public final class CheckCommand implements Callable<Integer> {
             return "VIOLATION: " + target.id() + " broke invariants it claims (counterexamples above).";
         }
         if (target == CheckTarget.DISTLOCK) {
-            boolean overlaps = !report.result(io.distlock.testkit.check.Invariant.OVERLAP).holds();
+            boolean overlaps = !report.result(io.distlock.checker.Invariant.OVERLAP).holds();
             return "OK: every claimed invariant holds." + (overlaps
                     ? " The overlaps above are what a lease lock cannot prevent: a holder paused past its lease (or whose "
                     + "lock vanished with a restart or failover) still believes it holds the lock when it resumes. Its "

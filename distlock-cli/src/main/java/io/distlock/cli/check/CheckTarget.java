@@ -1,6 +1,6 @@
 package io.distlock.cli.check;
 
-import io.distlock.testkit.check.Invariant;
+import io.distlock.checker.Invariant;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.Set;

@@ -1,6 +1,6 @@
 package io.distlock.cli.check;
 
-import io.distlock.testkit.check.Event;
+import io.distlock.checker.Event;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

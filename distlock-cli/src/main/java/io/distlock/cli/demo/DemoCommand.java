@@ -1,7 +1,7 @@
 package io.distlock.cli.demo;
 
-import io.distlock.testkit.RedisServer;
-import io.distlock.testkit.ZooKeeperServer;
+import io.distlock.servers.RedisServer;
+import io.distlock.servers.ZooKeeperServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
