@@ -180,16 +180,16 @@ final class CheckRun implements AutoCloseable {
         switch (kind) {
             case "pause" -> {
                 long pauseMs = leaseMs * 5 / 2;
-                workers.signal(process, "STOP");
+                workers.pause(process);
                 Thread.sleep(pauseMs);
-                workers.signal(process, "CONT");
+                workers.resume(process);
                 description = "paused " + who + " for " + pauseMs + " ms (SIGSTOP)";
             }
             case "expire" -> {
                 long pauseMs = Math.max(2000, leaseMs * 2) + 2000;
-                workers.signal(process, "STOP");
+                workers.pause(process);
                 Thread.sleep(pauseMs);
-                workers.signal(process, "CONT");
+                workers.resume(process);
                 description = "paused " + who + " for " + pauseMs + " ms, past its ZooKeeper session timeout (session expired)";
             }
             case "kill" -> {

@@ -9,6 +9,7 @@ import io.distlock.cli.demo.DemoLock;
 import io.distlock.cli.demo.TextbookLocks;
 import io.distlock.redis.RedLockClient;
 import io.distlock.redis.RedisLockClient;
+import io.distlock.servers.ParentJvm;
 import io.distlock.checker.Event;
 import io.distlock.checker.Event.Type;
 import io.distlock.zookeeper.ZooKeeperLockClient;
@@ -17,15 +18,13 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * One client process of {@code distlock check}: lock, read-modify-write the unfenced register, write to
@@ -45,6 +44,7 @@ public final class CheckWorker {
 
     private final int process;
     private final Random random;
+    private final ReentrantLock output = new ReentrantLock();
 
     private CheckWorker(int process, long seed) {
         this.process = process;
@@ -76,15 +76,9 @@ public final class CheckWorker {
                 case NAIVE_SET_NX -> naiveLocker(TextbookLocks.shortLease(naive.sync(), "check:naive-lock", leaseMs));
                 case NAIVE_GETSET -> naiveLocker(TextbookLocks.setNxGetSet(naive.sync(), "check:naive-lock", leaseMs));
             };
-            System.out.println("READY");
-            System.out.flush();
-            BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-            if (!"GO".equals(in.readLine())) {
-                return;
+            if (ParentJvm.readyThenAwaitGo().isEmpty()) {
+                return; // the coordinator gave up before the run
             }
-            Thread guard = new Thread(() -> exitWhenStdinCloses(in), "orphan-guard");
-            guard.setDaemon(true);
-            guard.start();
             loop(locker, store.sync(), leaseMs);
         } finally {
             lettuce.shutdown(Duration.ZERO, Duration.ofSeconds(1));
@@ -245,26 +239,17 @@ public final class CheckWorker {
 
     private void emit(Type type, String op, long token, long value, String note) {
         String line = new Event(System.nanoTime(), process, type, op, token, value, note).toLine();
-        synchronized (System.out) {
+        output.lock(); // a line and its flush together (a lock, not synchronized: this is blocking I/O)
+        try {
             System.out.println(line);
             System.out.flush();
+        } finally {
+            output.unlock();
         }
     }
 
     private static String describe(Exception e) {
         String message = e.getMessage();
         return e.getClass().getSimpleName() + (message == null ? "" : ": " + message);
-    }
-
-    private static void exitWhenStdinCloses(BufferedReader in) {
-        try {
-            while (in.readLine() != null) {
-                // nothing more is sent; EOF means the coordinator is gone or the run is over
-            }
-        } catch (Exception ignored) {
-            // a broken pipe counts as EOF
-        }
-        System.out.flush();
-        Runtime.getRuntime().halt(3);
     }
 }
