@@ -1,6 +1,7 @@
 /**
  * The contract test tiers every backend runs ({@link io.distlock.testkit.LockContract},
- * {@link io.distlock.testkit.LeaseLockContract}) on real servers from {@code distlock-servers}.
+ * {@link io.distlock.testkit.LeaseLockContract}), and JUnit 5 extensions that start a deployment of
+ * real servers (from {@code distlock-servers}) for a test class.
  */
 @NullMarked
 package io.distlock.testkit;
