@@ -1,5 +1,13 @@
 package io.distlock.checker;
 
+import static io.distlock.checker.Operation.ABORT;
+import static io.distlock.checker.Operation.ACQUIRE;
+import static io.distlock.checker.Operation.FENCED_WRITE;
+import static io.distlock.checker.Operation.LOST;
+import static io.distlock.checker.Operation.READ;
+import static io.distlock.checker.Operation.RELEASE;
+import static io.distlock.checker.Operation.WRITE;
+
 import io.distlock.checker.CheckReport.Result;
 import io.distlock.checker.Event.Type;
 import java.util.ArrayList;
@@ -51,13 +59,13 @@ public final class Checker {
         int increments = 0;
         for (Event e : history.events()) {
             processes.add(e.process());
-            if (e.is(Type.OK, "acquire")) {
+            if (e.is(Type.OK, ACQUIRE)) {
                 acquisitions++;
-            } else if (e.is(Type.OK, "fenced-write")) {
+            } else if (e.is(Type.OK, FENCED_WRITE)) {
                 accepted++;
-            } else if (e.is(Type.FAIL, "fenced-write")) {
+            } else if (e.is(Type.FAIL, FENCED_WRITE)) {
                 rejected++;
-            } else if (e.is(Type.OK, "write")) {
+            } else if (e.is(Type.OK, WRITE)) {
                 increments++;
             }
         }
@@ -76,9 +84,9 @@ public final class Checker {
         Map<Integer, Event> pendingInvoke = new HashMap<>();
         List<Acquired> acquired = new ArrayList<>();
         for (Event e : history.events()) {
-            if (e.is(Type.INVOKE, "acquire")) {
+            if (e.is(Type.INVOKE, ACQUIRE)) {
                 pendingInvoke.put(e.process(), e);
-            } else if (e.is(Type.OK, "acquire")) {
+            } else if (e.is(Type.OK, ACQUIRE)) {
                 Event invoke = pendingInvoke.remove(e.process());
                 acquired.add(new Acquired(invoke == null ? e : invoke, e));
             }
@@ -139,11 +147,11 @@ public final class Checker {
         Map<Integer, Event> pendingWrite = new HashMap<>();
         int accepted = 0;
         for (Event e : history.events()) {
-            if (e.is(Type.INFO, "lost")) {
+            if (e.is(Type.INFO, LOST)) {
                 lostAt.putIfAbsent(key(e.process(), e.token()), e);
-            } else if (e.is(Type.INVOKE, "fenced-write")) {
+            } else if (e.is(Type.INVOKE, FENCED_WRITE)) {
                 pendingWrite.put(e.process(), e);
-            } else if (e.is(Type.OK, "fenced-write")) {
+            } else if (e.is(Type.OK, FENCED_WRITE)) {
                 accepted++;
                 Event invoke = pendingWrite.remove(e.process());
                 Event lost = lostAt.get(key(e.process(), e.token()));
@@ -171,7 +179,7 @@ public final class Checker {
         int duplicates = 0;
         int acknowledged = 0;
         for (Event e : history.events()) {
-            if (e.is(Type.OK, "write")) {
+            if (e.is(Type.OK, WRITE)) {
                 acknowledged++;
                 Event earlier = written.putIfAbsent(e.value(), e);
                 if (earlier != null) {
@@ -184,7 +192,7 @@ public final class Checker {
         Map<String, Integer> near = new TreeMap<>();
         Map<Long, Event> first = new HashMap<>();
         for (Event e : history.events()) {
-            if (e.is(Type.OK, "write")) {
+            if (e.is(Type.OK, WRITE)) {
                 Event earlier = first.putIfAbsent(e.value(), e);
                 if (earlier != null) {
                     faultKindsNear(earlier.nanos(), e.nanos()).forEach(kind -> near.merge(kind, 1, Integer::sum));
@@ -230,7 +238,7 @@ public final class Checker {
     private Result liveness() {
         TreeSet<Long> acquiredAt = new TreeSet<>();
         for (Event e : history.events()) {
-            if (e.is(Type.OK, "acquire")) {
+            if (e.is(Type.OK, ACQUIRE)) {
                 acquiredAt.add(e.nanos() - history.startNanos());
             }
         }
@@ -264,20 +272,20 @@ public final class Checker {
         List<Hold> holds = new ArrayList<>();
         Map<Integer, Long> killedAt = new HashMap<>();
         for (Fault fault : history.faults()) {
-            if (fault.kind().equals("kill") && fault.process() >= 0) {
+            if (fault.kind() == FaultKind.KILL && fault.process() >= 0) {
                 killedAt.put(fault.process(), fault.startNanos());
             }
         }
         for (Event e : history.events()) {
             Event acquired = open.get(e.process());
-            if (e.is(Type.OK, "acquire")) {
+            if (e.is(Type.OK, ACQUIRE)) {
                 if (acquired != null) {
                     holds.add(new Hold(e.process(), acquired.token(), acquired.nanos(), e.nanos(), "reacquire"));
                 }
                 open.put(e.process(), e);
-            } else if (acquired != null && (e.is(Type.INVOKE, "release") || e.is(Type.INFO, "lost") || e.is(Type.INFO, "abort"))
+            } else if (acquired != null && (e.is(Type.INVOKE, RELEASE) || e.is(Type.INFO, LOST) || e.is(Type.INFO, ABORT))
                     && e.token() == acquired.token()) {
-                holds.add(new Hold(e.process(), acquired.token(), acquired.nanos(), e.nanos(), e.op()));
+                holds.add(new Hold(e.process(), acquired.token(), acquired.nanos(), e.nanos(), e.op().id()));
                 open.remove(e.process());
             }
         }
@@ -311,7 +319,7 @@ public final class Checker {
         Set<String> kinds = new TreeSet<>();
         for (Fault fault : history.faults()) {
             if (fault.overlaps(Math.min(from, to) - history.leaseNanos() * 3, Math.max(from, to))) {
-                kinds.add(fault.kind());
+                kinds.add(fault.kind().id());
             }
         }
         if (kinds.isEmpty()) {
@@ -346,8 +354,8 @@ public final class Checker {
 
     private String describe(Event e) {
         return String.format(Locale.ROOT, "  %s  process %d %s %s%s%s%s", seconds(e.nanos()), e.process(),
-                e.type().name().toLowerCase(Locale.ROOT), e.op(), e.token() != 0 ? " token=" + e.token() : "",
-                e.value() != 0 || e.op().endsWith("write") || e.op().equals("read") ? " value=" + e.value() : "",
+                e.type().name().toLowerCase(Locale.ROOT), e.op().id(), e.token() != 0 ? " token=" + e.token() : "",
+                e.value() != 0 || e.op().isWrite() || e.op() == READ ? " value=" + e.value() : "",
                 e.note().isEmpty() ? "" : " (" + e.note() + ")");
     }
 

@@ -21,7 +21,7 @@ public final class HistoryFile {
         List<String> lines = new ArrayList<>();
         lines.add("RUN " + history.startNanos() + " " + history.endNanos() + " " + history.leaseNanos() + " " + history.finalRegister());
         history.events().forEach(e -> lines.add(e.toLine()));
-        history.faults().forEach(f -> lines.add("FAULT " + f.kind() + " " + f.process() + " " + f.startNanos() + " " + f.endNanos()
+        history.faults().forEach(f -> lines.add("FAULT " + f.kind().id() + " " + f.process() + " " + f.startNanos() + " " + f.endNanos()
                 + " " + f.description().replaceAll("[\\r\\n]+", " ")));
         history.fencedLog().forEach(w -> lines.add("FENCED " + w.token() + " " + w.process() + " " + w.value()));
         Files.write(file, lines, StandardCharsets.UTF_8);
@@ -44,7 +44,7 @@ public final class HistoryFile {
                     run = new long[] {Long.parseLong(p[1]), Long.parseLong(p[2]), Long.parseLong(p[3]), Long.parseLong(p[4])};
                 } else if (line.startsWith("FAULT ")) {
                     String[] p = line.split(" ", 6);
-                    faults.add(new Fault(p[1], Integer.parseInt(p[2]), Long.parseLong(p[3]), Long.parseLong(p[4]), p.length > 5 ? p[5] : p[1]));
+                    faults.add(new Fault(FaultKind.fromId(p[1]), Integer.parseInt(p[2]), Long.parseLong(p[3]), Long.parseLong(p[4]), p.length > 5 ? p[5] : p[1]));
                 } else if (line.startsWith("FENCED ")) {
                     String[] p = line.split(" ");
                     fenced.add(new FencedWrite(Long.parseLong(p[1]), Integer.parseInt(p[2]), Long.parseLong(p[3])));

@@ -35,7 +35,7 @@ public final class TimelineReport {
             double w = Math.max(2, (fault.endNanos() - fault.startNanos()) * scale);
             svg.append(String.format(Locale.ROOT, "<rect x='%.1f' y='%d' width='%.1f' height='%d' fill='#f4c542' fill-opacity='0.35'>"
                     + "<title>%s</title></rect>%n", x, TOP - 12, w, lanes.size() * LANE + 12, escape(fault.description())));
-            svg.append(String.format(Locale.ROOT, "<text x='%.1f' y='%d' fill='#8a6d00'>%s</text>%n", x, TOP - 2, escape(fault.kind())));
+            svg.append(String.format(Locale.ROOT, "<text x='%.1f' y='%d' fill='#8a6d00'>%s</text>%n", x, TOP - 2, escape(fault.kind().id())));
         }
         for (int i = 0; i < lanes.size(); i++) {
             int y = TOP + i * LANE;
@@ -61,17 +61,17 @@ public final class TimelineReport {
             }
         }
         for (Event e : history.events()) {
-            if (e.is(Event.Type.OK, "fenced-write") || e.is(Event.Type.FAIL, "fenced-write") || e.is(Event.Type.INFO, "lost")) {
+            if (e.is(Event.Type.OK, Operation.FENCED_WRITE) || e.is(Event.Type.FAIL, Operation.FENCED_WRITE) || e.is(Event.Type.INFO, Operation.LOST)) {
                 int y = TOP + lanes.indexOf(e.process()) * LANE;
-                String color = e.type() == Event.Type.FAIL ? "#ff7f0e" : e.op().equals("lost") ? "#d62728" : "#2ca02c";
+                String color = e.type() == Event.Type.FAIL ? "#ff7f0e" : e.op() == Operation.LOST ? "#d62728" : "#2ca02c";
                 svg.append(String.format(Locale.ROOT, "<line x1='%.1f' y1='%d' x2='%.1f' y2='%d' stroke='%s'><title>%s %s token %d</title></line>%n",
                         LEFT + (e.nanos() - history.startNanos()) * scale, y + 2, LEFT + (e.nanos() - history.startNanos()) * scale, y + 22,
-                        color, e.type().name().toLowerCase(Locale.ROOT), e.op(), e.token()));
+                        color, e.type().name().toLowerCase(Locale.ROOT), e.op().id(), e.token()));
             }
         }
         Map<Long, Event> firstWrite = new HashMap<>();
         for (Event e : history.events()) {
-            if (e.is(Event.Type.OK, "write")) {
+            if (e.is(Event.Type.OK, Operation.WRITE)) {
                 Event earlier = firstWrite.putIfAbsent(e.value(), e);
                 if (earlier != null) {
                     for (Event write : new Event[] {earlier, e}) {

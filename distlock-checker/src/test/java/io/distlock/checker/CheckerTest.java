@@ -1,5 +1,11 @@
 package io.distlock.checker;
 
+import static io.distlock.checker.Operation.ACQUIRE;
+import static io.distlock.checker.Operation.FENCED_WRITE;
+import static io.distlock.checker.Operation.LOST;
+import static io.distlock.checker.Operation.READ;
+import static io.distlock.checker.Operation.RELEASE;
+import static io.distlock.checker.Operation.WRITE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -23,7 +29,7 @@ class CheckerTest {
         final List<FencedWrite> fenced = new ArrayList<>();
         long register;
 
-        Script at(long ms, int process, Type type, String op, long token, long value) {
+        Script at(long ms, int process, Type type, Operation op, long token, long value) {
             events.add(Event.of(ms * MS, process, type, op, token, value));
             return this;
         }
@@ -31,23 +37,23 @@ class CheckerTest {
         /** A complete, well-behaved cycle of one process: acquire, read, write, fenced write, release. */
         Script cycle(long fromMs, int process, long token) {
             long value = register;
-            at(fromMs, process, Type.INVOKE, "acquire", 0, 0);
-            at(fromMs + 1, process, Type.OK, "acquire", token, 0);
-            at(fromMs + 2, process, Type.INVOKE, "read", token, 0);
-            at(fromMs + 3, process, Type.OK, "read", token, value);
-            at(fromMs + 4, process, Type.INVOKE, "write", token, value + 1);
-            at(fromMs + 5, process, Type.OK, "write", token, value + 1);
-            at(fromMs + 6, process, Type.INVOKE, "fenced-write", token, value + 1);
-            at(fromMs + 7, process, Type.OK, "fenced-write", token, value + 1);
+            at(fromMs, process, Type.INVOKE, ACQUIRE, 0, 0);
+            at(fromMs + 1, process, Type.OK, ACQUIRE, token, 0);
+            at(fromMs + 2, process, Type.INVOKE, READ, token, 0);
+            at(fromMs + 3, process, Type.OK, READ, token, value);
+            at(fromMs + 4, process, Type.INVOKE, WRITE, token, value + 1);
+            at(fromMs + 5, process, Type.OK, WRITE, token, value + 1);
+            at(fromMs + 6, process, Type.INVOKE, FENCED_WRITE, token, value + 1);
+            at(fromMs + 7, process, Type.OK, FENCED_WRITE, token, value + 1);
             fenced.add(new FencedWrite(token, process, value + 1));
-            at(fromMs + 8, process, Type.INVOKE, "release", token, 0);
-            at(fromMs + 9, process, Type.OK, "release", token, 0);
+            at(fromMs + 8, process, Type.INVOKE, RELEASE, token, 0);
+            at(fromMs + 9, process, Type.OK, RELEASE, token, 0);
             register = value + 1;
             return this;
         }
 
-        Script fault(String kind, int process, long fromMs, long toMs) {
-            faults.add(new Fault(kind, process, fromMs * MS, toMs * MS, kind + " of process " + process));
+        Script fault(FaultKind kind, int process, long fromMs, long toMs) {
+            faults.add(new Fault(kind, process, fromMs * MS, toMs * MS, kind.id() + " of process " + process));
             return this;
         }
 
@@ -98,10 +104,10 @@ class CheckerTest {
         // 1 is invoked first and granted 100 by the server, but its answer arrives after 2's (token 101):
         // neither completed before the other was invoked, so there is no real-time order to violate.
         Script s = new Script()
-                .at(0, 1, Type.INVOKE, "acquire", 0, 0)
-                .at(1, 2, Type.INVOKE, "acquire", 0, 0)
-                .at(2, 2, Type.OK, "acquire", 101, 0)
-                .at(3, 1, Type.OK, "acquire", 100, 0);
+                .at(0, 1, Type.INVOKE, ACQUIRE, 0, 0)
+                .at(1, 2, Type.INVOKE, ACQUIRE, 0, 0)
+                .at(2, 2, Type.OK, ACQUIRE, 101, 0)
+                .at(3, 1, Type.OK, ACQUIRE, 100, 0);
 
         assertThat(s.check(100).result(Invariant.TOKENS).holds()).isTrue();
     }
@@ -120,11 +126,11 @@ class CheckerTest {
     @Test
     void aFencedWriteAfterTheHolderWasToldOfItsLossIsAViolation() {
         Script s = new Script()
-                .at(0, 1, Type.INVOKE, "acquire", 0, 0)
-                .at(1, 1, Type.OK, "acquire", 100, 0)
-                .at(50, 1, Type.INFO, "lost", 100, 0)
-                .at(60, 1, Type.INVOKE, "fenced-write", 100, 1)
-                .at(61, 1, Type.OK, "fenced-write", 100, 1);
+                .at(0, 1, Type.INVOKE, ACQUIRE, 0, 0)
+                .at(1, 1, Type.OK, ACQUIRE, 100, 0)
+                .at(50, 1, Type.INFO, LOST, 100, 0)
+                .at(60, 1, Type.INVOKE, FENCED_WRITE, 100, 1)
+                .at(61, 1, Type.OK, FENCED_WRITE, 100, 1);
         s.fenced.add(new FencedWrite(100, 1, 1));
 
         CheckReport.Result fenced = s.check(100).result(Invariant.FENCED_WRITES);
@@ -145,17 +151,17 @@ class CheckerTest {
     void twoHoldersWritingTheSameValueIsALostUpdateAndAnOverlap() {
         // 1 holds, is paused past its lease; 2 acquires; both read 0 and write 1.
         Script s = new Script()
-                .at(0, 1, Type.INVOKE, "acquire", 0, 0)
-                .at(1, 1, Type.OK, "acquire", 100, 0)
-                .at(2, 1, Type.OK, "read", 100, 0)
-                .fault("pause", 1, 3, 2500)
-                .at(1100, 2, Type.INVOKE, "acquire", 0, 0)
-                .at(1101, 2, Type.OK, "acquire", 101, 0)
-                .at(1102, 2, Type.OK, "read", 101, 0)
-                .at(1103, 2, Type.OK, "write", 101, 1)
-                .at(1104, 2, Type.INVOKE, "release", 101, 0)
-                .at(2501, 1, Type.OK, "write", 100, 1)
-                .at(2502, 1, Type.INVOKE, "release", 100, 0);
+                .at(0, 1, Type.INVOKE, ACQUIRE, 0, 0)
+                .at(1, 1, Type.OK, ACQUIRE, 100, 0)
+                .at(2, 1, Type.OK, READ, 100, 0)
+                .fault(FaultKind.PAUSE, 1, 3, 2500)
+                .at(1100, 2, Type.INVOKE, ACQUIRE, 0, 0)
+                .at(1101, 2, Type.OK, ACQUIRE, 101, 0)
+                .at(1102, 2, Type.OK, READ, 101, 0)
+                .at(1103, 2, Type.OK, WRITE, 101, 1)
+                .at(1104, 2, Type.INVOKE, RELEASE, 101, 0)
+                .at(2501, 1, Type.OK, WRITE, 100, 1)
+                .at(2502, 1, Type.INVOKE, RELEASE, 100, 0);
         s.register = 1;
 
         CheckReport report = s.check(6000);
@@ -186,11 +192,11 @@ class CheckerTest {
     @Test
     void aHoldEndsWhenTheHolderLearnsOfItsLossOrIsKilled() {
         Script s = new Script()
-                .at(0, 1, Type.OK, "acquire", 100, 0)
-                .at(500, 1, Type.INFO, "lost", 100, 0)
-                .at(600, 2, Type.OK, "acquire", 101, 0)
-                .fault("kill", 2, 700, 700)
-                .at(2000, 3, Type.OK, "acquire", 102, 0);
+                .at(0, 1, Type.OK, ACQUIRE, 100, 0)
+                .at(500, 1, Type.INFO, LOST, 100, 0)
+                .at(600, 2, Type.OK, ACQUIRE, 101, 0)
+                .fault(FaultKind.KILL, 2, 700, 700)
+                .at(2000, 3, Type.OK, ACQUIRE, 102, 0);
 
         CheckReport report = s.check(3000);
 
@@ -200,7 +206,7 @@ class CheckerTest {
 
     @Test
     void noAcquisitionAfterAHealedFaultIsALivenessViolation() {
-        Script s = new Script().cycle(0, 1, 100).fault("restart", -1, 100, 200).cycle(5000, 2, 101);
+        Script s = new Script().cycle(0, 1, 100).fault(FaultKind.RESTART, -1, 100, 200).cycle(5000, 2, 101);
 
         CheckReport.Result liveness = s.check(10_000).result(Invariant.LIVENESS);
 
@@ -210,7 +216,7 @@ class CheckerTest {
 
     @Test
     void anAcquisitionSoonAfterTheFaultSatisfiesLivenessAndFaultsTooCloseToTheEndAreNotJudged() {
-        Script s = new Script().fault("restart", -1, 100, 200).cycle(1500, 2, 101).fault("pause", 1, 9000, 9500);
+        Script s = new Script().fault(FaultKind.RESTART, -1, 100, 200).cycle(1500, 2, 101).fault(FaultKind.PAUSE, 1, 9000, 9500);
 
         CheckReport.Result liveness = s.check(10_000).result(Invariant.LIVENESS);
 
@@ -240,11 +246,11 @@ class CheckerTest {
 
     @Test
     void eventsSurviveTheLineFormatAndBadLinesAreNamed() {
-        Event event = new Event(123, 4, Type.INFO, "release", 77, 0, "BackendUnavailableException: no answer\nin time");
+        Event event = new Event(123, 4, Type.INFO, RELEASE, 77, 0, "BackendUnavailableException: no answer\nin time");
 
         Event parsed = Event.parse(event.toLine());
 
-        assertThat(parsed).isEqualTo(new Event(123, 4, Type.INFO, "release", 77, 0, "BackendUnavailableException: no answer in time"));
+        assertThat(parsed).isEqualTo(new Event(123, 4, Type.INFO, RELEASE, 77, 0, "BackendUnavailableException: no answer in time"));
         assertThatThrownBy(() -> Event.parse("EV 1 2")).hasMessageContaining("needs at least 6");
         assertThatThrownBy(() -> Event.parse("hello")).hasMessageContaining("not an event line");
     }
@@ -252,11 +258,11 @@ class CheckerTest {
     @Test
     void theHtmlReportShowsLanesFaultsAndOverlaps() {
         Script s = new Script()
-                .at(0, 1, Type.OK, "acquire", 100, 0)
-                .fault("pause", 1, 10, 2500)
-                .at(1100, 2, Type.OK, "acquire", 101, 0)
-                .at(1200, 2, Type.INVOKE, "release", 101, 0)
-                .at(2600, 1, Type.INVOKE, "release", 100, 0);
+                .at(0, 1, Type.OK, ACQUIRE, 100, 0)
+                .fault(FaultKind.PAUSE, 1, 10, 2500)
+                .at(1100, 2, Type.OK, ACQUIRE, 101, 0)
+                .at(1200, 2, Type.INVOKE, RELEASE, 101, 0)
+                .at(2600, 1, Type.INVOKE, RELEASE, 100, 0);
         CheckReport report = s.check(3000);
         History history = new History(s.events, s.faults, 0, 3000 * MS, LEASE, 0, s.fenced);
 
@@ -264,14 +270,14 @@ class CheckerTest {
 
         assertThat(html).contains("process 1", "process 2", "pause of process 1", "overlap of processes 1 and 2", "t &lt;1&gt;")
                 .doesNotContain("lost update:");
-        s.at(1150, 2, Type.OK, "write", 101, 5).at(2550, 1, Type.OK, "write", 100, 5);
+        s.at(1150, 2, Type.OK, WRITE, 101, 5).at(2550, 1, Type.OK, WRITE, 100, 5);
         History withLostUpdate = new History(s.events, s.faults, 0, 3000 * MS, LEASE, 0, s.fenced);
         assertThat(TimelineReport.html("t", withLostUpdate, s.check(3000))).contains("lost update: processes 2 and 1 both wrote 5");
     }
 
     @Test
     void aHistoryFileReadsBackToTheSameVerdict(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
-        Script s = new Script().cycle(0, 1, 100).fault("pause", 1, 30, 40).cycle(50, 2, 101);
+        Script s = new Script().cycle(0, 1, 100).fault(FaultKind.PAUSE, 1, 30, 40).cycle(50, 2, 101);
         History history = new History(s.events, s.faults, 0, 200 * MS, LEASE, s.register, s.fenced);
         java.nio.file.Path file = dir.resolve("history.txt");
 

@@ -3,8 +3,11 @@ package io.distlock.cli.check;
 import io.distlock.checker.CheckReport;
 import io.distlock.checker.Checker;
 import io.distlock.checker.Event;
+import io.distlock.checker.FaultKind;
 import io.distlock.checker.History;
 import io.distlock.checker.HistoryFile;
+import io.distlock.checker.Invariant;
+import io.distlock.checker.Operation;
 import io.distlock.checker.TimelineReport;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -85,13 +88,13 @@ public final class CheckCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        CheckTarget target = parseTarget();
+        CheckedLock target = parseLock();
         Duration bound = parseDuration("--liveness-bound", livenessBound);
         History history;
         List<String> workerOutput = List.of();
         String title;
         Long runSeed = null;
-        List<String> faultKinds = List.of();
+        List<String> faultIds = List.of();
         if (replay != null) {
             try {
                 history = HistoryFile.read(replay);
@@ -101,23 +104,25 @@ public final class CheckCommand implements Callable<Integer> {
             title = "distlock check: " + target.id() + ", replay of " + replay;
         } else {
             Duration duration = parseDuration("--time", time);
-            faultKinds = parseFaults();
             require(processes >= 2 && processes <= 16, "--processes must be between 2 and 16, was " + processes);
             require(leaseMs >= 200 && leaseMs <= 30_000, "--lease-ms must be between 200 and 30000, was " + leaseMs);
             require(duration.compareTo(Duration.ofSeconds(5)) >= 0 && duration.compareTo(Duration.ofHours(24)) <= 0,
                     "--time must be between 5s and 24h, was " + time);
+            require(minReplicas >= 0 && minReplicas <= 2, "--min-replicas must be between 0 and 2, was " + minReplicas);
+            require(minReplicas == 0 || backend.equals("sentinel"), "--min-replicas needs --backend sentinel");
+            Deployment deployment = DeploymentKind.fromId(backend).create(new DeploymentSettings(processes, Duration.ofMillis(leaseMs), minReplicas));
+            List<FaultKind> faultKinds = parseFaults(deployment);
+            faultIds = faultKinds.stream().map(FaultKind::id).toList();
             runSeed = seed != null ? seed : ThreadLocalRandom.current().nextLong(1, 1_000_000);
             PrintStream progress = System.err;
             progress.printf(Locale.ROOT, "checking %s on %s for %s with faults %s, seed %d%n", target.id(), backend, time,
-                    faultKinds.isEmpty() ? "none" : String.join(",", faultKinds), runSeed);
-            require(minReplicas >= 0 && minReplicas <= 2, "--min-replicas must be between 0 and 2, was " + minReplicas);
-            require(minReplicas == 0 || backend.equals("sentinel"), "--min-replicas needs --backend sentinel");
-            try (CheckRun run = new CheckRun(target, CheckBackend.fromId(backend), minReplicas, processes, leaseMs, runSeed, progress)) {
+                    faultIds.isEmpty() ? "none" : String.join(",", faultIds), runSeed);
+            try (CheckRun run = new CheckRun(target, deployment, processes, Duration.ofMillis(leaseMs), runSeed, progress)) {
                 history = run.run(duration, faultKinds);
                 workerOutput = run.workerOutput();
             }
             title = "distlock check: " + target.id() + " on " + backend + (minReplicas > 0 ? " (minReplicas " + minReplicas + ")" : "") + ", " + time + ", faults "
-                    + (faultKinds.isEmpty() ? "none" : String.join(",", faultKinds)) + ", seed " + runSeed;
+                    + (faultIds.isEmpty() ? "none" : String.join(",", faultIds)) + ", seed " + runSeed;
         }
         CheckReport report = new Checker(history, target.claims(), bound.toNanos()).check();
         Files.createDirectories(out);
@@ -140,9 +145,9 @@ public final class CheckCommand implements Callable<Integer> {
         if (runSeed != null) {
             System.out.println("repeat: ./distlock check --backend " + backend + (minReplicas > 0 ? " --min-replicas " + minReplicas : "")
                     + " --lock " + target.id() + " --time " + time
-                    + " --seed " + runSeed + (faults != null ? " --faults " + String.join(",", faultKinds.isEmpty() ? List.of("none") : faultKinds) : ""));
+                    + " --seed " + runSeed + (faults != null ? " --faults " + String.join(",", faultIds.isEmpty() ? List.of("none") : faultIds) : ""));
         }
-        long acquisitions = history.events().stream().filter(e -> e.is(Event.Type.OK, "acquire")).count();
+        long acquisitions = history.events().stream().filter(e -> e.is(Event.Type.OK, Operation.ACQUIRE)).count();
         if (acquisitions == 0) {
             System.out.println("no acquisition completed: the run checked nothing");
             return 1;
@@ -150,12 +155,12 @@ public final class CheckCommand implements Callable<Integer> {
         return report.passed() ? 0 : 1;
     }
 
-    private static String verdict(CheckTarget target, CheckReport report) {
+    private static String verdict(CheckedLock target, CheckReport report) {
         if (!report.passed()) {
             return "VIOLATION: " + target.id() + " broke invariants it claims (counterexamples above).";
         }
-        if (target == CheckTarget.DISTLOCK) {
-            boolean overlaps = !report.result(io.distlock.checker.Invariant.OVERLAP).holds();
+        if (target == CheckedLock.DISTLOCK) {
+            boolean overlaps = !report.result(Invariant.OVERLAP).holds();
             return "OK: every claimed invariant holds." + (overlaps
                     ? " The overlaps above are what a lease lock cannot prevent: a holder paused past its lease (or whose "
                     + "lock vanished with a restart or failover) still believes it holds the lock when it resumes. Its "
@@ -166,33 +171,37 @@ public final class CheckCommand implements Callable<Integer> {
         return "OK: every claimed invariant holds (a run without violations does not prove the lock safe).";
     }
 
-    private CheckTarget parseTarget() {
+    private CheckedLock parseLock() {
+        DeploymentKind kind;
         try {
-            CheckBackend.fromId(backend);
+            kind = DeploymentKind.fromId(backend);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
         try {
-            CheckTarget target = CheckTarget.fromId(lock);
-            require(target == CheckTarget.DISTLOCK || backend.equals("redis"), "--lock " + lock + " runs on Redis only");
-            return target;
+            CheckedLock checked = CheckedLock.fromId(lock);
+            Deployment probe = kind.create(new DeploymentSettings(processes, Duration.ofMillis(Math.max(1, leaseMs)), minReplicas));
+            require(probe.supports(checked), "--lock " + lock + " runs on Redis only");
+            return checked;
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), "--lock: " + e.getMessage());
         }
     }
 
-    private List<String> parseFaults() {
-        List<String> known = CheckBackend.fromId(backend).faults();
+    private List<FaultKind> parseFaults(Deployment deployment) {
+        List<FaultKind> known = deployment.faultKinds();
         if (faults == null || faults.isEmpty()) {
             return known;
         }
         if (faults.size() == 1 && faults.get(0).equals("none")) {
             return List.of();
         }
-        LinkedHashSet<String> chosen = new LinkedHashSet<>();
+        List<String> knownIds = known.stream().map(FaultKind::id).toList();
+        LinkedHashSet<FaultKind> chosen = new LinkedHashSet<>();
         for (String fault : faults) {
-            require(known.contains(fault), "--faults: '" + fault + "' is not a " + backend + " fault; choose from " + String.join(", ", known) + " or none");
-            chosen.add(fault);
+            require(knownIds.contains(fault), "--faults: '" + fault + "' is not a " + backend + " fault; choose from "
+                    + String.join(", ", knownIds) + " or none");
+            chosen.add(FaultKind.fromId(fault));
         }
         return List.copyOf(chosen);
     }

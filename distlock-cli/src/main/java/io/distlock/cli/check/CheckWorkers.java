@@ -1,6 +1,7 @@
 package io.distlock.cli.check;
 
 import io.distlock.checker.Event;
+import io.distlock.checker.Operation;
 import io.distlock.servers.ChildJvm;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -148,7 +149,7 @@ final class CheckWorkers implements AutoCloseable {
     }
 
     private void track(Event event) {
-        if (watchingReads && event.is(Event.Type.OK, "read") && event.note().startsWith(WORK_NOTE)) {
+        if (watchingReads && event.is(Event.Type.OK, Operation.READ) && event.note().startsWith(WORK_NOTE)) {
             reads.offer(event);
         }
     }

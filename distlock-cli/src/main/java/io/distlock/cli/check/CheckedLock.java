@@ -6,8 +6,8 @@ import java.util.EnumSet;
 import java.util.Set;
 import java.util.stream.Collectors;
 
-/** The locks {@code distlock check} can test, and what each of them promises. */
-enum CheckTarget {
+/** The locks {@code distlock check} can check (option {@code --lock}), and what each of them promises. */
+enum CheckedLock {
     /**
      * distlock: fencing tokens and the fenced store are the guarantee; a lease lock cannot promise
      * exclusion to a holder that is paused past its lease, so overlap and lost unfenced updates are
@@ -22,26 +22,29 @@ enum CheckTarget {
     private final String id;
     private final Set<Invariant> claims;
 
-    CheckTarget(String id, Set<Invariant> claims) {
+    CheckedLock(String id, Set<Invariant> claims) {
         this.id = id;
         this.claims = Set.copyOf(claims);
     }
 
+    /** Returns the name used on the command line. */
     String id() {
         return id;
     }
 
+    /** Returns the invariants this lock promises; only these decide the verdict. */
     Set<Invariant> claims() {
         return claims;
     }
 
-    static CheckTarget fromId(String id) {
-        for (CheckTarget target : values()) {
-            if (target.id.equals(id)) {
-                return target;
+    /** Returns the lock with this name, or throws naming the known ones. */
+    static CheckedLock fromId(String id) {
+        for (CheckedLock lock : values()) {
+            if (lock.id.equals(id)) {
+                return lock;
             }
         }
         throw new IllegalArgumentException("unknown lock '" + id + "'; choose one of "
-                + Arrays.stream(values()).map(CheckTarget::id).collect(Collectors.joining(", ")));
+                + Arrays.stream(values()).map(CheckedLock::id).collect(Collectors.joining(", ")));
     }
 }
