@@ -144,7 +144,7 @@ public final class CheckWorker {
 
     private static Locker naiveLocker(DemoLock lock) {
         return () -> {
-            DemoLock.Held held = lock.acquire(new boolean[1]);
+            DemoLock.Held held = lock.acquire().held();
             return Optional.of(new Holding() {
                 @Override
                 public long token() {

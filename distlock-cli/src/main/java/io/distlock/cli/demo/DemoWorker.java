@@ -116,11 +116,11 @@ public final class DemoWorker {
 
     private void buyUntilDone(StockStore store, DemoLock lock, Faults faults, long attempts) throws InterruptedException {
         while (store.nextAttempt() <= attempts) {
-            boolean[] waited = {false};
-            DemoLock.Held held = lock.acquire(waited);
-            if (waited[0]) {
+            DemoLock.Acquired acquired = lock.acquire();
+            if (acquired.waited()) {
                 waits.incrementAndGet();
             }
+            DemoLock.Held held = acquired.held();
             boolean released = false;
             try {
                 long stock = store.read(held.token());
