@@ -1,18 +1,19 @@
 package io.distlock.benchmarks;
 
 import io.distlock.cli.bench.Contender;
-import java.io.BufferedReader;
+import io.distlock.servers.ChildJvm;
+import io.distlock.servers.ParentJvm;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -42,41 +43,32 @@ final class CrossProcess {
 
     static Result run(String id, String redisUri, String zooKeeper, int warmupSeconds, int durationSeconds, String lockName)
             throws Exception {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<Process> workers = new ArrayList<>();
+        List<ChildJvm> workers = new ArrayList<>();
         List<Path> outputs = new ArrayList<>();
         try {
             for (int p = 0; p < PROCESSES; p++) {
                 Path out = Files.createTempFile("distlock-x4-", ".bin");
                 outputs.add(out);
-                workers.add(new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), CrossProcess.class.getName(),
-                        id, redisUri, String.valueOf(zooKeeper), lockName, out.toString()).redirectErrorStream(true).start());
+                // default JVM flags: the workers are measured, so they get the full JIT
+                workers.add(ChildJvm.of(CrossProcess.class).name("x4-" + id + "-" + p)
+                        .args(id, redisUri, String.valueOf(zooKeeper), lockName, out.toString()).start());
             }
-            List<BufferedReader> outputsOf = new ArrayList<>();
-            for (Process worker : workers) {
-                BufferedReader in = new BufferedReader(new InputStreamReader(worker.getInputStream(), StandardCharsets.UTF_8));
-                outputsOf.add(in);
-                String line = in.readLine();
-                if (!"READY".equals(line)) {
-                    throw new IllegalStateException("x4 worker for " + id + " did not start: " + line);
-                }
-            }
+            ChildJvm.awaitAllReady(workers, Duration.ofSeconds(120));
             // System.nanoTime is one clock for all processes here, so the window is given in absolute nanos
             long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(200);
             long measureFrom = start + TimeUnit.SECONDS.toNanos(warmupSeconds);
             long measureTo = measureFrom + TimeUnit.SECONDS.toNanos(durationSeconds);
-            for (Process worker : workers) {
-                worker.getOutputStream().write(("GO " + start + " " + measureFrom + " " + measureTo + "\n").getBytes(StandardCharsets.US_ASCII));
-                worker.getOutputStream().flush();
+            for (ChildJvm worker : workers) {
+                worker.go(start + " " + measureFrom + " " + measureTo);
             }
-            for (int w = 0; w < workers.size(); w++) {
-                StringBuilder seen = new StringBuilder();
-                String line;
-                while ((line = outputsOf.get(w).readLine()) != null && !line.equals("DONE")) {
-                    seen.append(line).append('\n');
+            for (ChildJvm worker : workers) {
+                try {
+                    worker.awaitLine("DONE"::equals, Duration.ofSeconds(warmupSeconds + durationSeconds + 120));
+                } catch (IllegalStateException e) {
+                    throw new IllegalStateException("x4 worker for " + id + " failed", e);
                 }
-                if (!workers.get(w).waitFor(120, TimeUnit.SECONDS) || workers.get(w).exitValue() != 0) {
-                    throw new IllegalStateException("x4 worker for " + id + " failed:\n" + seen);
+                if (!worker.awaitExit(Duration.ofSeconds(120)) || worker.exitValue() != 0) {
+                    throw new IllegalStateException("x4 worker for " + id + " failed:\n" + String.join("\n", worker.output()));
                 }
             }
             List<long[]> intervals = new ArrayList<>();
@@ -104,25 +96,27 @@ final class CrossProcess {
             long p99 = n == 0 ? 0 : sorted[Math.max(0, (int) Math.ceil(0.99 * n) - 1)];
             return new Result(id, intervals.size() / (double) durationSeconds, p50, p99, n);
         } finally {
-            workers.forEach(Process::destroyForcibly);
+            workers.forEach(ChildJvm::close);
             for (Path out : outputs) {
                 Files.deleteIfExists(out);
             }
         }
     }
 
-    /** Worker JVM: id, redis, zookeeper, lock name, output file; then "GO start measureFrom measureTo" on stdin. */
+    /** Worker JVM: id, redis, zookeeper, lock name, output file; READY, then "GO start measureFrom measureTo" on stdin. */
     public static void main(String[] args) throws Exception {
         String zooKeeper = args[2].equals("null") ? null : args[2];
         AtomicBoolean failed = new AtomicBoolean();
         List<long[]> all = new ArrayList<>();
         try (Contender contender = Contenders.create(args[0], args[1], zooKeeper)) {
-            System.out.println("READY");
-            System.out.flush();
-            String[] go = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine().split(" ");
-            long start = Long.parseLong(go[1]);
-            long warmupEnd = Long.parseLong(go[2]);
-            long end = Long.parseLong(go[3]);
+            Optional<String> go = ParentJvm.readyThenAwaitGo();
+            if (go.isEmpty()) {
+                return; // the coordinator gave up
+            }
+            String[] window = go.get().split(" ");
+            long start = Long.parseLong(window[0]);
+            long warmupEnd = Long.parseLong(window[1]);
+            long end = Long.parseLong(window[2]);
             while (System.nanoTime() < start) {
                 Thread.onSpinWait();
             }

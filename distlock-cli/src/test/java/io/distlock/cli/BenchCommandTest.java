@@ -21,6 +21,9 @@ class BenchCommandTest {
         commandLine.setErr(new PrintWriter(err, true));
         assertThat(commandLine.execute("bench", "--scenarios", "u99")).isEqualTo(2);
         assertThat(err.toString()).contains("unknown scenario 'u99'");
+
+        assertThat(commandLine.execute("bench", "--duration", "5")).isEqualTo(2);
+        assertThat(err.toString()).contains("--duration must look like 500ms, 30s or 2m, was '5'");
     }
 
     @Test
@@ -30,8 +33,8 @@ class BenchCommandTest {
         int exit;
         try {
             System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
-            exit = DistlockCommand.newCommandLine().execute("bench", "--scenarios", "u1,hold10k", "--warmup", "0",
-                    "--duration", "1", "--rounds", "1", "--hold", "2", "--hold-locks", "300");
+            exit = DistlockCommand.newCommandLine().execute("bench", "--scenarios", "u1,hold10k", "--warmup", "0s",
+                    "--duration", "1s", "--rounds", "1", "--hold", "2s", "--hold-locks", "300");
         } finally {
             System.setOut(originalOut);
         }

@@ -2,7 +2,7 @@ package io.distlock.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.distlock.testkit.Await;
+import io.distlock.servers.Await;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -88,44 +88,46 @@ class CheckCommandTest {
     @Test
     void distlockOnRedisKeepsEveryClaimUnderAllFaults() throws Exception {
         assertDistlockKeepsItsClaims(new String[] {"paused process", "killed process", "cut the connections", "restarted the lock server",
-                "promoted replica"}, "--time", "40s", "--lease-ms", "500", "--seed", "3");
+                "promoted replica"}, "--time", "40s", "--lease", "500ms", "--seed", "3");
         assertThat(Files.readString(out.resolve("report.html"))).contains("<svg", "tokens");
     }
 
     @Test
     void distlockOnZooKeeperKeepsEveryClaimUnderAllFaults() throws Exception {
         assertDistlockKeepsItsClaims(new String[] {"paused process", "killed process", "session expired", "killed ZooKeeper member"},
-                "--backend", "zookeeper", "--time", "40s", "--lease-ms", "500", "--seed", "4", "--liveness-bound", "8s");
+                "--backend", "zookeeper", "--time", "40s", "--lease", "500ms", "--seed", "4", "--liveness-bound", "8s");
     }
 
     @Test
     void distlockThroughSentinelKeepsEveryClaimAcrossFailovers() throws Exception {
         assertDistlockKeepsItsClaims(new String[] {"Sentinel promoted"},
-                "--backend", "sentinel", "--faults", "failover,pause", "--time", "30s", "--lease-ms", "500", "--seed", "6");
+                "--backend", "sentinel", "--faults", "failover,pause", "--time", "30s", "--lease", "500ms", "--seed", "6");
     }
 
     @Test
     void distlockOnAClusterKeepsEveryClaimAcrossShardFailovers() throws Exception {
         assertDistlockKeepsItsClaims(new String[] {"the master of the lock's shard"},
-                "--backend", "cluster", "--faults", "shard-failover,kill", "--time", "30s", "--lease-ms", "500", "--seed", "10");
+                "--backend", "cluster", "--faults", "shard-failover,kill", "--time", "30s", "--lease", "500ms", "--seed", "10");
     }
 
     @Test
     void distlockOnRedLockKeepsEveryClaimWhenNodesFail() throws Exception {
         assertDistlockKeepsItsClaims(new String[] {"(a minority)", "forgot its votes"},
-                "--backend", "redlock", "--faults", "nodes-down,node-restart,kill", "--time", "30s", "--lease-ms", "500", "--seed", "8");
+                "--backend", "redlock", "--faults", "nodes-down,node-restart,kill", "--time", "30s", "--lease", "500ms", "--seed", "8");
     }
 
     @Test
     void theTextbookLockIsCaughtWithCounterexamples() {
+        // --lease-ms: the old spelling of --lease, still accepted
         Run run = check("--lock", "naive-set-nx", "--faults", "pause", "--time", "20s", "--lease-ms", "300", "--seed", "5",
                 "--out", out.toString());
 
         assertThat(run.exit()).as("exit code; output:%n%s", run.stdout()).isEqualTo(1);
         assertThat(run.stdout()).contains("VIOLATION").containsPattern("overlap +yes +FAIL").contains("both held the lock");
 
-        Run replayed = check("--replay", out.resolve("history.txt").toString(), "--lock", "naive-set-nx", "--out", out.resolve("again").toString());
+        Run replayed = check("--replay", out.resolve("history.txt").toString(), "--lock", "naive-set-nx");
         assertThat(replayed.exit()).as("replay exit code; output:%n%s", replayed.stdout()).isEqualTo(1);
+        assertThat(Path.of("target", "distlock-check", "replay", "report.html")).as("the default output directory").exists();
         assertThat(replayed.stdout().substring(replayed.stdout().indexOf("invariant")))
                 .as("the replay reaches the same verdict")
                 .startsWith(run.stdout().substring(run.stdout().indexOf("invariant"), run.stdout().indexOf("liveness")));

@@ -2,7 +2,7 @@ package io.distlock.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.distlock.testkit.Await;
+import io.distlock.servers.Await;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;

@@ -7,9 +7,9 @@ import io.distlock.BackendUnavailableException;
 import io.distlock.Lease;
 import io.distlock.LockClient;
 import io.distlock.spi.AcquireResult;
-import io.distlock.testkit.RedisServer;
-import io.distlock.testkit.Resp;
-import io.distlock.testkit.TcpProxy;
+import io.distlock.servers.RedisServer;
+import io.distlock.servers.Resp;
+import io.distlock.servers.TcpProxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -96,7 +96,7 @@ class RedLockTest {
                     .hasMessageContaining("only 2 of 5 RedLock nodes answered")
                     .hasMessageContaining("a majority of 3 is needed");
             // the failed attempt's grants are released in the background, as their answers arrive
-            io.distlock.testkit.Await.until(Duration.ofSeconds(5), "the two grants were released", () -> nodesHolding() == 0);
+            io.distlock.servers.Await.until(Duration.ofSeconds(5), "the two grants were released", () -> nodesHolding() == 0);
         }
     }
 
@@ -112,7 +112,7 @@ class RedLockTest {
 
             assertThat(result.granted()).as("every node granted, but after the 100 ms lease was used up").isFalse();
             proxies.forEach(proxy -> proxy.delay(Duration.ZERO));
-            io.distlock.testkit.Await.until(Duration.ofSeconds(5), "the late grants are released or expired", () -> nodesHolding() == 0);
+            io.distlock.servers.Await.until(Duration.ofSeconds(5), "the late grants are released or expired", () -> nodesHolding() == 0);
             AcquireResult fast = redLock.tryAcquire("orders", "owner-2", Duration.ofSeconds(5)).get();
             assertThat(fast.granted()).as("with fast nodes the same call succeeds").isTrue();
         }
@@ -137,7 +137,7 @@ class RedLockTest {
             // one's, then the first attempt's late release. Counting node 2 here would be a majority of
             // three that the release then takes away: only two nodes would really hold the lock.
             AcquireResult second = redLock.tryAcquire("orders", "me", Duration.ofSeconds(5)).get();
-            io.distlock.testkit.Await.until(Duration.ofSeconds(5), "node 2 ran the first attempt's late release",
+            io.distlock.servers.Await.until(Duration.ofSeconds(5), "node 2 ran the first attempt's late release",
                     () -> !RedisLockBackend.isHeldValue((String) Resp.call(nodes.get(2).port(), "GET", KEY)));
 
             assertThat(second.granted()).as("no majority really holds it, so it must not be granted").isFalse();

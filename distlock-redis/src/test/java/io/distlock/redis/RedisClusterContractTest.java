@@ -1,37 +1,26 @@
 package io.distlock.redis;
 
 import io.distlock.LockClient;
-import io.distlock.testkit.BackendControl;
+import io.distlock.servers.Resp;
+import io.distlock.testkit.ClientSettings;
 import io.distlock.testkit.LeaseLockContract;
 import io.distlock.testkit.LockClientFactory;
-import io.distlock.testkit.RedisClusterGroup;
-import io.distlock.testkit.Resp;
+import io.distlock.testkit.RedisClusterExtension;
+import io.distlock.testkit.TestDeployment;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The whole lease-lock contract on a Redis Cluster of three masters and three replicas. */
 class RedisClusterContractTest extends LeaseLockContract {
-    private static RedisClusterGroup cluster;
+    @RegisterExtension
+    static final RedisClusterExtension cluster = new RedisClusterExtension();
 
     /** Cluster clients with the contract's short timeouts. */
     public static final class Factory implements LockClientFactory {
         @Override
-        public LockClient create(String target) {
-            return RedisLockClient.builder().uri(target).cluster(true).operationTimeout(Duration.ofSeconds(1))
-                    .connectTimeout(Duration.ofSeconds(1)).build();
-        }
-    }
-
-    @BeforeAll
-    static void startCluster() {
-        cluster = RedisClusterGroup.launch();
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.close();
+        public LockClient create(String target, ClientSettings settings) {
+            return RedisLockClient.builder().uri(target).cluster(true).operationTimeout(settings.operationTimeout())
+                    .fallbackPoll(settings.fallbackPoll()).connectTimeout(Duration.ofSeconds(1)).build();
         }
     }
 
@@ -41,18 +30,13 @@ class RedisClusterContractTest extends LeaseLockContract {
     }
 
     @Override
-    protected String target() {
-        return cluster.seedUri();
-    }
-
-    @Override
-    protected BackendControl backend() {
-        return cluster.control();
+    protected TestDeployment deployment() {
+        return cluster;
     }
 
     @Override
     protected boolean lockedInBackend(String name) {
         String key = RedisLockClient.DEFAULT_KEY_PREFIX + "{" + name + "}";
-        return RedisLockBackend.isHeldValue((String) Resp.call(cluster.masterOf(key).port(), "GET", key));
+        return RedisLockBackend.isHeldValue((String) Resp.call(cluster.cluster().masterOf(key).port(), "GET", key));
     }
 }

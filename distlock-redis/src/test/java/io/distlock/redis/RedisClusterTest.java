@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.distlock.Lease;
 import io.distlock.LockClient;
-import io.distlock.testkit.Await;
-import io.distlock.testkit.RedisClusterGroup;
-import io.distlock.testkit.RedisServer;
-import io.distlock.testkit.Resp;
+import io.distlock.servers.Await;
+import io.distlock.servers.RedisClusterGroup;
+import io.distlock.servers.RedisServer;
+import io.distlock.servers.Resp;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

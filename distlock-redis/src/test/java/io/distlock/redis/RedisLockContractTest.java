@@ -1,10 +1,9 @@
 package io.distlock.redis;
 
-import io.distlock.testkit.BackendControl;
 import io.distlock.testkit.LeaseLockContract;
 import io.distlock.testkit.LockClientFactory;
-import io.distlock.testkit.RedisServer;
 import io.distlock.testkit.RedisServerExtension;
+import io.distlock.testkit.TestDeployment;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -20,13 +19,8 @@ class RedisLockContractTest extends LeaseLockContract {
     }
 
     @Override
-    protected String target() {
-        return redis.server().uri();
-    }
-
-    @Override
-    protected BackendControl backend() {
-        return redis.server();
+    protected TestDeployment deployment() {
+        return redis;
     }
 
     @Override

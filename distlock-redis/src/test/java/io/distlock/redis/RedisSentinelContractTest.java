@@ -1,33 +1,20 @@
 package io.distlock.redis;
 
-import io.distlock.testkit.BackendControl;
+import io.distlock.servers.Resp;
 import io.distlock.testkit.LeaseLockContract;
 import io.distlock.testkit.LockClientFactory;
-import io.distlock.testkit.RedisReplicaGroup;
-import io.distlock.testkit.Resp;
-import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import io.distlock.testkit.RedisSentinelExtension;
+import io.distlock.testkit.TestDeployment;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The whole lease-lock contract through Sentinel (a master, one replica, three Sentinels). The
- * Sentinels wait a minute before declaring the master down, so the contract's own outages (stop,
- * pause, restart of the master) are outages, not failovers; failovers are {@link RedisFailoverTest}'s.
+ * contract's own outages (stop, pause, restart of the master) are outages, not failovers; failovers
+ * are {@link RedisFailoverTest}'s.
  */
 class RedisSentinelContractTest extends LeaseLockContract {
-    private static RedisReplicaGroup group;
-
-    @BeforeAll
-    static void startGroup() {
-        group = RedisReplicaGroup.launch(1).withSentinels(3, Duration.ofSeconds(60));
-    }
-
-    @AfterAll
-    static void stopGroup() {
-        if (group != null) {
-            group.close();
-        }
-    }
+    @RegisterExtension
+    static final RedisSentinelExtension sentinel = new RedisSentinelExtension();
 
     @Override
     protected Class<? extends LockClientFactory> factoryClass() {
@@ -35,18 +22,13 @@ class RedisSentinelContractTest extends LeaseLockContract {
     }
 
     @Override
-    protected String target() {
-        return group.sentinelUri();
-    }
-
-    @Override
-    protected BackendControl backend() {
-        return group.servers().get(0);
+    protected TestDeployment deployment() {
+        return sentinel;
     }
 
     @Override
     protected boolean lockedInBackend(String name) {
-        Object value = Resp.call(group.servers().get(0).port(), "GET", RedisLockClient.DEFAULT_KEY_PREFIX + "{" + name + "}");
+        Object value = Resp.call(sentinel.group().servers().get(0).port(), "GET", RedisLockClient.DEFAULT_KEY_PREFIX + "{" + name + "}");
         return RedisLockBackend.isHeldValue((String) value);
     }
 }

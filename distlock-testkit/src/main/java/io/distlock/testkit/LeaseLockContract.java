@@ -6,9 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.distlock.DistributedLock;
 import io.distlock.Lease;
 import io.distlock.LeaseLostException;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
+import io.distlock.servers.Await;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
@@ -87,15 +85,12 @@ public abstract class LeaseLockContract extends LockContract {
     @Test
     void aHolderProcessKilledWithoutReleasingFreesTheLockAfterItsLease() throws Exception {
         String name = uniqueName();
-        Process holder = HolderProcess.start(factoryClass(), target(), name, Duration.ofSeconds(1));
         long heldToken;
-        try {
-            heldToken = readHeldToken(holder);
+        try (HolderProcess holder = HolderProcess.start(factoryClass(), target(), name, Duration.ofSeconds(1))) {
+            heldToken = holder.awaitHeldToken(Duration.ofSeconds(60));
             assertLocked(name);
             assertThat(newClient().getLock(name).tryLock()).isFalse();
-        } finally {
-            holder.destroyForcibly();
-            holder.waitFor(30, TimeUnit.SECONDS);
+            holder.kill();
         }
         Optional<Lease> next = newClient().getLock(name).tryAcquire(SOON);
         assertThat(next).as("the lock frees itself after the dead holder's lease").isPresent();
@@ -142,19 +137,5 @@ public abstract class LeaseLockContract extends LockContract {
         assertThat(lock.isHeldByCurrentThread()).isFalse();
         Lease next = newClient().getLock(name).acquire(Duration.ofSeconds(5));
         next.close();
-    }
-
-    private static long readHeldToken(Process holder) throws Exception {
-        BufferedReader out = new BufferedReader(new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8));
-        StringBuilder seen = new StringBuilder();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        String line;
-        while (System.nanoTime() < deadline && (line = out.readLine()) != null) {
-            if (line.startsWith("HELD ")) {
-                return Long.parseLong(line.substring(5).trim());
-            }
-            seen.append(line).append('\n');
-        }
-        throw new AssertionError("holder process did not report holding the lock; output:\n" + seen);
     }
 }

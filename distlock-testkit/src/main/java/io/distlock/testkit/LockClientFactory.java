@@ -8,6 +8,11 @@ import io.distlock.LockClient;
  */
 public interface LockClientFactory {
 
-    /** Returns a new client connected to {@code target} (a URI or connect string). */
-    LockClient create(String target);
+    /** Returns a new client connected to {@code target} (a URI or connect string) with these settings. */
+    LockClient create(String target, ClientSettings settings);
+
+    /** Returns a new client connected to {@code target} with {@link ClientSettings#DEFAULTS}. */
+    default LockClient create(String target) {
+        return create(target, ClientSettings.DEFAULTS);
+    }
 }

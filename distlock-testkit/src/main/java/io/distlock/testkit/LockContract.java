@@ -11,6 +11,8 @@ import io.distlock.LeaseLostException;
 import io.distlock.LockAcquireTimeoutException;
 import io.distlock.LockClient;
 import io.distlock.LockOptions;
+import io.distlock.servers.Await;
+import io.distlock.servers.BackendControl;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,11 +50,8 @@ public abstract class LockContract {
     /** Returns the factory class of the backend's clients (public, no-argument constructor). */
     protected abstract Class<? extends LockClientFactory> factoryClass();
 
-    /** Returns where the test server is, in the factory's terms (a URI or connect string). */
-    protected abstract String target();
-
-    /** Returns fault injection on the test server. */
-    protected abstract BackendControl backend();
+    /** Returns the servers under test: usually the deployment extension the test class registers. */
+    protected abstract TestDeployment deployment();
 
     /** Returns whether the backend's own state (read directly, not through distlock) shows the lock held. */
     protected abstract boolean lockedInBackend(String name);
@@ -69,15 +68,32 @@ public abstract class LockContract {
         clients.forEach(LockClient::close);
     }
 
-    /** Returns a new client to the test server, closed after the test. */
+    /** Returns where the servers are, in the factory's terms (a URI or connect string). */
+    protected String target() {
+        return deployment().target();
+    }
+
+    /** Returns fault injection on the servers. */
+    protected BackendControl backend() {
+        return deployment().control();
+    }
+
+    /** Returns a new client to the test server with {@link ClientSettings#DEFAULTS}, closed after the test. */
     protected LockClient newClient() {
+        return newClient(ClientSettings.DEFAULTS);
+    }
+
+    /** Returns a new client to the test server with these settings, closed after the test. */
+    protected LockClient newClient(ClientSettings settings) {
+        LockClientFactory factory;
         try {
-            LockClient client = factoryClass().getDeclaredConstructor().newInstance().create(target());
-            clients.add(client);
-            return client;
+            factory = factoryClass().getDeclaredConstructor().newInstance();
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException("cannot instantiate " + factoryClass(), e);
         }
+        LockClient client = factory.create(target(), settings);
+        clients.add(client);
+        return client;
     }
 
     /** Returns a lock name unique to this test run. */

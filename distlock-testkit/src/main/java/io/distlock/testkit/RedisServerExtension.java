@@ -1,33 +1,33 @@
 package io.distlock.testkit;
 
-import org.junit.jupiter.api.extension.AfterAllCallback;
-import org.junit.jupiter.api.extension.BeforeAllCallback;
-import org.junit.jupiter.api.extension.ExtensionContext;
+import io.distlock.servers.BackendControl;
+import io.distlock.servers.RedisServer;
 
-/**
- * JUnit 5 extension that starts one {@link RedisServer} for a test class and kills it afterwards,
- * also when tests fail. Use as {@code @RegisterExtension static final RedisServerExtension redis = ...}.
- */
-public final class RedisServerExtension implements BeforeAllCallback, AfterAllCallback {
-    private RedisServer server;
+/** One standalone {@link RedisServer} for a test class; the target is its URI. */
+public final class RedisServerExtension extends DeploymentExtension<RedisServer> {
 
     @Override
-    public void beforeAll(ExtensionContext context) {
-        server = RedisServer.launch();
+    protected RedisServer launch() {
+        return RedisServer.launch();
     }
 
     @Override
-    public void afterAll(ExtensionContext context) {
-        if (server != null) {
-            server.close();
-        }
+    protected void shutDown(RedisServer running) {
+        running.close();
     }
 
     /** Returns the running server. */
     public RedisServer server() {
-        if (server == null) {
-            throw new IllegalStateException("the Redis server starts before the first test of the class");
-        }
-        return server;
+        return servers();
+    }
+
+    @Override
+    public String target() {
+        return server().uri();
+    }
+
+    @Override
+    public BackendControl control() {
+        return server();
     }
 }

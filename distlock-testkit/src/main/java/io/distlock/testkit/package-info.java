@@ -1,7 +1,7 @@
 /**
- * Test support: real servers on free ports ({@link io.distlock.testkit.RedisServer}) and the
- * contract test tiers every backend runs ({@link io.distlock.testkit.LockContract},
- * {@link io.distlock.testkit.LeaseLockContract}).
+ * The contract test tiers every backend runs ({@link io.distlock.testkit.LockContract},
+ * {@link io.distlock.testkit.LeaseLockContract}), and JUnit 5 extensions that start a deployment of
+ * real servers (from {@code distlock-servers}) for a test class.
  */
 @NullMarked
 package io.distlock.testkit;

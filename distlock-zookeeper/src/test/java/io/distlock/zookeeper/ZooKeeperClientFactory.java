@@ -2,18 +2,20 @@ package io.distlock.zookeeper;
 
 import io.distlock.LockClient;
 import io.distlock.LockOptions;
+import io.distlock.testkit.ClientSettings;
 import io.distlock.testkit.LockClientFactory;
 import java.time.Duration;
 
 /** Clients for the contract tests: short session and timeouts so outage tests finish quickly. */
 public final class ZooKeeperClientFactory implements LockClientFactory {
     @Override
-    public LockClient create(String target) {
+    public LockClient create(String target, ClientSettings settings) {
         return ZooKeeperLockClient.builder()
                 .connectString(target)
                 .sessionTimeout(Duration.ofSeconds(4))
                 .connectionTimeout(Duration.ofSeconds(1))
-                .operationTimeout(Duration.ofSeconds(1))
+                .operationTimeout(settings.operationTimeout())
+                .fallbackPoll(settings.fallbackPoll())
                 .lockOptions(LockOptions.builder().leaseTime(Duration.ofSeconds(4)).build())
                 .build();
     }

@@ -8,9 +8,9 @@ import io.distlock.Lease;
 import io.distlock.LeaseLostException;
 import io.distlock.LockClient;
 import io.distlock.LockOptions;
-import io.distlock.testkit.Await;
-import io.distlock.testkit.ZooKeeperEnsemble;
-import io.distlock.testkit.ZooKeeperServer;
+import io.distlock.servers.Await;
+import io.distlock.servers.ZooKeeperEnsemble;
+import io.distlock.servers.ZooKeeperServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -301,7 +301,7 @@ class ZooKeeperLockClientTest {
         assertThatThrownBy(() -> ZooKeeperLockClient.create(" ")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("connectString");
         assertThatThrownBy(() -> ZooKeeperLockClient.builder().namespace("a//b")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("namespace");
         assertThatThrownBy(() -> ZooKeeperLockClient.builder().sessionTimeout(Duration.ZERO)).hasMessageContaining("sessionTimeout");
-        assertThatThrownBy(() -> ZooKeeperLockClient.builder().connectString("127.0.0.1:" + io.distlock.testkit.FreePorts.next())
+        assertThatThrownBy(() -> ZooKeeperLockClient.builder().connectString("127.0.0.1:" + io.distlock.servers.FreePorts.next())
                 .connectionTimeout(Duration.ofMillis(500)).build())
                 .isInstanceOf(io.distlock.BackendUnavailableException.class).hasMessageContaining("cannot connect");
     }

@@ -1,27 +1,27 @@
 package io.distlock.zookeeper;
 
-import io.distlock.testkit.BackendControl;
 import io.distlock.testkit.LockClientFactory;
 import io.distlock.testkit.LockContract;
-import io.distlock.testkit.ZooKeeperServer;
+import io.distlock.testkit.TestDeployment;
+import io.distlock.testkit.ZooKeeperServerExtension;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The whole lock contract against an in-process ZooKeeper server. */
 class ZooKeeperLockContractTest extends LockContract {
-    private static ZooKeeperServer server;
+    @RegisterExtension
+    static final ZooKeeperServerExtension zooKeeper = new ZooKeeperServerExtension();
     private static RawZooKeeper raw;
 
     @BeforeAll
-    static void startServer() {
-        server = ZooKeeperServer.launch();
-        raw = new RawZooKeeper(server.connectString());
+    static void connectRaw() {
+        raw = new RawZooKeeper(zooKeeper.target());
     }
 
     @AfterAll
-    static void stopServer() {
+    static void closeRaw() {
         raw.close();
-        server.close();
     }
 
     @Override
@@ -30,13 +30,8 @@ class ZooKeeperLockContractTest extends LockContract {
     }
 
     @Override
-    protected String target() {
-        return server.connectString();
-    }
-
-    @Override
-    protected BackendControl backend() {
-        return server;
+    protected TestDeployment deployment() {
+        return zooKeeper;
     }
 
     @Override

@@ -1,13 +1,16 @@
 package io.distlock.cli.bench;
 
+import io.distlock.cli.options.DurationConverter;
+import io.distlock.cli.options.RedisOption;
 import io.distlock.redis.RedisLockClient;
-import io.distlock.testkit.RedisServer;
+import io.distlock.servers.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -21,42 +24,43 @@ import picocli.CommandLine.Spec;
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = {"Measure distlock's Redis lock on your Redis: lock+unlock cycles/s and latency, next to the raw limit",
                 "(two trivial EVALs per cycle). Scenarios: u1 (1 thread, 1 name), u16 (16 threads, 16 names),",
-                "c16 (16 threads, 1 name), hold10k (hold many locks with the watchdog: script calls/s, CPU, memory)."})
+                "c16 (16 threads, 1 name), hold10k (hold many locks with the watchdog: script calls/s, CPU, memory).",
+                "With --redis, only keys under distlock: and bench names are written."})
 public final class BenchCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--redis", paramLabel = "URI", description = "Redis to measure (default: start an embedded one). Only keys under distlock: and bench names are written.")
-    String redis;
+    @Mixin
+    RedisOption redis = new RedisOption();
 
     @Option(names = "--scenarios", split = ",", defaultValue = "u1,u16,c16", description = "Default: ${DEFAULT-VALUE}; add hold10k for the watchdog cost.")
     List<String> scenarios;
 
-    @Option(names = "--warmup", defaultValue = "2", description = "Warm-up seconds per run. Default: ${DEFAULT-VALUE}.")
-    int warmupSeconds;
+    @Option(names = "--warmup", defaultValue = "2s", paramLabel = "DURATION", description = "Warm-up per run. Default: ${DEFAULT-VALUE}.")
+    Duration warmup;
 
-    @Option(names = "--duration", defaultValue = "5", description = "Measured seconds per run. Default: ${DEFAULT-VALUE}.")
-    int durationSeconds;
+    @Option(names = "--duration", defaultValue = "5s", paramLabel = "DURATION", description = "Measured time per run. Default: ${DEFAULT-VALUE}.")
+    Duration duration;
 
     @Option(names = "--rounds", defaultValue = "3", description = "Rounds; the median is reported. Default: ${DEFAULT-VALUE}.")
     int rounds;
 
-    @Option(names = "--hold", defaultValue = "60", description = "Seconds hold10k holds its locks. Default: ${DEFAULT-VALUE}.")
-    int holdSeconds;
+    @Option(names = "--hold", defaultValue = "60s", paramLabel = "DURATION", description = "How long hold10k holds its locks. Default: ${DEFAULT-VALUE}.")
+    Duration hold;
 
     @Option(names = "--hold-locks", defaultValue = "10000", description = "Locks hold10k holds. Default: ${DEFAULT-VALUE}.")
     int holdLocks;
 
     @Override
     public Integer call() throws Exception {
-        if (warmupSeconds < 0 || durationSeconds < 1 || rounds < 1 || holdSeconds < 1 || holdLocks < 1) {
-            throw new ParameterException(spec.commandLine(), "--warmup must be >= 0 and --duration, --rounds, --hold, --hold-locks >= 1");
+        if (duration.isZero() || hold.isZero() || rounds < 1 || holdLocks < 1) {
+            throw new ParameterException(spec.commandLine(), "--duration and --hold must be longer than 0s, --rounds and --hold-locks at least 1");
         }
-        boolean hold = false;
+        boolean holdScenario = false;
         List<Scenario> chosen = new ArrayList<>();
         for (String name : scenarios) {
             if (name.trim().equalsIgnoreCase("hold10k")) {
-                hold = true;
+                holdScenario = true;
                 continue;
             }
             try {
@@ -65,22 +69,21 @@ public final class BenchCommand implements Callable<Integer> {
                 throw new ParameterException(spec.commandLine(), "--scenarios: " + e.getMessage() + ", hold10k");
             }
         }
-        RedisServer embedded = redis == null ? RedisServer.launch() : null;
-        String uri = redis != null ? redis : embedded.uri();
+        RedisServer embedded = redis.uri().isEmpty() ? RedisServer.launch() : null;
+        String uri = redis.uri().orElseGet(() -> embedded.uri());
         try {
             List<Measurement> medians = new ArrayList<>();
             for (Scenario scenario : chosen) {
                 medians.addAll(ScenarioRun.medians(List.of("raw-eval", "distlock-redis"),
                         id -> id.equals("raw-eval") ? BasicContenders.rawEval(uri) : BasicContenders.distlock(id, RedisLockClient.create(uri)),
-                        scenario, rounds, Duration.ofSeconds(warmupSeconds), Duration.ofSeconds(durationSeconds), System.err));
+                        scenario, rounds, warmup, duration, System.err));
             }
             if (!medians.isEmpty()) {
                 System.out.println(new Report(medians).table());
             }
-            if (hold) {
-                System.err.printf(Locale.ROOT, "hold10k: holding %d locks for %d s ...%n", holdLocks, holdSeconds);
-                HoldManyLocks.Result result = HoldManyLocks.run("distlock-redis", HoldManyLocks.distlock(uri), uri, holdLocks,
-                        Duration.ofSeconds(holdSeconds));
+            if (holdScenario) {
+                System.err.printf(Locale.ROOT, "hold10k: holding %d locks for %s ...%n", holdLocks, DurationConverter.format(hold));
+                HoldManyLocks.Result result = HoldManyLocks.run("distlock-redis", HoldManyLocks.distlock(uri), uri, holdLocks, hold);
                 System.out.println(HoldManyLocks.Result.header());
                 System.out.println(result.row());
             }

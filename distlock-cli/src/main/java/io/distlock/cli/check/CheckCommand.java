@@ -1,11 +1,19 @@
 package io.distlock.cli.check;
 
-import io.distlock.testkit.check.CheckReport;
-import io.distlock.testkit.check.Checker;
-import io.distlock.testkit.check.Event;
-import io.distlock.testkit.check.History;
-import io.distlock.testkit.check.HistoryFile;
-import io.distlock.testkit.check.TimelineReport;
+import io.distlock.checker.CheckReport;
+import io.distlock.checker.Checker;
+import io.distlock.checker.Event;
+import io.distlock.checker.FaultKind;
+import io.distlock.checker.History;
+import io.distlock.checker.HistoryFile;
+import io.distlock.checker.Invariant;
+import io.distlock.checker.Operation;
+import io.distlock.checker.TimelineReport;
+import io.distlock.cli.options.DurationConverter;
+import io.distlock.cli.options.EnumIdConverter;
+import io.distlock.cli.options.LeaseOption;
+import io.distlock.cli.options.SeedOption;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -15,10 +23,9 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -35,95 +42,115 @@ import picocli.CommandLine.Spec;
                 "",
                 "Exit code: 0 when every invariant the chosen lock claims holds, 1 if one is violated, 2 for bad options."})
 public final class CheckCommand implements Callable<Integer> {
-    private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m)");
+    /** Where runs write their report when no {@code --out} is given: one directory per run below it. */
+    static final Path DEFAULT_OUT = Path.of("target", "distlock-check");
 
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--backend", defaultValue = "redis", paramLabel = "NAME",
+    @Option(names = "--backend", defaultValue = "redis", paramLabel = "NAME", converter = DeploymentConverter.class,
             description = "Deployment: redis (one server), sentinel (master, 2 replicas, 3 Sentinels), cluster (3 masters, "
                     + "3 replicas), redlock (5 masters) or zookeeper (3-member ensemble). Default: ${DEFAULT-VALUE}.")
-    String backend;
+    DeploymentKind backend;
 
     @Option(names = "--min-replicas", defaultValue = "0",
             description = "With --backend sentinel: replicas that must acknowledge every lock write (WAIT). Default: ${DEFAULT-VALUE}.")
     int minReplicas;
 
-    @Option(names = "--lock", defaultValue = "distlock", paramLabel = "NAME",
+    @Option(names = "--lock", defaultValue = "distlock", paramLabel = "NAME", converter = LockConverter.class,
             description = "Lock to check: distlock, naive-set-nx (SET NX PX + Lua release) or naive-getset (SETNX/GETSET). Default: ${DEFAULT-VALUE}.")
-    String lock;
+    CheckedLock lock;
 
     @Option(names = "--time", defaultValue = "60s", paramLabel = "DURATION", description = "How long to run (e.g. 30s, 2m). Default: ${DEFAULT-VALUE}.")
-    String time;
+    Duration time;
 
     @Option(names = "--processes", defaultValue = "5", description = "Client processes. Default: ${DEFAULT-VALUE}.")
     int processes;
 
-    @Option(names = "--lease-ms", defaultValue = "1000", description = "Lease time of the lock. Default: ${DEFAULT-VALUE}.")
-    long leaseMs;
+    @Mixin
+    LeaseOption lease = new LeaseOption(Duration.ofSeconds(1), Duration.ofMillis(200), Duration.ofSeconds(30));
 
     @Option(names = "--faults", split = ",", paramLabel = "KIND",
             description = "Faults, in rotation. redis: pause, kill, partition, restart, promote; sentinel: pause, kill, failover; "
                     + "cluster: pause, kill, shard-failover; redlock: pause, kill, node-restart, nodes-down; zookeeper: pause, kill, "
                     + "expire, member; or none. Default: all of the backend's.")
-    List<String> faults;
+    @Nullable List<String> faults;
 
     @Option(names = "--liveness-bound", defaultValue = "5s", paramLabel = "DURATION",
             description = "After a fault heals, some process must acquire within the lease time plus this. Default: ${DEFAULT-VALUE}.")
-    String livenessBound;
+    Duration livenessBound;
 
-    @Option(names = "--seed", description = "Seed of the fault targets and the clients' work times. Default: random (printed).")
-    Long seed;
+    @Mixin
+    SeedOption seed = new SeedOption();
 
-    @Option(names = "--out", defaultValue = "distlock-check", paramLabel = "DIR",
-            description = "Directory for report.html and history.txt. Default: ${DEFAULT-VALUE}.")
-    Path out;
+    @Option(names = "--out", paramLabel = "DIR",
+            description = "Directory for report.html and history.txt. Default: target/distlock-check/<backend>-<seed> "
+                    + "(target/distlock-check/replay for --replay).")
+    @Nullable Path out;
 
     @Option(names = "--replay", paramLabel = "FILE",
             description = "Check a history.txt recorded by an earlier run instead of running (with --lock for the claims to check).")
-    Path replay;
+    @Nullable Path replay;
+
+    /** Reads {@code --backend}. */
+    static final class DeploymentConverter extends EnumIdConverter<DeploymentKind> {
+        DeploymentConverter() {
+            super(DeploymentKind.class, DeploymentKind::id, "deployment");
+        }
+    }
+
+    /** Reads {@code --lock}. */
+    static final class LockConverter extends EnumIdConverter<CheckedLock> {
+        LockConverter() {
+            super(CheckedLock.class, CheckedLock::id, "lock");
+        }
+    }
 
     @Override
     public Integer call() throws Exception {
-        CheckTarget target = parseTarget();
-        Duration bound = parseDuration("--liveness-bound", livenessBound);
+        Duration leaseTime = lease.resolve(spec);
+        Deployment deployment = backend.create(new DeploymentSettings(processes, leaseTime, minReplicas));
+        require(deployment.supports(lock), "--lock " + lock.id() + " runs on Redis only");
         History history;
         List<String> workerOutput = List.of();
         String title;
         Long runSeed = null;
-        List<String> faultKinds = List.of();
+        List<String> faultIds = List.of();
+        Path outDir;
         if (replay != null) {
             try {
                 history = HistoryFile.read(replay);
-            } catch (java.io.IOException | IllegalArgumentException e) {
+            } catch (IOException | IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), "--replay: " + e.getMessage());
             }
-            title = "distlock check: " + target.id() + ", replay of " + replay;
+            title = "distlock check: " + lock.id() + ", replay of " + replay;
+            outDir = out != null ? out : DEFAULT_OUT.resolve("replay");
         } else {
-            Duration duration = parseDuration("--time", time);
-            faultKinds = parseFaults();
             require(processes >= 2 && processes <= 16, "--processes must be between 2 and 16, was " + processes);
-            require(leaseMs >= 200 && leaseMs <= 30_000, "--lease-ms must be between 200 and 30000, was " + leaseMs);
-            require(duration.compareTo(Duration.ofSeconds(5)) >= 0 && duration.compareTo(Duration.ofHours(24)) <= 0,
-                    "--time must be between 5s and 24h, was " + time);
-            runSeed = seed != null ? seed : ThreadLocalRandom.current().nextLong(1, 1_000_000);
-            PrintStream progress = System.err;
-            progress.printf(Locale.ROOT, "checking %s on %s for %s with faults %s, seed %d%n", target.id(), backend, time,
-                    faultKinds.isEmpty() ? "none" : String.join(",", faultKinds), runSeed);
+            require(time.compareTo(Duration.ofSeconds(5)) >= 0 && time.compareTo(Duration.ofHours(24)) <= 0,
+                    "--time must be between 5s and 24h, was " + DurationConverter.format(time));
             require(minReplicas >= 0 && minReplicas <= 2, "--min-replicas must be between 0 and 2, was " + minReplicas);
-            require(minReplicas == 0 || backend.equals("sentinel"), "--min-replicas needs --backend sentinel");
-            try (CheckRun run = new CheckRun(target, CheckBackend.fromId(backend), minReplicas, processes, leaseMs, runSeed, progress)) {
-                history = run.run(duration, faultKinds);
+            require(minReplicas == 0 || backend == DeploymentKind.SENTINEL, "--min-replicas needs --backend sentinel");
+            List<FaultKind> faultKinds = parseFaults(deployment);
+            faultIds = faultKinds.stream().map(FaultKind::id).toList();
+            runSeed = seed.resolve();
+            outDir = out != null ? out : DEFAULT_OUT.resolve(backend.id() + "-" + runSeed);
+            PrintStream progress = System.err;
+            progress.printf(Locale.ROOT, "checking %s on %s for %s with faults %s, seed %d%n", lock.id(), backend.id(),
+                    DurationConverter.format(time), faultIds.isEmpty() ? "none" : String.join(",", faultIds), runSeed);
+            try (CheckRun run = new CheckRun(lock, deployment, processes, leaseTime, runSeed, progress)) {
+                history = run.run(time, faultKinds);
                 workerOutput = run.workerOutput();
             }
-            title = "distlock check: " + target.id() + " on " + backend + (minReplicas > 0 ? " (minReplicas " + minReplicas + ")" : "") + ", " + time + ", faults "
-                    + (faultKinds.isEmpty() ? "none" : String.join(",", faultKinds)) + ", seed " + runSeed;
+            title = "distlock check: " + lock.id() + " on " + backend.id() + (minReplicas > 0 ? " (minReplicas " + minReplicas + ")" : "")
+                    + ", " + DurationConverter.format(time) + ", faults " + (faultIds.isEmpty() ? "none" : String.join(",", faultIds))
+                    + ", seed " + runSeed;
         }
-        CheckReport report = new Checker(history, target.claims(), bound.toNanos()).check();
-        Files.createDirectories(out);
-        Path html = out.resolve("report.html");
+        CheckReport report = new Checker(history, lock.claims(), livenessBound.toNanos()).check();
+        Files.createDirectories(outDir);
+        Path html = outDir.resolve("report.html");
         Files.writeString(html, TimelineReport.html(title, history, report), StandardCharsets.UTF_8);
-        Path historyFile = replay != null ? replay : out.resolve("history.txt");
+        Path historyFile = replay != null ? replay : outDir.resolve("history.txt");
         if (replay == null) {
             HistoryFile.write(history, historyFile);
         }
@@ -132,17 +159,17 @@ public final class CheckCommand implements Callable<Integer> {
         System.out.println(title);
         System.out.print(report.toText());
         System.out.println();
-        System.out.println(verdict(target, report));
+        System.out.println(verdict(lock, report));
         if (!workerOutput.isEmpty()) {
             System.out.println("client processes also printed " + workerOutput.size() + " other lines; the first: " + workerOutput.get(0));
         }
         System.out.println("report: " + html.toAbsolutePath() + "  history: " + historyFile.toAbsolutePath());
         if (runSeed != null) {
-            System.out.println("repeat: ./distlock check --backend " + backend + (minReplicas > 0 ? " --min-replicas " + minReplicas : "")
-                    + " --lock " + target.id() + " --time " + time
-                    + " --seed " + runSeed + (faults != null ? " --faults " + String.join(",", faultKinds.isEmpty() ? List.of("none") : faultKinds) : ""));
+            System.out.println("repeat: ./distlock check --backend " + backend.id() + (minReplicas > 0 ? " --min-replicas " + minReplicas : "")
+                    + " --lock " + lock.id() + " --time " + DurationConverter.format(time) + " --seed " + runSeed
+                    + (faults != null ? " --faults " + String.join(",", faultIds.isEmpty() ? List.of("none") : faultIds) : ""));
         }
-        long acquisitions = history.events().stream().filter(e -> e.is(Event.Type.OK, "acquire")).count();
+        long acquisitions = history.events().stream().filter(e -> e.is(Event.Type.OK, Operation.ACQUIRE)).count();
         if (acquisitions == 0) {
             System.out.println("no acquisition completed: the run checked nothing");
             return 1;
@@ -150,12 +177,12 @@ public final class CheckCommand implements Callable<Integer> {
         return report.passed() ? 0 : 1;
     }
 
-    private static String verdict(CheckTarget target, CheckReport report) {
+    private static String verdict(CheckedLock checked, CheckReport report) {
         if (!report.passed()) {
-            return "VIOLATION: " + target.id() + " broke invariants it claims (counterexamples above).";
+            return "VIOLATION: " + checked.id() + " broke invariants it claims (counterexamples above).";
         }
-        if (target == CheckTarget.DISTLOCK) {
-            boolean overlaps = !report.result(io.distlock.testkit.check.Invariant.OVERLAP).holds();
+        if (checked == CheckedLock.DISTLOCK) {
+            boolean overlaps = !report.result(Invariant.OVERLAP).holds();
             return "OK: every claimed invariant holds." + (overlaps
                     ? " The overlaps above are what a lease lock cannot prevent: a holder paused past its lease (or whose "
                     + "lock vanished with a restart or failover) still believes it holds the lock when it resumes. Its "
@@ -166,46 +193,23 @@ public final class CheckCommand implements Callable<Integer> {
         return "OK: every claimed invariant holds (a run without violations does not prove the lock safe).";
     }
 
-    private CheckTarget parseTarget() {
-        try {
-            CheckBackend.fromId(backend);
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
-        }
-        try {
-            CheckTarget target = CheckTarget.fromId(lock);
-            require(target == CheckTarget.DISTLOCK || backend.equals("redis"), "--lock " + lock + " runs on Redis only");
-            return target;
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), "--lock: " + e.getMessage());
-        }
-    }
-
-    private List<String> parseFaults() {
-        List<String> known = CheckBackend.fromId(backend).faults();
+    /** Returns the faults of {@code --faults} (all of the deployment's if none were named), in the order given. */
+    private List<FaultKind> parseFaults(Deployment deployment) {
+        List<FaultKind> known = deployment.faultKinds();
         if (faults == null || faults.isEmpty()) {
             return known;
         }
         if (faults.size() == 1 && faults.get(0).equals("none")) {
             return List.of();
         }
-        LinkedHashSet<String> chosen = new LinkedHashSet<>();
+        List<String> knownIds = known.stream().map(FaultKind::id).toList();
+        LinkedHashSet<FaultKind> chosen = new LinkedHashSet<>();
         for (String fault : faults) {
-            require(known.contains(fault), "--faults: '" + fault + "' is not a " + backend + " fault; choose from " + String.join(", ", known) + " or none");
-            chosen.add(fault);
+            require(knownIds.contains(fault), "--faults: '" + fault + "' is not a " + backend.id() + " fault; choose from "
+                    + String.join(", ", knownIds) + " or none");
+            chosen.add(FaultKind.fromId(fault));
         }
         return List.copyOf(chosen);
-    }
-
-    private Duration parseDuration(String option, String text) {
-        Matcher m = DURATION.matcher(text == null ? "" : text.trim());
-        require(m.matches(), option + " must look like 500ms, 30s or 2m, was '" + text + "'");
-        long amount = Long.parseLong(m.group(1));
-        return switch (m.group(2)) {
-            case "ms" -> Duration.ofMillis(amount);
-            case "s" -> Duration.ofSeconds(amount);
-            default -> Duration.ofMinutes(amount);
-        };
     }
 
     private void require(boolean condition, String message) {

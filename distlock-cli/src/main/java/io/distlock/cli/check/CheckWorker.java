@@ -5,27 +5,23 @@ import io.distlock.Lease;
 import io.distlock.LeaseLostException;
 import io.distlock.LockClient;
 import io.distlock.LockOptions;
+import io.distlock.checker.Event;
+import io.distlock.checker.Event.Type;
+import io.distlock.checker.Operation;
 import io.distlock.cli.demo.DemoLock;
 import io.distlock.cli.demo.TextbookLocks;
-import io.distlock.redis.RedLockClient;
-import io.distlock.redis.RedisLockClient;
-import io.distlock.testkit.check.Event;
-import io.distlock.testkit.check.Event.Type;
-import io.distlock.zookeeper.ZooKeeperLockClient;
+import io.distlock.servers.ParentJvm;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * One client process of {@code distlock check}: lock, read-modify-write the unfenced register, write to
@@ -34,6 +30,8 @@ import java.util.Random;
  * when stdin closes.
  */
 public final class CheckWorker {
+    /** The name of the lock every worker checks. */
+    static final String LOCK_NAME = "check";
     static final String REGISTER = "check:register";
     static final String FENCE = "check:fence";
     static final String FENCED_LOG = "check:fenced-log";
@@ -42,16 +40,21 @@ public final class CheckWorker {
             + "if tonumber(ARGV[1]) < highest then return 0 end "
             + "redis.call('SET', KEYS[1], ARGV[1]) "
             + "redis.call('RPUSH', KEYS[2], ARGV[1] .. ':' .. ARGV[2] .. ':' .. ARGV[3]) return 1";
+    private static final String NAIVE_LOCK_KEY = "check:naive-lock";
 
     private final int process;
     private final Random random;
+    private final ReentrantLock output = new ReentrantLock();
 
     private CheckWorker(int process, long seed) {
         this.process = process;
         this.random = new Random(seed * 7919 + process);
     }
 
-    /** Arguments as {@code --name value}: process, lock, redis (lock server), store, zookeeper, redlock, min-replicas, lease-ms, seed. */
+    /**
+     * Arguments as {@code --name value}: process, lock, store, lease-ms, seed, and the deployment's
+     * client (see {@link WorkerClient#args()}).
+     */
     public static void main(String[] argv) throws Exception {
         Map<String, String> args = new HashMap<>();
         for (int i = 0; i + 1 < argv.length; i += 2) {
@@ -61,53 +64,35 @@ public final class CheckWorker {
     }
 
     private void run(Map<String, String> args) throws Exception {
-        CheckTarget target = CheckTarget.fromId(args.get("lock"));
+        CheckedLock checked = CheckedLock.fromId(args.get("lock"));
         long leaseMs = Long.parseLong(args.get("lease-ms"));
+        WorkerClient client = WorkerClient.from(args);
+        LockOptions options = LockOptions.builder().leaseTime(Duration.ofMillis(leaseMs)).build();
         RedisClient lettuce = RedisClient.create();
         RedisURI storeUri = RedisURI.create(args.get("store"));
         storeUri.setTimeout(Duration.ofSeconds(2));
-        RedisURI lockUri = RedisURI.create(args.get("redis"));
-        lockUri.setTimeout(Duration.ofSeconds(1));
         try (StatefulRedisConnection<String, String> store = lettuce.connect(storeUri);
-                LockClient distlock = target == CheckTarget.DISTLOCK ? distlockClient(args, leaseMs) : null;
-                StatefulRedisConnection<String, String> naive = target == CheckTarget.DISTLOCK ? null : lettuce.connect(lockUri)) {
-            Locker locker = switch (target) {
-                case DISTLOCK -> distlockLocker(distlock.getLock("check"), leaseMs);
-                case NAIVE_SET_NX -> naiveLocker(TextbookLocks.shortLease(naive.sync(), "check:naive-lock", leaseMs));
-                case NAIVE_GETSET -> naiveLocker(TextbookLocks.setNxGetSet(naive.sync(), "check:naive-lock", leaseMs));
+                LockClient distlock = checked == CheckedLock.DISTLOCK ? client.create(options) : null;
+                StatefulRedisConnection<String, String> naive = checked == CheckedLock.DISTLOCK ? null : lettuce.connect(naiveUri(client))) {
+            Locker locker = switch (checked) {
+                case DISTLOCK -> distlockLocker(distlock.getLock(LOCK_NAME), leaseMs);
+                case NAIVE_SET_NX -> naiveLocker(TextbookLocks.shortLease(naive.sync(), NAIVE_LOCK_KEY, leaseMs));
+                case NAIVE_GETSET -> naiveLocker(TextbookLocks.setNxGetSet(naive.sync(), NAIVE_LOCK_KEY, leaseMs));
             };
-            System.out.println("READY");
-            System.out.flush();
-            BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-            if (!"GO".equals(in.readLine())) {
-                return;
+            if (ParentJvm.readyThenAwaitGo().isEmpty()) {
+                return; // the coordinator gave up before the run
             }
-            Thread guard = new Thread(() -> exitWhenStdinCloses(in), "orphan-guard");
-            guard.setDaemon(true);
-            guard.start();
             loop(locker, store.sync(), leaseMs);
         } finally {
             lettuce.shutdown(Duration.ZERO, Duration.ofSeconds(1));
         }
     }
 
-    private LockClient distlockClient(Map<String, String> args, long leaseMs) {
-        LockOptions options = LockOptions.builder().leaseTime(Duration.ofMillis(leaseMs)).build();
-        String redLock = args.get("redlock");
-        if (redLock != null) {
-            return RedLockClient.builder().uris(List.of(redLock.split(","))).lockOptions(options)
-                    .nodeTimeout(Duration.ofMillis(Math.min(50, leaseMs / 10))).operationTimeout(Duration.ofSeconds(1)).build();
-        }
-        String zooKeeper = args.get("zookeeper");
-        if (zooKeeper != null) {
-            return ZooKeeperLockClient.builder().connectString(zooKeeper).sessionTimeout(Duration.ofMillis(Math.max(2000, leaseMs * 2)))
-                    .connectionTimeout(Duration.ofSeconds(2)).operationTimeout(Duration.ofSeconds(2))
-                    .namespace("distlock-check").lockOptions(options).build();
-        }
-        int minReplicas = Integer.parseInt(args.getOrDefault("min-replicas", "0"));
-        return RedisLockClient.builder().uri(args.get("redis")).lockOptions(options).operationTimeout(Duration.ofSeconds(1))
-                .minReplicas(minReplicas).replicaAckTimeout(Duration.ofMillis(400))
-                .cluster(Boolean.parseBoolean(args.getOrDefault("cluster", "false"))).build();
+    /** The textbook locks talk to plain Redis: the target of the deployments that support them is a Redis URI. */
+    private static RedisURI naiveUri(WorkerClient client) {
+        RedisURI uri = RedisURI.create(client.target());
+        uri.setTimeout(Duration.ofSeconds(1));
+        return uri;
     }
 
     /** A lock as the loop uses it. */
@@ -132,7 +117,7 @@ public final class CheckWorker {
                 return Optional.empty();
             }
             Lease lease = acquired.get();
-            lease.onLost(lost -> emit(Type.INFO, "lost", lease.fencingToken(), 0, lost.getMessage()));
+            lease.onLost(lost -> emit(Type.INFO, Operation.LOST, lease.fencingToken(), 0, lost.getMessage()));
             return Optional.of(new Holding() {
                 @Override
                 public long token() {
@@ -159,7 +144,7 @@ public final class CheckWorker {
 
     private static Locker naiveLocker(DemoLock lock) {
         return () -> {
-            DemoLock.Held held = lock.acquire(new boolean[1]);
+            DemoLock.Held held = lock.acquire().held();
             return Optional.of(new Holding() {
                 @Override
                 public long token() {
@@ -181,34 +166,34 @@ public final class CheckWorker {
 
     private void loop(Locker locker, RedisCommands<String, String> store, long leaseMs) throws InterruptedException {
         while (true) {
-            emit(Type.INVOKE, "acquire", 0, 0, "");
+            emit(Type.INVOKE, Operation.ACQUIRE, 0, 0, "");
             Optional<Holding> acquired;
             try {
                 acquired = locker.acquire();
             } catch (InterruptedException e) {
                 throw e;
             } catch (Exception e) {
-                emit(Type.INFO, "acquire", 0, 0, describe(e));
+                emit(Type.INFO, Operation.ACQUIRE, 0, 0, describe(e));
                 Thread.sleep(leaseMs / 10);
                 continue;
             }
             if (acquired.isEmpty()) {
-                emit(Type.FAIL, "acquire", 0, 0, "wait ran out");
+                emit(Type.FAIL, Operation.ACQUIRE, 0, 0, "wait ran out");
                 continue;
             }
             Holding held = acquired.get();
             long token = held.token();
-            emit(Type.OK, "acquire", token, 0, "");
+            emit(Type.OK, Operation.ACQUIRE, token, 0, "");
             try {
                 readModifyWrite(held, store, token, leaseMs);
             } catch (RuntimeException e) {
-                emit(Type.INFO, "store", token, 0, describe(e));
+                emit(Type.INFO, Operation.STORE, token, 0, describe(e));
             } finally {
-                emit(Type.INVOKE, "release", token, 0, "");
+                emit(Type.INVOKE, Operation.RELEASE, token, 0, "");
                 try {
-                    emit(held.release() ? Type.OK : Type.FAIL, "release", token, 0, "");
+                    emit(held.release() ? Type.OK : Type.FAIL, Operation.RELEASE, token, 0, "");
                 } catch (Exception e) {
-                    emit(Type.INFO, "release", token, 0, describe(e));
+                    emit(Type.INFO, Operation.RELEASE, token, 0, describe(e));
                 }
             }
             Thread.sleep(random.nextInt(3)); // let others in now and then
@@ -216,55 +201,46 @@ public final class CheckWorker {
     }
 
     private void readModifyWrite(Holding held, RedisCommands<String, String> store, long token, long leaseMs) throws InterruptedException {
-        emit(Type.INVOKE, "read", token, 0, "");
+        emit(Type.INVOKE, Operation.READ, token, 0, "");
         String current = store.get(REGISTER);
         long value = current == null ? 0 : Long.parseLong(current);
         // The work between read and write: mostly short, one in ten a slow critical section that still
         // fits well within the lease. The note tells the nemesis how long this holder will be busy.
         long workMs = random.nextInt(10) == 0 ? leaseMs / 5 + random.nextInt((int) (leaseMs * 2 / 5)) : 1 + random.nextInt(5);
-        emit(Type.OK, "read", token, value, CheckWorkers.WORK_NOTE + workMs);
+        emit(Type.OK, Operation.READ, token, value, CheckWorkers.WORK_NOTE + workMs);
         Thread.sleep(workMs);
         if (!held.valid()) {
-            emit(Type.INFO, "abort", token, 0, "lease no longer valid before the write");
+            emit(Type.INFO, Operation.ABORT, token, 0, "lease no longer valid before the write");
             return;
         }
-        emit(Type.INVOKE, "write", token, value + 1, "");
+        emit(Type.INVOKE, Operation.WRITE, token, value + 1, "");
         store.set(REGISTER, Long.toString(value + 1));
-        emit(Type.OK, "write", token, value + 1, "");
-        emit(Type.INVOKE, "fenced-write", token, value + 1, "");
+        emit(Type.OK, Operation.WRITE, token, value + 1, "");
+        emit(Type.INVOKE, Operation.FENCED_WRITE, token, value + 1, "");
         if (!held.valid()) {
             // checked after the invoke is stamped: a loss notice stamped before it means this is false
-            emit(Type.FAIL, "fenced-write", token, value + 1, "not sent: lease no longer valid");
-            emit(Type.INFO, "abort", token, 0, "lease no longer valid before the fenced write");
+            emit(Type.FAIL, Operation.FENCED_WRITE, token, value + 1, "not sent: lease no longer valid");
+            emit(Type.INFO, Operation.ABORT, token, 0, "lease no longer valid before the fenced write");
             return;
         }
         Long accepted = store.eval(FENCED_WRITE, ScriptOutputType.INTEGER, new String[] {FENCE, FENCED_LOG},
                 Long.toString(token), Integer.toString(process), Long.toString(value + 1));
-        emit(accepted != null && accepted == 1L ? Type.OK : Type.FAIL, "fenced-write", token, value + 1, "");
+        emit(accepted != null && accepted == 1L ? Type.OK : Type.FAIL, Operation.FENCED_WRITE, token, value + 1, "");
     }
 
-    private void emit(Type type, String op, long token, long value, String note) {
+    private void emit(Type type, Operation op, long token, long value, String note) {
         String line = new Event(System.nanoTime(), process, type, op, token, value, note).toLine();
-        synchronized (System.out) {
+        output.lock(); // a line and its flush together (a lock, not synchronized: this is blocking I/O)
+        try {
             System.out.println(line);
             System.out.flush();
+        } finally {
+            output.unlock();
         }
     }
 
     private static String describe(Exception e) {
         String message = e.getMessage();
         return e.getClass().getSimpleName() + (message == null ? "" : ": " + message);
-    }
-
-    private static void exitWhenStdinCloses(BufferedReader in) {
-        try {
-            while (in.readLine() != null) {
-                // nothing more is sent; EOF means the coordinator is gone or the run is over
-            }
-        } catch (Exception ignored) {
-            // a broken pipe counts as EOF
-        }
-        System.out.flush();
-        Runtime.getRuntime().halt(3);
     }
 }

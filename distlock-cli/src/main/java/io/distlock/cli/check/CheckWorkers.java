@@ -1,19 +1,14 @@
 package io.distlock.cli.check;
 
-import io.distlock.testkit.check.Event;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
+import io.distlock.checker.Event;
+import io.distlock.checker.Operation;
+import io.distlock.servers.ChildJvm;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
@@ -31,7 +26,7 @@ final class CheckWorkers implements AutoCloseable {
     private final IntFunction<List<String>> argsForSlot;
     private final List<Event> events = new CopyOnWriteArrayList<>();
     private final List<String> output = new CopyOnWriteArrayList<>();
-    private final Map<Integer, Process> byProcess = new ConcurrentHashMap<>();
+    private final Map<Integer, ChildJvm> byProcess = new ConcurrentHashMap<>();
     private final int[] slotProcess;
     private int nextProcess;
 
@@ -42,35 +37,33 @@ final class CheckWorkers implements AutoCloseable {
     }
 
     /** Starts one process per slot and lets them all go at once. */
-    void startAll() throws IOException, InterruptedException {
-        CountDownLatch ready = new CountDownLatch(slotProcess.length);
-        List<Process> started = new ArrayList<>();
+    void startAll() throws InterruptedException {
+        List<ChildJvm> started = new ArrayList<>();
         for (int slot = 0; slot < slotProcess.length; slot++) {
-            started.add(launch(slot, ready));
+            started.add(launch(slot));
         }
-        awaitReady(ready);
-        for (Process process : started) {
-            go(process);
-        }
+        awaitReady(started);
+        started.forEach(ChildJvm::go);
     }
 
     /** Kills the process in a slot with SIGKILL and starts a replacement with a new id; returns the killed id. */
-    int killAndReplace(int slot) throws IOException, InterruptedException {
-        int victim = slotProcess[slot];
-        Process process = byProcess.get(victim);
-        process.destroyForcibly();
-        process.waitFor(10, TimeUnit.SECONDS);
-        CountDownLatch ready = new CountDownLatch(1);
-        Process replacement = launch(slot, ready);
-        awaitReady(ready);
-        go(replacement);
+    int killAndReplace(int slot) throws InterruptedException {
+        int victim = processIn(slot);
+        byProcess.get(victim).kill();
+        ChildJvm replacement = launch(slot);
+        awaitReady(List.of(replacement));
+        replacement.go();
         return victim;
     }
 
-    /** Sends a signal (STOP, CONT) to the process with this id. */
-    void signal(int process, String signal) throws IOException, InterruptedException {
-        long pid = byProcess.get(process).pid();
-        new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).inheritIO().start().waitFor();
+    /** Freezes the process with this id (SIGSTOP). */
+    void pause(int process) {
+        byProcess.get(process).pause();
+    }
+
+    /** Thaws the process with this id (SIGCONT). */
+    void resume(int process) {
+        byProcess.get(process).resume();
     }
 
     /** Returns the process id running in a slot. */
@@ -91,37 +84,30 @@ final class CheckWorkers implements AutoCloseable {
         return output;
     }
 
-    private synchronized Process launch(int slot, CountDownLatch ready) throws IOException {
-        int id = nextProcess++;
-        slotProcess[slot] = id;
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> command = new ArrayList<>(List.of(java, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
-                "-Xmx128m", "-cp", System.getProperty("java.class.path"), CheckWorker.class.getName(), "--process", Integer.toString(id)));
-        command.addAll(argsForSlot.apply(slot));
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        byProcess.put(id, process);
-        Thread reader = new Thread(() -> collect(id, process, ready), "check-worker-" + id);
-        reader.setDaemon(true);
-        reader.start();
-        return process;
+    private ChildJvm launch(int slot) {
+        int id;
+        synchronized (this) {
+            id = nextProcess++;
+            slotProcess[slot] = id;
+        }
+        ChildJvm worker = ChildJvm.of(CheckWorker.class).name("check-worker-" + id).jvmFlags(ChildJvm.QUICK_START_FLAGS)
+                .jvmFlags("-Xmx128m").args("--process", Integer.toString(id)).args(argsForSlot.apply(slot))
+                .onLine(line -> collect(id, line)).start();
+        byProcess.put(id, worker);
+        return worker;
     }
 
-    private void collect(int id, Process process, CountDownLatch ready) {
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-            String line;
-            while ((line = in.readLine()) != null) {
-                if (line.startsWith(Event.LINE_PREFIX)) {
-                    Event event = Event.parse(line);
-                    events.add(event);
-                    track(event);
-                } else if (line.equals("READY")) {
-                    ready.countDown();
-                } else if (!line.isBlank()) {
-                    output.add("process " + id + ": " + line);
-                }
+    private void collect(int id, String line) {
+        if (line.startsWith(Event.LINE_PREFIX)) {
+            try {
+                Event event = Event.parse(line);
+                events.add(event);
+                track(event);
+            } catch (RuntimeException e) {
+                output.add("process " + id + ": " + line); // cut off mid-line by a kill
             }
-        } catch (IOException | RuntimeException ignored) {
-            // the process ended (or was killed mid-line)
+        } else if (!line.isBlank()) {
+            output.add("process " + id + ": " + line);
         }
     }
 
@@ -163,50 +149,22 @@ final class CheckWorkers implements AutoCloseable {
     }
 
     private void track(Event event) {
-        if (watchingReads && event.is(Event.Type.OK, "read") && event.note().startsWith(WORK_NOTE)) {
+        if (watchingReads && event.is(Event.Type.OK, Operation.READ) && event.note().startsWith(WORK_NOTE)) {
             reads.offer(event);
         }
     }
 
-    private void awaitReady(CountDownLatch ready) throws InterruptedException {
-        if (!ready.await(60, TimeUnit.SECONDS)) {
-            throw new IllegalStateException("check workers did not start within 60 s; their output:\n" + String.join("\n", output));
+    private void awaitReady(List<ChildJvm> workers) throws InterruptedException {
+        try {
+            ChildJvm.awaitAllReady(workers, Duration.ofSeconds(60));
+        } catch (IllegalStateException e) {
+            throw new IllegalStateException("check workers did not start within 60 s; their output:\n" + String.join("\n", output), e);
         }
-    }
-
-    private static void go(Process process) throws IOException {
-        OutputStream in = process.getOutputStream();
-        in.write("GO\n".getBytes(StandardCharsets.US_ASCII));
-        in.flush();
     }
 
     /** Stops every process (closing stdin makes a worker halt; SIGCONT first in case it is paused). */
     @Override
     public void close() {
-        Map<Integer, Process> all = new HashMap<>(byProcess);
-        for (Map.Entry<Integer, Process> entry : all.entrySet()) {
-            Process process = entry.getValue();
-            if (!process.isAlive()) {
-                continue;
-            }
-            try {
-                new ProcessBuilder("kill", "-CONT", Long.toString(process.pid())).start().waitFor(5, TimeUnit.SECONDS);
-                process.getOutputStream().close();
-            } catch (IOException ignored) {
-                // already gone
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        for (Process process : all.values()) {
-            try {
-                if (!process.waitFor(5, TimeUnit.SECONDS)) {
-                    process.destroyForcibly();
-                }
-            } catch (InterruptedException e) {
-                process.destroyForcibly();
-                Thread.currentThread().interrupt();
-            }
-        }
+        ChildJvm.closeAll(new ArrayList<>(byProcess.values()));
     }
 }

@@ -1,7 +1,11 @@
 package io.distlock.cli.demo;
 
-import io.distlock.testkit.RedisServer;
-import io.distlock.testkit.ZooKeeperServer;
+import io.distlock.cli.options.EnumIdConverter;
+import io.distlock.cli.options.LeaseOption;
+import io.distlock.cli.options.RedisOption;
+import io.distlock.cli.options.SeedOption;
+import io.distlock.servers.RedisServer;
+import io.distlock.servers.ZooKeeperServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -13,8 +17,9 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ThreadLocalRandom;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -28,23 +33,24 @@ import picocli.CommandLine.Spec;
         description = {"Race textbook Redis locks against distlock, selling the last items of a product.",
                 "",
                 "Several worker processes buy from one stock at once, once per locking strategy, while some holders stall "
-                        + "or are frozen (SIGSTOP) mid-purchase, as in a long GC pause. The table shows which locks oversell.",
+                        + "or are frozen (SIGSTOP) mid-purchase, as in a long GC pause. The table shows which locks oversell. "
+                        + "With --redis, the demo uses databases n and n+1 of that Redis.",
                 "",
                 "Exit code: 0 when distlock-fenced did not oversell, 1 if it did, 2 for bad options."})
 public final class DemoCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--redis", paramLabel = "URI", description = "Use this Redis (databases n and n+1) instead of starting an embedded one.")
-    String redis;
+    @Mixin
+    RedisOption redis = new RedisOption();
 
-    @Option(names = "--backend", defaultValue = "redis", paramLabel = "redis|zookeeper",
+    @Option(names = "--backend", defaultValue = "redis", paramLabel = "redis|zookeeper", converter = BackendConverter.class,
             description = "Backend of distlock's strategies (the textbook locks and the stock always use Redis). Default: ${DEFAULT-VALUE}.")
-    String backend;
+    DemoBackend backend;
 
     @Option(names = "--zookeeper", paramLabel = "HOST:PORT",
             description = "With --backend zookeeper: use this ensemble instead of starting an in-process ZooKeeper.")
-    String zookeeper;
+    @Nullable String zookeeper;
 
     @Option(names = "--workers", defaultValue = "4", description = "Worker processes (JVMs). Default: ${DEFAULT-VALUE}.")
     int workers;
@@ -58,15 +64,16 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--attempts", defaultValue = "1000", description = "Purchase attempts in total. Default: ${DEFAULT-VALUE}.")
     int attempts;
 
-    @Option(names = "--strategies", split = ",", paramLabel = "NAME",
+    @Option(names = "--strategies", split = ",", paramLabel = "NAME", converter = StrategyConverter.class,
             description = "Strategies to race, comma-separated. Default: all of no-lock, setnx-del, get-then-del, setnx-getset, set-px-short-lease, distlock, distlock-fenced.")
-    List<String> strategies;
+    @Nullable List<Strategy> strategies;
 
-    @Option(names = "--seed", description = "Seed of the injected faults, to repeat a run. Default: random (printed).")
-    Long seed;
+    @Mixin
+    SeedOption seed = new SeedOption();
 
-    @Option(names = "--lease-ms", defaultValue = "200", description = "Lease of every lock with a lease; slow work takes 1.5x, a pause 2.5x. Default: ${DEFAULT-VALUE}.")
-    long leaseMs;
+    /** Every lock with a lease uses it; slow work takes 1.5 leases, a pause 2.5. */
+    @Mixin
+    LeaseOption lease = new LeaseOption(Duration.ofMillis(200), Duration.ofMillis(50), Duration.ofSeconds(60));
 
     @Option(names = "--stall-rate", defaultValue = "0.05", description = "Share of purchases whose work stalls past the lease. Default: ${DEFAULT-VALUE}.")
     double stallRate;
@@ -74,15 +81,30 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print the results as JSON on stdout (progress still goes to stderr).")
     boolean json;
 
+    /** Reads {@code --backend}. */
+    static final class BackendConverter extends EnumIdConverter<DemoBackend> {
+        BackendConverter() {
+            super(DemoBackend.class, DemoBackend::id, "backend");
+        }
+    }
+
+    /** Reads {@code --strategies}. */
+    static final class StrategyConverter extends EnumIdConverter<Strategy> {
+        StrategyConverter() {
+            super(Strategy.class, Strategy::id, "strategy");
+        }
+    }
+
     @Override
     public Integer call() throws Exception {
         List<Strategy> chosen = validate();
-        long runSeed = seed != null ? seed : ThreadLocalRandom.current().nextLong(1, 1_000_000);
+        long leaseMs = lease.resolve(spec).toMillis();
+        long runSeed = seed.resolve();
         PrintStream progress = System.err;
         RedisServer embedded = null;
         ZooKeeperServer embeddedZooKeeper = null;
         String zooKeeperConnect = zookeeper;
-        String uri = redis;
+        String uri = redis.uri().orElse(null);
         if (uri == null) {
             progress.print("starting an embedded redis-server ... ");
             embedded = RedisServer.launch();
@@ -90,14 +112,14 @@ public final class DemoCommand implements Callable<Integer> {
             progress.println(uri);
         }
         try {
-            if (backend.equals("zookeeper") && zooKeeperConnect == null) {
+            if (backend == DemoBackend.ZOOKEEPER && zooKeeperConnect == null) {
                 progress.print("starting an in-process ZooKeeper ... ");
                 embeddedZooKeeper = ZooKeeperServer.launch();
                 zooKeeperConnect = embeddedZooKeeper.connectString();
                 progress.println(zooKeeperConnect);
             }
             progress.printf(Locale.ROOT, "racing %d attempts for %d items: %d worker processes x %d threads, lease %d ms, distlock on %s, seed %d%n",
-                    attempts, stock, workers, threads, leaseMs, backend, runSeed);
+                    attempts, stock, workers, threads, leaseMs, backend.id(), runSeed);
             List<DemoResult> results = new ArrayList<>();
             DemoRace race = new DemoRace(uri, zooKeeperConnect, workers, threads, stock, attempts, runSeed, leaseMs, stallRate, progress);
             for (int i = 0; i < chosen.size(); i++) {
@@ -111,7 +133,7 @@ public final class DemoCommand implements Callable<Integer> {
                 System.out.println();
                 System.out.println("faults: p = worker processes frozen mid-purchase (SIGSTOP), s = purchases whose work outlived the lease");
                 System.out.println("repeat this run: ./distlock demo --seed " + runSeed
-                        + (backend.equals("redis") ? "" : " --backend " + backend) + (redis != null ? " --redis " + redis : ""));
+                        + (backend == DemoBackend.REDIS ? "" : " --backend " + backend.id()) + redis.uri().map(u -> " --redis " + u).orElse(""));
             }
             // the guarantee distlock claims is the fenced one; the unfenced lease check is best effort
             boolean fencedOversold = results.stream()
@@ -132,31 +154,21 @@ public final class DemoCommand implements Callable<Integer> {
         require(threads >= 1 && threads <= 64, "--threads must be between 1 and 64, was " + threads);
         require(stock >= 1 && stock <= 1_000_000, "--stock must be between 1 and 1000000, was " + stock);
         require(attempts >= 1 && attempts <= 1_000_000, "--attempts must be between 1 and 1000000, was " + attempts);
-        require(leaseMs >= 50 && leaseMs <= 60_000, "--lease-ms must be between 50 and 60000, was " + leaseMs);
         require(stallRate >= 0 && stallRate <= 1, "--stall-rate must be between 0 and 1, was " + stallRate);
-        require(backend.equals("redis") || backend.equals("zookeeper"), "--backend must be redis or zookeeper, was '" + backend + "'");
-        require(zookeeper == null || backend.equals("zookeeper"), "--zookeeper needs --backend zookeeper");
-        if (redis != null) {
+        require(zookeeper == null || backend == DemoBackend.ZOOKEEPER, "--zookeeper needs --backend zookeeper");
+        redis.uri().ifPresent(uri -> {
             try {
-                RedisURI parsed = RedisURI.create(redis);
+                RedisURI parsed = RedisURI.create(uri);
                 require(parsed.getDatabase() < 15, "--redis must select a database below 15 (the store uses the next one)");
-                probe(redis);
+                probe(uri);
             } catch (IllegalArgumentException e) {
-                throw new ParameterException(spec.commandLine(), "--redis: cannot parse '" + redis + "': " + e.getMessage());
+                throw new ParameterException(spec.commandLine(), "--redis: cannot parse '" + uri + "': " + e.getMessage());
             }
-        }
+        });
         if (strategies == null || strategies.isEmpty()) {
             return Arrays.asList(Strategy.values());
         }
-        LinkedHashSet<Strategy> chosen = new LinkedHashSet<>();
-        for (String name : strategies) {
-            try {
-                chosen.add(Strategy.fromId(name));
-            } catch (IllegalArgumentException e) {
-                throw new ParameterException(spec.commandLine(), "--strategies: " + e.getMessage());
-            }
-        }
-        return new ArrayList<>(chosen);
+        return new ArrayList<>(new LinkedHashSet<>(strategies));
     }
 
     private void probe(String uri) {

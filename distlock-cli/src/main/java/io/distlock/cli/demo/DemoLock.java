@@ -3,8 +3,16 @@ package io.distlock.cli.demo;
 /** One strategy's lock as the demo workers use it. */
 public interface DemoLock {
 
-    /** Blocks until held; returns the hold. {@code waited[0]} is set when the first try failed. */
-    Held acquire(boolean[] waited) throws InterruptedException;
+    /** Blocks until held; returns the hold and whether the first try failed (the buyer had to wait). */
+    Acquired acquire() throws InterruptedException;
+
+    /**
+     * The outcome of {@link #acquire()}.
+     *
+     * @param held the hold of the lock
+     * @param waited whether someone else held the lock at the first try, so the caller had to wait
+     */
+    record Acquired(Held held, boolean waited) {}
 
     /** A hold of the lock. */
     interface Held {
@@ -23,5 +31,5 @@ public interface DemoLock {
     }
 
     /** Strategy 1: no lock at all. */
-    DemoLock NONE = waited -> () -> true;
+    DemoLock NONE = () -> new Acquired(() -> true, false);
 }

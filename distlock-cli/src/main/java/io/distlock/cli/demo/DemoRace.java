@@ -60,7 +60,7 @@ final class DemoRace {
                 args.addAll(List.of("--zookeeper", zooKeeper));
             }
             try (WorkerProcesses processes = new WorkerProcesses(workers, args)) {
-                processes.awaitReady(120);
+                processes.awaitReady(Duration.ofSeconds(120));
                 long start = System.nanoTime();
                 processes.go();
                 long lastLine = 0;

@@ -4,12 +4,10 @@ import io.distlock.LockClient;
 import io.distlock.LockOptions;
 import io.distlock.zookeeper.ZooKeeperLockClient;
 import io.distlock.redis.RedisLockClient;
+import io.distlock.servers.ParentJvm;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -73,15 +71,9 @@ public final class DemoWorker {
                         strategy == Strategy.DISTLOCK_FENCED);
             };
 
-            System.out.println("READY");
-            System.out.flush();
-            BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-            if (!"GO".equals(in.readLine())) {
-                return;
+            if (ParentJvm.readyThenAwaitGo().isEmpty()) {
+                return; // the coordinator gave up before the race
             }
-            Thread orphanGuard = new Thread(() -> exitWhenStdinCloses(in), "orphan-guard");
-            orphanGuard.setDaemon(true);
-            orphanGuard.start();
 
             List<Thread> workers = new ArrayList<>();
             List<Throwable> failures = new ArrayList<>();
@@ -124,11 +116,11 @@ public final class DemoWorker {
 
     private void buyUntilDone(StockStore store, DemoLock lock, Faults faults, long attempts) throws InterruptedException {
         while (store.nextAttempt() <= attempts) {
-            boolean[] waited = {false};
-            DemoLock.Held held = lock.acquire(waited);
-            if (waited[0]) {
+            DemoLock.Acquired acquired = lock.acquire();
+            if (acquired.waited()) {
                 waits.incrementAndGet();
             }
+            DemoLock.Held held = acquired.held();
             boolean released = false;
             try {
                 long stock = store.read(held.token());
@@ -159,16 +151,5 @@ public final class DemoWorker {
                 }
             }
         }
-    }
-
-    private static void exitWhenStdinCloses(BufferedReader in) {
-        try {
-            while (in.readLine() != null) {
-                // the coordinator sends nothing more; EOF means it is gone
-            }
-        } catch (Exception ignored) {
-            // treat a broken pipe as EOF
-        }
-        Runtime.getRuntime().halt(3);
     }
 }

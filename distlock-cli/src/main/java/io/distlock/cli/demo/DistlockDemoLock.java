@@ -20,15 +20,14 @@ final class DistlockDemoLock implements DemoLock {
     }
 
     @Override
-    public Held acquire(boolean[] waited) throws InterruptedException {
+    public Acquired acquire() throws InterruptedException {
         Optional<Lease> first = lock.tryAcquire(Duration.ZERO);
-        Lease lease;
-        if (first.isPresent()) {
-            lease = first.get();
-        } else {
-            waited[0] = true;
-            lease = lock.acquire();
-        }
+        boolean waited = first.isEmpty();
+        Lease lease = waited ? lock.acquire() : first.get();
+        return new Acquired(held(lease), waited);
+    }
+
+    private Held held(Lease lease) {
         return new Held() {
             @Override
             public long token() {

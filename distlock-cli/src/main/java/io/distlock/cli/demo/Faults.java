@@ -1,6 +1,8 @@
 package io.distlock.cli.demo;
 
-import java.io.IOException;
+import io.distlock.servers.Signal;
+import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.Random;
 
 /**
@@ -54,13 +56,11 @@ final class Faults {
         }
     }
 
-    /** Freezes this JVM for {@code millis}: a helper process sends SIGCONT, then we SIGSTOP ourselves. */
+    /** Freezes this JVM for {@code millis}, like a long GC pause (SIGSTOP, then SIGCONT from a detached shell). */
     private static void pauseProcess(long millis) throws InterruptedException {
-        long pid = ProcessHandle.current().pid();
         try {
-            new ProcessBuilder("sh", "-c", "sleep " + (millis / 1000.0) + "; kill -CONT " + pid).start();
-            new ProcessBuilder("kill", "-STOP", Long.toString(pid)).start().waitFor();
-        } catch (IOException e) {
+            Signal.pauseCurrentProcess(Duration.ofMillis(millis));
+        } catch (UncheckedIOException e) {
             Thread.sleep(millis); // no kill(1) here: fall back to stalling this thread
         }
     }

@@ -1,75 +1,54 @@
 package io.distlock.cli.demo;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
+import io.distlock.servers.ChildJvm;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 
 /** Starts the worker JVMs of one race, releases them together, and collects their reports. */
 final class WorkerProcesses implements AutoCloseable {
-    private final List<Process> processes = new ArrayList<>();
+    private final List<ChildJvm> workers = new ArrayList<>();
     private final List<String> results = new CopyOnWriteArrayList<>();
     private final List<String> output = new CopyOnWriteArrayList<>();
-    private final CountDownLatch ready;
 
-    WorkerProcesses(int workers, List<String> workerArgs) throws IOException {
-        this.ready = new CountDownLatch(workers);
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        for (int i = 0; i < workers; i++) {
-            List<String> command = new ArrayList<>(List.of(java, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                    "-Xshare:auto", "-Xmx256m", "-cp", System.getProperty("java.class.path"), DemoWorker.class.getName(),
-                    "--index", Integer.toString(i)));
-            command.addAll(workerArgs);
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-            processes.add(process);
-            Thread reader = new Thread(() -> collect(process), "demo-worker-output-" + i);
-            reader.setDaemon(true);
-            reader.start();
+    WorkerProcesses(int count, List<String> workerArgs) {
+        try {
+            for (int i = 0; i < count; i++) {
+                workers.add(ChildJvm.of(DemoWorker.class).name("demo-worker-" + i).jvmFlags(ChildJvm.QUICK_START_FLAGS)
+                        .jvmFlags("-Xmx256m").args("--index", Integer.toString(i)).args(workerArgs).onLine(this::collect).start());
+            }
+        } catch (RuntimeException e) {
+            close();
+            throw e;
         }
     }
 
-    private void collect(Process process) {
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-            String line;
-            while ((line = in.readLine()) != null) {
-                if (line.equals("READY")) {
-                    ready.countDown();
-                } else if (line.startsWith("RESULT ")) {
-                    results.add(line.substring(7));
-                } else {
-                    output.add(line);
-                }
-            }
-        } catch (IOException ignored) {
-            // the process ended
+    private void collect(String line) {
+        if (line.startsWith("RESULT ")) {
+            results.add(line.substring(7));
+        } else {
+            output.add(line);
         }
     }
 
     /** Waits until every worker is connected and ready. */
-    void awaitReady(long timeoutSeconds) throws InterruptedException {
-        if (!ready.await(timeoutSeconds, TimeUnit.SECONDS)) {
-            throw new IllegalStateException("workers did not start within " + timeoutSeconds + " s; their output:\n" + String.join("\n", output));
+    void awaitReady(Duration timeout) throws InterruptedException {
+        try {
+            ChildJvm.awaitAllReady(workers, timeout);
+        } catch (IllegalStateException e) {
+            throw new IllegalStateException("workers did not start within " + timeout.toSeconds() + " s; their output:\n"
+                    + String.join("\n", output), e);
         }
     }
 
     /** Starts all workers at once. */
-    void go() throws IOException {
-        for (Process process : processes) {
-            OutputStream in = process.getOutputStream();
-            in.write("GO\n".getBytes(StandardCharsets.US_ASCII));
-            in.flush();
-        }
+    void go() {
+        workers.forEach(ChildJvm::go);
     }
 
     boolean allDone() {
-        return processes.stream().noneMatch(Process::isAlive);
+        return workers.stream().noneMatch(ChildJvm::isAlive);
     }
 
     /** Returns the RESULT lines reported so far. */
@@ -84,13 +63,6 @@ final class WorkerProcesses implements AutoCloseable {
 
     @Override
     public void close() {
-        for (Process process : processes) {
-            try {
-                process.getOutputStream().close(); // workers exit when their stdin closes
-            } catch (IOException ignored) {
-                // already gone
-            }
-            process.destroyForcibly();
-        }
+        ChildJvm.closeAll(workers); // workers exit when their stdin closes
     }
 }

@@ -1,0 +1,31 @@
+package io.distlock.checker;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * Everything a check run recorded: the events of all processes, the faults, and the final state of
+ * the register and of the fenced store.
+ *
+ * @param events all events, in any order (sorted by time on construction, stable per process)
+ * @param faults the injected faults
+ * @param startNanos when the workload started
+ * @param endNanos when the workload was stopped
+ * @param leaseNanos the lease time the lock was used with
+ * @param finalRegister the unfenced register's value at the end
+ * @param fencedLog the writes the fenced store accepted, in its order
+ */
+public record History(List<Event> events, List<Fault> faults, long startNanos, long endNanos, long leaseNanos,
+        long finalRegister, List<FencedWrite> fencedLog) {
+    public History {
+        List<Event> sorted = new ArrayList<>(events);
+        sorted.sort(Comparator.comparingLong(e -> e.nanos() - startNanos));
+        events = List.copyOf(sorted);
+        faults = List.copyOf(faults);
+        fencedLog = List.copyOf(fencedLog);
+        if (endNanos - startNanos < 0) {
+            throw new IllegalArgumentException("history ends before it starts");
+        }
+    }
+}

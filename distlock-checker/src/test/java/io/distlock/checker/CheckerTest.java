@@ -1,0 +1,293 @@
+package io.distlock.checker;
+
+import static io.distlock.checker.Operation.ACQUIRE;
+import static io.distlock.checker.Operation.FENCED_WRITE;
+import static io.distlock.checker.Operation.LOST;
+import static io.distlock.checker.Operation.READ;
+import static io.distlock.checker.Operation.RELEASE;
+import static io.distlock.checker.Operation.WRITE;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.distlock.checker.Event.Type;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** The checker on hand-written histories: valid ones pass, each kind of violation is found. */
+class CheckerTest {
+    private static final long MS = 1_000_000L;
+    private static final long LEASE = 1000 * MS;
+    private static final Set<Invariant> ALL = EnumSet.allOf(Invariant.class);
+
+    /** Builds a history step by step; times are milliseconds from the start. */
+    private static final class Script {
+        final List<Event> events = new ArrayList<>();
+        final List<Fault> faults = new ArrayList<>();
+        final List<FencedWrite> fenced = new ArrayList<>();
+        long register;
+
+        Script at(long ms, int process, Type type, Operation op, long token, long value) {
+            events.add(Event.of(ms * MS, process, type, op, token, value));
+            return this;
+        }
+
+        /** A complete, well-behaved cycle of one process: acquire, read, write, fenced write, release. */
+        Script cycle(long fromMs, int process, long token) {
+            long value = register;
+            at(fromMs, process, Type.INVOKE, ACQUIRE, 0, 0);
+            at(fromMs + 1, process, Type.OK, ACQUIRE, token, 0);
+            at(fromMs + 2, process, Type.INVOKE, READ, token, 0);
+            at(fromMs + 3, process, Type.OK, READ, token, value);
+            at(fromMs + 4, process, Type.INVOKE, WRITE, token, value + 1);
+            at(fromMs + 5, process, Type.OK, WRITE, token, value + 1);
+            at(fromMs + 6, process, Type.INVOKE, FENCED_WRITE, token, value + 1);
+            at(fromMs + 7, process, Type.OK, FENCED_WRITE, token, value + 1);
+            fenced.add(new FencedWrite(token, process, value + 1));
+            at(fromMs + 8, process, Type.INVOKE, RELEASE, token, 0);
+            at(fromMs + 9, process, Type.OK, RELEASE, token, 0);
+            register = value + 1;
+            return this;
+        }
+
+        Script fault(FaultKind kind, int process, long fromMs, long toMs) {
+            faults.add(new Fault(kind, process, fromMs * MS, toMs * MS, kind.id() + " of process " + process));
+            return this;
+        }
+
+        CheckReport check(long endMs) {
+            History history = new History(events, faults, 0, endMs * MS, LEASE, register, fenced);
+            return new Checker(history, ALL, 2000 * MS).check();
+        }
+    }
+
+    @Test
+    void aCleanHistoryPassesEveryInvariant() {
+        Script s = new Script();
+        for (int i = 0; i < 10; i++) {
+            s.cycle(i * 20L, i % 3, 100 + i);
+        }
+        CheckReport report = s.check(500);
+
+        assertThat(report.passed()).isTrue();
+        assertThat(report.results()).allMatch(CheckReport.Result::holds);
+        assertThat(report.stats().acquisitions()).isEqualTo(10);
+        assertThat(report.holds()).hasSize(10);
+        assertThat(report.toText()).contains("tokens").doesNotContain("FAIL");
+    }
+
+    @Test
+    void aTokenIssuedTwiceIsAViolation() {
+        Script s = new Script().cycle(0, 1, 100).cycle(20, 2, 100);
+
+        CheckReport.Result tokens = s.check(100).result(Invariant.TOKENS);
+
+        assertThat(tokens.holds()).isFalse();
+        assertThat(tokens.counterexamples()).anyMatch(c -> c.contains("token 100 issued twice"));
+    }
+
+    @Test
+    void aLowerTokenAfterAHigherOneCompletedIsAViolation() {
+        Script s = new Script().cycle(0, 1, 200).cycle(20, 2, 150);
+
+        CheckReport report = s.check(100);
+
+        assertThat(report.passed()).isFalse();
+        assertThat(report.result(Invariant.TOKENS).counterexamples())
+                .anyMatch(c -> c.contains("token 150 was issued after token 200"));
+    }
+
+    @Test
+    void concurrentAcquisitionsMayCompleteInEitherOrder() {
+        // 1 is invoked first and granted 100 by the server, but its answer arrives after 2's (token 101):
+        // neither completed before the other was invoked, so there is no real-time order to violate.
+        Script s = new Script()
+                .at(0, 1, Type.INVOKE, ACQUIRE, 0, 0)
+                .at(1, 2, Type.INVOKE, ACQUIRE, 0, 0)
+                .at(2, 2, Type.OK, ACQUIRE, 101, 0)
+                .at(3, 1, Type.OK, ACQUIRE, 100, 0);
+
+        assertThat(s.check(100).result(Invariant.TOKENS).holds()).isTrue();
+    }
+
+    @Test
+    void theFencedStoreAcceptingALowerTokenIsAViolation() {
+        Script s = new Script().cycle(0, 1, 100).cycle(20, 2, 101);
+        s.fenced.add(new FencedWrite(99, 3, 7));
+
+        CheckReport.Result fenced = s.check(100).result(Invariant.FENCED_WRITES);
+
+        assertThat(fenced.holds()).isFalse();
+        assertThat(fenced.counterexamples()).anyMatch(c -> c.contains("accepted token 99") && c.contains("after token 101"));
+    }
+
+    @Test
+    void aFencedWriteAfterTheHolderWasToldOfItsLossIsAViolation() {
+        Script s = new Script()
+                .at(0, 1, Type.INVOKE, ACQUIRE, 0, 0)
+                .at(1, 1, Type.OK, ACQUIRE, 100, 0)
+                .at(50, 1, Type.INFO, LOST, 100, 0)
+                .at(60, 1, Type.INVOKE, FENCED_WRITE, 100, 1)
+                .at(61, 1, Type.OK, FENCED_WRITE, 100, 1);
+        s.fenced.add(new FencedWrite(100, 1, 1));
+
+        CheckReport.Result fenced = s.check(100).result(Invariant.FENCED_WRITES);
+
+        assertThat(fenced.holds()).isFalse();
+        assertThat(fenced.counterexamples()).anyMatch(c -> c.contains("wrote after it was told its lease was lost"));
+    }
+
+    @Test
+    void acknowledgedFencedWritesMissingFromTheStoreAreAViolation() {
+        Script s = new Script().cycle(0, 1, 100).cycle(20, 2, 101);
+        s.fenced.remove(1);
+
+        assertThat(s.check(100).result(Invariant.FENCED_WRITES).holds()).isFalse();
+    }
+
+    @Test
+    void twoHoldersWritingTheSameValueIsALostUpdateAndAnOverlap() {
+        // 1 holds, is paused past its lease; 2 acquires; both read 0 and write 1.
+        Script s = new Script()
+                .at(0, 1, Type.INVOKE, ACQUIRE, 0, 0)
+                .at(1, 1, Type.OK, ACQUIRE, 100, 0)
+                .at(2, 1, Type.OK, READ, 100, 0)
+                .fault(FaultKind.PAUSE, 1, 3, 2500)
+                .at(1100, 2, Type.INVOKE, ACQUIRE, 0, 0)
+                .at(1101, 2, Type.OK, ACQUIRE, 101, 0)
+                .at(1102, 2, Type.OK, READ, 101, 0)
+                .at(1103, 2, Type.OK, WRITE, 101, 1)
+                .at(1104, 2, Type.INVOKE, RELEASE, 101, 0)
+                .at(2501, 1, Type.OK, WRITE, 100, 1)
+                .at(2502, 1, Type.INVOKE, RELEASE, 100, 0);
+        s.register = 1;
+
+        CheckReport report = s.check(6000);
+
+        CheckReport.Result lost = report.result(Invariant.LOST_UPDATES);
+        assertThat(lost.holds()).isFalse();
+        assertThat(lost.violations()).isEqualTo(1);
+        assertThat(lost.counterexamples()).anyMatch(c -> c.contains("both wrote 1") && c.contains("pause of process 1"));
+        CheckReport.Result overlap = report.result(Invariant.OVERLAP);
+        assertThat(overlap.holds()).isFalse();
+        assertThat(overlap.counterexamples()).anyMatch(c -> c.contains("processes 1 and 2 both held the lock"));
+        assertThat(report.overlaps()).hasSize(1);
+        assertThat(overlap.summary()).isEqualTo("1 overlapping pairs of holds (near: pause 1)");
+        assertThat(lost.summary()).endsWith("(near: pause 1)");
+    }
+
+    @Test
+    void aRegisterResetBelowTheAcknowledgedIncrementsIsALostUpdate() {
+        Script s = new Script().cycle(0, 1, 100).cycle(20, 2, 101).cycle(40, 3, 102);
+        s.register = 1; // e.g. the store lost two writes
+
+        CheckReport.Result lost = s.check(100).result(Invariant.LOST_UPDATES);
+
+        assertThat(lost.holds()).isFalse();
+        assertThat(lost.violations()).isEqualTo(2);
+    }
+
+    @Test
+    void aHoldEndsWhenTheHolderLearnsOfItsLossOrIsKilled() {
+        Script s = new Script()
+                .at(0, 1, Type.OK, ACQUIRE, 100, 0)
+                .at(500, 1, Type.INFO, LOST, 100, 0)
+                .at(600, 2, Type.OK, ACQUIRE, 101, 0)
+                .fault(FaultKind.KILL, 2, 700, 700)
+                .at(2000, 3, Type.OK, ACQUIRE, 102, 0);
+
+        CheckReport report = s.check(3000);
+
+        assertThat(report.result(Invariant.OVERLAP).holds()).isTrue();
+        assertThat(report.holds()).extracting(Hold::endedBy).containsExactly("lost", "killed", "end-of-run");
+    }
+
+    @Test
+    void noAcquisitionAfterAHealedFaultIsALivenessViolation() {
+        Script s = new Script().cycle(0, 1, 100).fault(FaultKind.RESTART, -1, 100, 200).cycle(5000, 2, 101);
+
+        CheckReport.Result liveness = s.check(10_000).result(Invariant.LIVENESS);
+
+        assertThat(liveness.holds()).isFalse();
+        assertThat(liveness.counterexamples()).anyMatch(c -> c.contains("no acquisition within 3.0 s after restart"));
+    }
+
+    @Test
+    void anAcquisitionSoonAfterTheFaultSatisfiesLivenessAndFaultsTooCloseToTheEndAreNotJudged() {
+        Script s = new Script().fault(FaultKind.RESTART, -1, 100, 200).cycle(1500, 2, 101).fault(FaultKind.PAUSE, 1, 9000, 9500);
+
+        CheckReport.Result liveness = s.check(10_000).result(Invariant.LIVENESS);
+
+        assertThat(liveness.holds()).isTrue();
+        assertThat(liveness.summary()).startsWith("1 healed faults");
+    }
+
+    @Test
+    void onlyClaimedInvariantsDecideTheVerdict() {
+        Script s = new Script().cycle(0, 1, 100).cycle(20, 2, 101);
+        s.register = 0;
+        History history = new History(s.events, s.faults, 0, 100 * MS, LEASE, 0, s.fenced);
+
+        assertThat(new Checker(history, EnumSet.of(Invariant.TOKENS), 0).check().passed()).isTrue();
+        assertThat(new Checker(history, EnumSet.of(Invariant.LOST_UPDATES), 0).check().passed()).isFalse();
+    }
+
+    @Test
+    void locksWithoutTokensFailTheTokenInvariant() {
+        Script s = new Script().cycle(0, 1, 0).cycle(20, 2, 0);
+
+        CheckReport.Result tokens = s.check(100).result(Invariant.TOKENS);
+
+        assertThat(tokens.holds()).isFalse();
+        assertThat(tokens.summary()).contains("issues no fencing tokens");
+    }
+
+    @Test
+    void eventsSurviveTheLineFormatAndBadLinesAreNamed() {
+        Event event = new Event(123, 4, Type.INFO, RELEASE, 77, 0, "BackendUnavailableException: no answer\nin time");
+
+        Event parsed = Event.parse(event.toLine());
+
+        assertThat(parsed).isEqualTo(new Event(123, 4, Type.INFO, RELEASE, 77, 0, "BackendUnavailableException: no answer in time"));
+        assertThatThrownBy(() -> Event.parse("EV 1 2")).hasMessageContaining("needs at least 6");
+        assertThatThrownBy(() -> Event.parse("hello")).hasMessageContaining("not an event line");
+    }
+
+    @Test
+    void theHtmlReportShowsLanesFaultsAndOverlaps() {
+        Script s = new Script()
+                .at(0, 1, Type.OK, ACQUIRE, 100, 0)
+                .fault(FaultKind.PAUSE, 1, 10, 2500)
+                .at(1100, 2, Type.OK, ACQUIRE, 101, 0)
+                .at(1200, 2, Type.INVOKE, RELEASE, 101, 0)
+                .at(2600, 1, Type.INVOKE, RELEASE, 100, 0);
+        CheckReport report = s.check(3000);
+        History history = new History(s.events, s.faults, 0, 3000 * MS, LEASE, 0, s.fenced);
+
+        String html = TimelineReport.html("t <1>", history, report);
+
+        assertThat(html).contains("process 1", "process 2", "pause of process 1", "overlap of processes 1 and 2", "t &lt;1&gt;")
+                .doesNotContain("lost update:");
+        s.at(1150, 2, Type.OK, WRITE, 101, 5).at(2550, 1, Type.OK, WRITE, 100, 5);
+        History withLostUpdate = new History(s.events, s.faults, 0, 3000 * MS, LEASE, 0, s.fenced);
+        assertThat(TimelineReport.html("t", withLostUpdate, s.check(3000))).contains("lost update: processes 2 and 1 both wrote 5");
+    }
+
+    @Test
+    void aHistoryFileReadsBackToTheSameVerdict(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        Script s = new Script().cycle(0, 1, 100).fault(FaultKind.PAUSE, 1, 30, 40).cycle(50, 2, 101);
+        History history = new History(s.events, s.faults, 0, 200 * MS, LEASE, s.register, s.fenced);
+        java.nio.file.Path file = dir.resolve("history.txt");
+
+        HistoryFile.write(history, file);
+        History read = HistoryFile.read(file);
+
+        assertThat(read).isEqualTo(history);
+        java.nio.file.Files.writeString(file, "RUN 0 1 2 3\nEV 1 2\n");
+        assertThatThrownBy(() -> HistoryFile.read(file)).hasMessageContaining("line 2");
+        java.nio.file.Files.writeString(file, "");
+        assertThatThrownBy(() -> HistoryFile.read(file)).hasMessageContaining("no RUN line");
+    }
+}

@@ -1,0 +1,120 @@
+package io.distlock.cli.check;
+
+import io.distlock.LockClient;
+import io.distlock.LockOptions;
+import io.distlock.checker.FaultKind;
+import io.distlock.redis.RedisLockClient;
+import io.distlock.servers.RedisServer;
+import io.distlock.servers.Resp;
+import io.distlock.servers.TcpProxy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One redis-server for the locks, a replica of it when the promote fault is on, and one TCP proxy per
+ * client, so that one client's connections can be cut and all clients can be pointed at a promoted
+ * replica. The only deployment where the textbook locks run too.
+ */
+final class RedisDeployment extends Deployment {
+    private final List<TcpProxy> proxies = new ArrayList<>();
+    private @Nullable RedisServer master;
+    private @Nullable RedisServer replica;
+
+    RedisDeployment(DeploymentSettings settings) {
+        super(settings);
+    }
+
+    @Override
+    List<FaultKind> faultKinds() {
+        return List.of(FaultKind.PAUSE, FaultKind.KILL, FaultKind.PARTITION, FaultKind.RESTART, FaultKind.PROMOTE);
+    }
+
+    @Override
+    String start(Set<FaultKind> faults) {
+        RedisServer locks = RedisServer.launch();
+        master = locks;
+        if (faults.contains(FaultKind.PROMOTE)) {
+            replica = RedisServer.launch();
+            replicaOf(replica, locks);
+        }
+        for (int i = 0; i < settings.processes(); i++) {
+            proxies.add(TcpProxy.to(locks.port()));
+        }
+        return "locks " + locks.uri() + (replica != null ? " (replica " + replica.uri() + ")" : "") + " through one proxy per client";
+    }
+
+    @Override
+    WorkerClient workerClient(int slot) {
+        return new WorkerClient(Clients.class, "redis://127.0.0.1:" + proxies.get(slot).port());
+    }
+
+    @Override
+    Optional<TcpProxy> clientLink(int slot) {
+        return Optional.of(proxies.get(slot));
+    }
+
+    @Override
+    boolean supports(CheckedLock lock) {
+        return true;
+    }
+
+    @Override
+    String injectServerFault(FaultKind kind) throws InterruptedException {
+        RedisServer current = running(master);
+        return switch (kind) {
+            case RESTART -> {
+                current.stop();
+                current.start();
+                Resp.call(current.port(), "REPLICAOF", "NO", "ONE");
+                if (replica != null) {
+                    replicaOf(replica, current);
+                }
+                yield "restarted the lock server " + current.uri() + " without persistence (all locks gone)";
+            }
+            case PROMOTE -> {
+                RedisServer promoted = running(replica);
+                Resp.call(promoted.port(), "REPLICAOF", "NO", "ONE");
+                master = promoted;
+                replica = current;
+                proxies.forEach(proxy -> proxy.retarget(promoted.port()));
+                replicaOf(current, promoted);
+                yield "promoted replica " + promoted.uri() + " to master and pointed every client at it "
+                        + "(writes not yet replicated are lost)";
+            }
+            default -> super.injectServerFault(kind);
+        };
+    }
+
+    private static RedisServer running(@Nullable RedisServer server) {
+        if (server == null) {
+            throw new IllegalStateException("the Redis deployment is not started (or has no replica for promote)");
+        }
+        return server;
+    }
+
+    private static void replicaOf(RedisServer replica, RedisServer master) {
+        Resp.call(replica.port(), "REPLICAOF", "127.0.0.1", Integer.toString(master.port()));
+    }
+
+    @Override
+    public void close() {
+        proxies.forEach(TcpProxy::close);
+        for (RedisServer server : new RedisServer[] {master, replica}) {
+            if (server != null) {
+                server.close();
+            }
+        }
+    }
+
+    /** Worker clients: a plain Redis client through the worker's proxy. */
+    static final class Clients implements WorkerClientFactory {
+        @Override
+        public LockClient create(String target, LockOptions options) {
+            return RedisLockClient.builder().uri(target).lockOptions(options).operationTimeout(Duration.ofSeconds(1)).build();
+        }
+    }
+}

@@ -1,0 +1,80 @@
+package io.distlock.cli.check;
+
+import io.distlock.LockClient;
+import io.distlock.LockOptions;
+import io.distlock.checker.FaultKind;
+import io.distlock.redis.RedisLockClient;
+import io.distlock.servers.RedisReplicaGroup;
+import io.distlock.servers.RedisServer;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A master, two replicas and three Sentinels; clients find the master through the Sentinels, and with
+ * {@code --min-replicas} wait for that many replicas to acknowledge each lock write.
+ */
+final class SentinelDeployment extends Deployment {
+    private @Nullable RedisReplicaGroup group;
+
+    SentinelDeployment(DeploymentSettings settings) {
+        super(settings);
+    }
+
+    @Override
+    List<FaultKind> faultKinds() {
+        return List.of(FaultKind.PAUSE, FaultKind.KILL, FaultKind.FAILOVER);
+    }
+
+    @Override
+    String start(Set<FaultKind> faults) {
+        RedisReplicaGroup started = RedisReplicaGroup.launch(2).withSentinels(3, Duration.ofSeconds(1));
+        group = started;
+        return "locks " + started.sentinelUri() + " (a master, 2 replicas, 3 Sentinels"
+                + (settings.minReplicas() > 0 ? ", every lock write acknowledged by " + settings.minReplicas() + " replica(s)" : "") + ")";
+    }
+
+    @Override
+    WorkerClient workerClient(int slot) {
+        return new WorkerClient(Clients.class, running().sentinelUri() + " " + settings.minReplicas());
+    }
+
+    @Override
+    String injectServerFault(FaultKind kind) throws InterruptedException {
+        if (kind != FaultKind.FAILOVER) {
+            return super.injectServerFault(kind);
+        }
+        RedisReplicaGroup sentinels = running();
+        RedisServer old = sentinels.sentinelMaster();
+        old.kill();
+        RedisServer promoted = sentinels.awaitFailover(old, Duration.ofSeconds(30));
+        old.start(); // comes back empty; the Sentinels turn it into a replica of the new master
+        sentinels.awaitRejoined(old, Duration.ofSeconds(30));
+        return "killed the master " + old.uri() + "; Sentinel promoted " + promoted.uri() + "; the old master rejoined empty";
+    }
+
+    private RedisReplicaGroup running() {
+        if (group == null) {
+            throw new IllegalStateException("the Sentinel deployment is not started");
+        }
+        return group;
+    }
+
+    @Override
+    public void close() {
+        if (group != null) {
+            group.close();
+        }
+    }
+
+    /** Worker clients through the Sentinels; the target is {@code <sentinel URI> <min replicas>}. */
+    static final class Clients implements WorkerClientFactory {
+        @Override
+        public LockClient create(String target, LockOptions options) {
+            int space = target.lastIndexOf(' ');
+            return RedisLockClient.builder().uri(target.substring(0, space)).lockOptions(options).operationTimeout(Duration.ofSeconds(1))
+                    .minReplicas(Integer.parseInt(target.substring(space + 1))).replicaAckTimeout(Duration.ofMillis(400)).build();
+        }
+    }
+}

@@ -1,0 +1,52 @@
+package io.distlock.servers;
+
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
+
+/** Polls a condition until it holds or a deadline passes; tests wait on conditions, not fixed sleeps. */
+public final class Await {
+    private Await() {}
+
+    /** Waits until {@code condition} holds; fails with {@code description} after {@code timeout}. */
+    public static void until(Duration timeout, String description, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("timed out after " + timeout + " waiting until " + description);
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted waiting until " + description, e);
+            }
+        }
+    }
+
+    /** Runs {@code action} repeatedly until it stops throwing, up to {@code timeout}; returns its result. */
+    public static <T> T succeeds(Duration timeout, String description, ThrowingSupplier<T> action) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            try {
+                return action.get();
+            } catch (Exception | AssertionError e) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new AssertionError("timed out after " + timeout + " waiting until " + description, e);
+                }
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted waiting until " + description, e);
+            }
+        }
+    }
+
+    /** A supplier that may throw. */
+    @FunctionalInterface
+    public interface ThrowingSupplier<T> {
+        /** Returns the value or throws. */
+        T get() throws Exception;
+    }
+}

@@ -1,0 +1,132 @@
+package io.distlock.servers;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import javax.security.sasl.SaslException;
+import org.apache.zookeeper.server.quorum.QuorumPeer;
+import org.apache.zookeeper.server.quorum.QuorumPeerConfig;
+import org.apache.zookeeper.server.quorum.QuorumPeerMain;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One member of a {@link ZooKeeperEnsemble}: ZooKeeper's quorum peer, run on a thread of this JVM, with
+ * its own ports and data directory, which survive a kill and restart.
+ */
+final class EnsembleMember {
+    private final int id;
+    private final int clientPort;
+    private final int quorumPort;
+    private final int electionPort;
+    private final Path dataDir;
+    private @Nullable Run run;
+
+    EnsembleMember(int id) {
+        this.id = id;
+        this.clientPort = FreePorts.next();
+        this.quorumPort = FreePorts.next();
+        this.electionPort = FreePorts.next();
+        try {
+            this.dataDir = Files.createTempDirectory("distlock-zookeeper-" + id + "-");
+            Files.writeString(dataDir.resolve("myid"), Integer.toString(id));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create a data directory for ZooKeeper member " + id, e);
+        }
+    }
+
+    int clientPort() {
+        return clientPort;
+    }
+
+    /** Returns this member's line of the ensemble configuration, e.g. {@code server.1=127.0.0.1:q:e}. */
+    Map.Entry<String, String> serverLine() {
+        return Map.entry("server." + id, "127.0.0.1:" + quorumPort + ":" + electionPort);
+    }
+
+    /** Starts the peer with the ensemble's server lines; returns at once (it joins the quorum later). */
+    void start(Map<String, String> serverLines) {
+        if (run != null) {
+            throw new IllegalStateException("ZooKeeper member " + id + " is already running");
+        }
+        // initLimit and syncLimit in ticks, as Curator's test cluster uses them
+        Map<String, String> extra = new java.util.HashMap<>(serverLines);
+        extra.put("initLimit", "10");
+        extra.put("syncLimit", "5");
+        run = new Run(ZooKeeperConfig.of(dataDir, clientPort, extra), id);
+    }
+
+    /** Returns whether the peer serves clients now (it is in a quorum, as leader or follower). */
+    boolean isServing() {
+        return run != null && ZooKeeperStatus.mode(clientPort).isPresent();
+    }
+
+    /** Returns why the peer's thread failed, if it did. */
+    @Nullable Throwable failure() {
+        return run == null ? null : run.failure;
+    }
+
+    /** Shuts the peer down (its connections and quorum links drop) and waits until it is gone; keeps its data. */
+    void kill() {
+        if (run != null) {
+            run.shutDown();
+            run = null;
+        }
+    }
+
+    /** Kills the peer and deletes its data. */
+    void close() {
+        kill();
+        ZooKeeperConfig.deleteQuietly(dataDir);
+    }
+
+    @Override
+    public String toString() {
+        return "member " + id + " (127.0.0.1:" + clientPort + ")";
+    }
+
+    /** One run of ZooKeeper's quorum peer main, on its own thread. */
+    private static final class Run extends QuorumPeerMain {
+        private final Thread thread;
+        private volatile @Nullable QuorumPeer peer;
+        private volatile boolean stopping;
+        private volatile @Nullable Throwable failure;
+
+        Run(QuorumPeerConfig config, int id) {
+            thread = new Thread(() -> {
+                try {
+                    runFromConfig(config);
+                } catch (Throwable e) {
+                    failure = e;
+                }
+            }, "zookeeper-member-" + id);
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        @Override
+        protected QuorumPeer getQuorumPeer() throws SaslException {
+            QuorumPeer created = super.getQuorumPeer();
+            peer = created;
+            if (stopping) {
+                created.shutdown();
+            }
+            return created;
+        }
+
+        void shutDown() {
+            stopping = true;
+            QuorumPeer current = peer;
+            if (current != null) {
+                current.shutdown();
+            }
+            try {
+                thread.join(TimeUnit.SECONDS.toMillis(30));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

@@ -1,0 +1,112 @@
+package io.distlock.servers;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A Redis Cluster of three masters with one replica each, on free ports, formed with CLUSTER MEET,
+ * ADDSLOTSRANGE and REPLICATE (no redis-cli needed). {@link #control()} stops, pauses or restarts every
+ * node at once; a restarted node keeps its cluster configuration (nodes.conf) but not its data.
+ */
+public final class RedisClusterGroup implements AutoCloseable {
+    private static final int SLOTS = 16384;
+    private final List<RedisServer> nodes = new ArrayList<>();
+
+    private RedisClusterGroup() {}
+
+    /** Starts and forms the cluster; waits until every node reports cluster_state:ok. */
+    public static RedisClusterGroup launch() {
+        RedisClusterGroup group = new RedisClusterGroup();
+        try {
+            for (int i = 0; i < 6; i++) {
+                group.nodes.add(RedisServer.launch("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                        "--cluster-node-timeout", "2000", "--repl-diskless-sync-delay", "0"));
+            }
+            RedisServer first = group.nodes.get(0);
+            for (RedisServer node : group.nodes.subList(1, 6)) {
+                Resp.call(node.port(), "CLUSTER", "MEET", "127.0.0.1", Integer.toString(first.port()));
+            }
+            for (int m = 0; m < 3; m++) {
+                int from = m * SLOTS / 3;
+                int to = (m + 1) * SLOTS / 3 - 1;
+                Resp.call(group.nodes.get(m).port(), "CLUSTER", "ADDSLOTSRANGE", Integer.toString(from), Integer.toString(to));
+            }
+            Await.until(Duration.ofSeconds(30), "all six nodes know each other", () -> group.nodes.stream()
+                    .allMatch(node -> Resp.text(node.port(), "CLUSTER", "NODES").lines().count() == 6));
+            for (int r = 0; r < 3; r++) {
+                String masterId = Resp.text(group.nodes.get(r).port(), "CLUSTER", "MYID");
+                RedisServer replica = group.nodes.get(r + 3);
+                Await.succeeds(Duration.ofSeconds(30), "replica " + replica + " attaches to its master",
+                        () -> Resp.call(replica.port(), "CLUSTER", "REPLICATE", masterId));
+            }
+            group.awaitHealthy(Duration.ofSeconds(60));
+            return group;
+        } catch (RuntimeException e) {
+            group.close();
+            throw e;
+        }
+    }
+
+    /** Waits until every running node reports cluster_state:ok and each master has its replica in sync. */
+    public void awaitHealthy(Duration timeout) {
+        Await.until(timeout, "the cluster is healthy", () -> nodes.stream().filter(RedisServer::isRunning).allMatch(node -> {
+            try {
+                return Resp.text(node.port(), "CLUSTER", "INFO").contains("cluster_state:ok")
+                        && ("master".equals(Resp.info(node.port(), "replication", "role"))
+                                || "up".equals(Resp.info(node.port(), "replication", "master_link_status")));
+            } catch (RuntimeException e) {
+                return false;
+            }
+        }));
+    }
+
+    /** Returns a seed URI for a cluster client (the first node; clients discover the others from it). */
+    public String seedUri() {
+        return nodes.get(0).uri();
+    }
+
+    /** Returns all six nodes (the first three started as masters). */
+    public List<RedisServer> nodes() {
+        return List.copyOf(nodes);
+    }
+
+    /** Returns the node that currently serves {@code key} as master. */
+    public RedisServer masterOf(String key) {
+        RedisServer any = nodes.stream().filter(n -> n.isRunning() && n.ping()).findFirst()
+                .orElseThrow(() -> new IllegalStateException("no cluster node is running"));
+        long slot = (Long) Resp.call(any.port(), "CLUSTER", "KEYSLOT", key);
+        for (RedisServer node : nodes) {
+            if (!node.isRunning() || !node.ping()) {
+                continue;
+            }
+            for (String line : Resp.text(node.port(), "CLUSTER", "NODES").split("\n")) {
+                String[] f = line.split(" ");
+                if (f.length > 8 && f[2].contains("myself") && f[2].contains("master")) {
+                    for (int i = 8; i < f.length; i++) {
+                        String[] range = f[i].split("-");
+                        if (range[0].startsWith("[")) {
+                            continue;
+                        }
+                        long from = Long.parseLong(range[0]);
+                        long to = range.length > 1 ? Long.parseLong(range[1]) : from;
+                        if (slot >= from && slot <= to) {
+                            return node;
+                        }
+                    }
+                }
+            }
+        }
+        throw new IllegalStateException("no running master serves slot " + slot);
+    }
+
+    /** Stop, kill, start, pause and resume applied to every node; start waits until the cluster is healthy. */
+    public BackendControl control() {
+        return BackendControl.allOf(nodes, () -> awaitHealthy(Duration.ofSeconds(60)));
+    }
+
+    @Override
+    public void close() {
+        nodes.forEach(RedisServer::close);
+    }
+}

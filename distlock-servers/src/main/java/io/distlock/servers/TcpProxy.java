@@ -1,0 +1,173 @@
+package io.distlock.servers;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A TCP forwarder on a free loopback port, for network faults: {@link #cut()} drops every connection
+ * and refuses new ones until {@link #heal()}; {@link #retarget(int)} sends new connections to another
+ * server (a promoted replica) and drops the old ones. Thread per direction; meant for a few clients.
+ */
+public final class TcpProxy implements AutoCloseable {
+    private final ServerSocket server;
+    private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
+    private volatile int upstreamPort;
+    private volatile boolean cut;
+    private volatile long delayMillis;
+    private volatile boolean closed;
+
+    private TcpProxy(int upstreamPort) {
+        this.upstreamPort = upstreamPort;
+        try {
+            this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot open a proxy port", e);
+        }
+        Thread acceptor = new Thread(this::acceptLoop, "tcp-proxy-" + port());
+        acceptor.setDaemon(true);
+        acceptor.start();
+    }
+
+    /** Starts a proxy to {@code 127.0.0.1:upstreamPort}. */
+    public static TcpProxy to(int upstreamPort) {
+        return new TcpProxy(upstreamPort);
+    }
+
+    /** Returns the port clients connect to. */
+    public int port() {
+        return server.getLocalPort();
+    }
+
+    /** Returns the server port connections are forwarded to. */
+    public int upstreamPort() {
+        return upstreamPort;
+    }
+
+    /** Drops all connections and refuses new ones (they are closed at once) until {@link #heal()}. */
+    public void cut() {
+        synchronized (this) {
+            cut = true;
+        }
+        dropAll();
+    }
+
+    /** Lets connections through again. */
+    public void heal() {
+        cut = false;
+    }
+
+    /** Delays every chunk forwarded in either direction by {@code delay} (a slow network or server); zero to stop. */
+    public void delay(java.time.Duration delay) {
+        this.delayMillis = delay.toMillis();
+    }
+
+    /** Forwards new connections to another port and drops the current ones. */
+    public void retarget(int port) {
+        synchronized (this) {
+            upstreamPort = port;
+        }
+        dropAll();
+    }
+
+    private void dropAll() {
+        for (Socket socket : sockets) {
+            closeQuietly(socket);
+        }
+    }
+
+    private void acceptLoop() {
+        while (!closed) {
+            Socket client;
+            try {
+                client = server.accept();
+            } catch (IOException e) {
+                return; // closed
+            }
+            if (cut) {
+                closeQuietly(client);
+                continue;
+            }
+            Socket upstream = new Socket();
+            int port = upstreamPort;
+            try {
+                upstream.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 2000);
+            } catch (IOException e) {
+                closeQuietly(client);
+                closeQuietly(upstream);
+                continue;
+            }
+            // cut() or retarget() may have run while we connected: register only if neither did
+            synchronized (this) {
+                if (cut || port != upstreamPort) {
+                    closeQuietly(client);
+                    closeQuietly(upstream);
+                    continue;
+                }
+                sockets.add(client);
+                sockets.add(upstream);
+            }
+            pump(client, upstream);
+            pump(upstream, client);
+        }
+    }
+
+    private void pump(Socket from, Socket to) {
+        Thread thread = new Thread(() -> {
+            byte[] buffer = new byte[16 * 1024];
+            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+                int n;
+                while ((n = in.read(buffer)) >= 0) {
+                    long delay = delayMillis;
+                    if (delay > 0) {
+                        Thread.sleep(delay);
+                    }
+                    out.write(buffer, 0, n);
+                    out.flush();
+                }
+            } catch (IOException ignored) {
+                // one side closed or was dropped
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                closeQuietly(from);
+                closeQuietly(to);
+                sockets.remove(from);
+                sockets.remove(to);
+            }
+        }, "tcp-proxy-pump-" + port());
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    private static void closeQuietly(Socket socket) {
+        try {
+            socket.close();
+        } catch (IOException ignored) {
+            // already closed
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        try {
+            server.close();
+        } catch (IOException ignored) {
+            // already closed
+        }
+        dropAll();
+    }
+
+    @Override
+    public String toString() {
+        return "TcpProxy[" + port() + " -> " + upstreamPort + (cut ? ", cut" : "") + "]";
+    }
+}
