@@ -151,6 +151,14 @@ public final class EngineLockClient implements LockClient {
         }
     }
 
+    /** Returns {@code failure}, or, if the client closed meanwhile (which can make backend calls fail), the closed-client error. */
+    RuntimeException closedOr(RuntimeException failure) {
+        if (closed.get() && !(failure instanceof IllegalStateException)) {
+            return new IllegalStateException("lock client for " + backend.describe() + " is closed", failure);
+        }
+        return failure;
+    }
+
     LockBackend backend() {
         return backend;
     }

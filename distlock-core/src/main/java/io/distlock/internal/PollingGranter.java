@@ -54,9 +54,12 @@ final class PollingGranter implements Granter {
                 AcquireResult result;
                 try {
                     result = client.calls().await(request, "acquire", slot.name);
-                } catch (InterruptedException | RuntimeException e) {
+                } catch (InterruptedException e) {
                     releaseWhenKnown(slot.name, ownerId, request);
                     throw e;
+                } catch (RuntimeException e) {
+                    releaseWhenKnown(slot.name, ownerId, request);
+                    throw client.closedOr(e);
                 }
                 if (result.granted()) {
                     return new Grant(ownerId, result.fencingToken(), sent, epoch);

@@ -40,9 +40,12 @@ final class QueueGranter implements Granter {
         QueueTicket ticket;
         try {
             ticket = client.calls().await(joining, "acquire", slot.name);
-        } catch (InterruptedException | RuntimeException e) {
-            joining.thenAccept(QueueTicket::leave);
+        } catch (InterruptedException e) {
+            abandon(joining, slot.name);
             throw e;
+        } catch (RuntimeException e) {
+            joining.thenAccept(QueueTicket::leave); // timed out or failed: leave if it ever joins
+            throw client.closedOr(e);
         }
         boolean granted = false;
         try {
@@ -50,7 +53,12 @@ final class QueueGranter implements Granter {
                 client.checkOpen();
                 long generation = slot.signal.generation();
                 long sent = clock.nanoTime();
-                AcquireResult result = client.calls().await(ticket.checkTurn(slot.signal::fire), "acquire", slot.name);
+                AcquireResult result;
+                try {
+                    result = client.calls().await(ticket.checkTurn(slot.signal::fire), "acquire", slot.name);
+                } catch (RuntimeException e) {
+                    throw client.closedOr(e);
+                }
                 if (result.granted()) {
                     granted = true;
                     return new Grant(ownerId, result.fencingToken(), sent, epoch);
@@ -65,6 +73,21 @@ final class QueueGranter implements Granter {
             if (!granted) {
                 leave(ticket, slot.name);
             }
+        }
+    }
+
+    /**
+     * Gives up an enqueue whose caller was interrupted: waits (at most the operation timeout) for it to
+     * complete and leaves the queue, so nothing of ours is queued when the caller gets control back; if
+     * it does not complete in time, leaves whenever it does.
+     */
+    private void abandon(CompletableFuture<QueueTicket> joining, String name) {
+        try {
+            leave(client.calls().awaitUninterruptibly(joining, "acquire", name), name);
+        } catch (RuntimeException e) {
+            joining.thenAccept(QueueTicket::leave);
+        } finally {
+            Thread.interrupted(); // the caller gets an InterruptedException instead of the flag
         }
     }
 
