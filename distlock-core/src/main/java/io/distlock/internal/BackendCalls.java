@@ -9,6 +9,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Waits for backend futures with a hard deadline, so no call can hang on a silent backend, and turns
@@ -49,6 +50,27 @@ final class BackendCalls {
                     return await(future, operation, lockName);
                 } catch (InterruptedException e) {
                     interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Waits at most {@code nanos} for the answer, ignoring interrupts (re-asserted after); null if it failed or did not come. */
+    <T> @Nullable T awaitQuietly(CompletableFuture<T> future, long nanos) {
+        boolean interrupted = false;
+        long deadline = System.nanoTime() + nanos;
+        try {
+            while (true) {
+                try {
+                    return future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException | CancellationException | TimeoutException e) {
+                    return null;
                 }
             }
         } finally {

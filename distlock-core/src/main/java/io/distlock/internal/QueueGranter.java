@@ -19,6 +19,7 @@ final class QueueGranter implements Granter {
      * back, nothing of its is queued.
      */
     private static final Logger log = LoggerFactory.getLogger(QueueGranter.class);
+    private static final long ABANDON_WAIT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
 
     private final EngineLockClient client;
     private final QueueingAcquire queue;
@@ -77,18 +78,19 @@ final class QueueGranter implements Granter {
     }
 
     /**
-     * Gives up an enqueue whose caller was interrupted: waits (at most the operation timeout) for it to
-     * complete and leaves the queue, so nothing of ours is queued when the caller gets control back; if
-     * it does not complete in time, leaves whenever it does.
+     * Gives up an enqueue whose caller was interrupted: waits briefly (at most {@link #ABANDON_WAIT_NANOS})
+     * for it to complete and leaves the queue, so that normally nothing of ours is queued when the caller
+     * gets control back; an enqueue stuck on a slow server leaves whenever it completes, and the interrupt
+     * is not held up for it.
      */
     private void abandon(CompletableFuture<QueueTicket> joining, String name) {
-        try {
-            leave(client.calls().awaitUninterruptibly(joining, "acquire", name), name);
-        } catch (RuntimeException e) {
+        QueueTicket ticket = client.calls().awaitQuietly(joining, ABANDON_WAIT_NANOS);
+        if (ticket != null) {
+            leave(ticket, name);
+        } else {
             joining.thenAccept(QueueTicket::leave);
-        } finally {
-            Thread.interrupted(); // the caller gets an InterruptedException instead of the flag
         }
+        Thread.interrupted(); // the caller gets an InterruptedException instead of the flag
     }
 
     /** Leaves the queue and waits for it, so that nothing of ours is queued when the caller gets control back. */

@@ -93,6 +93,16 @@ public final class MemoryStore {
         }
     }
 
+    /** Returns whether the store refuses requests ({@link #stop()}). */
+    public boolean isStopped() {
+        lock.lock();
+        try {
+            return stopped;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Serves requests again. */
     public void start() {
         lock.lock();

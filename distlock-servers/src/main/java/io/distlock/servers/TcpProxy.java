@@ -14,7 +14,9 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * A TCP forwarder on a free loopback port, for network faults: {@link #cut()} drops every connection
  * and refuses new ones until {@link #heal()}; {@link #retarget(int)} sends new connections to another
- * server (a promoted replica) and drops the old ones. Thread per direction; meant for a few clients.
+ * server (a promoted replica) and drops the old ones; {@link #freeze()} holds every byte in both
+ * directions, connections open, until {@link #thaw()} — to the client, a frozen server. Thread per
+ * direction; meant for a few clients.
  */
 public final class TcpProxy implements AutoCloseable {
     private final ServerSocket server;
@@ -23,6 +25,9 @@ public final class TcpProxy implements AutoCloseable {
     private volatile boolean cut;
     private volatile long delayMillis;
     private volatile boolean closed;
+    private final java.util.concurrent.locks.ReentrantLock frozenLock = new java.util.concurrent.locks.ReentrantLock();
+    private final java.util.concurrent.locks.Condition thawed = frozenLock.newCondition();
+    private boolean frozen;
 
     private TcpProxy(int upstreamPort) {
         this.upstreamPort = upstreamPort;
@@ -67,6 +72,38 @@ public final class TcpProxy implements AutoCloseable {
     /** Delays every chunk forwarded in either direction by {@code delay} (a slow network or server); zero to stop. */
     public void delay(java.time.Duration delay) {
         this.delayMillis = delay.toMillis();
+    }
+
+    /** Holds every byte in both directions (connections stay open, nothing is answered) until {@link #thaw()}. */
+    public void freeze() {
+        frozenLock.lock();
+        try {
+            frozen = true;
+        } finally {
+            frozenLock.unlock();
+        }
+    }
+
+    /** Forwards again, the held bytes first. */
+    public void thaw() {
+        frozenLock.lock();
+        try {
+            frozen = false;
+            thawed.signalAll();
+        } finally {
+            frozenLock.unlock();
+        }
+    }
+
+    private void awaitThawed() throws InterruptedException {
+        frozenLock.lock();
+        try {
+            while (frozen && !closed) {
+                thawed.await(100, java.util.concurrent.TimeUnit.MILLISECONDS);
+            }
+        } finally {
+            frozenLock.unlock();
+        }
     }
 
     /** Forwards new connections to another port and drops the current ones. */
@@ -125,6 +162,7 @@ public final class TcpProxy implements AutoCloseable {
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 int n;
                 while ((n = in.read(buffer)) >= 0) {
+                    awaitThawed();
                     long delay = delayMillis;
                     if (delay > 0) {
                         Thread.sleep(delay);

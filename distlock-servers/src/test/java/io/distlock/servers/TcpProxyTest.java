@@ -63,4 +63,17 @@ class TcpProxyTest {
             open.close();
         }
     }
+
+    @Test
+    void aFrozenProxyHoldsRequestsAndRepliesUntilThawed() throws Exception {
+        try (RedisServer server = RedisServer.launch(); TcpProxy proxy = TcpProxy.to(server.port())) {
+            assertThat(roundTrip(proxy, "before")).isEqualTo("before");
+            proxy.freeze();
+            assertThatThrownBy(() -> roundTrip(proxy, "held")).as("nothing is answered while frozen").isInstanceOf(IOException.class);
+            assertThat(valueOn(server)).as("nor does the request reach the server").isEqualTo("before");
+            proxy.thaw();
+            assertThat(Await.succeeds(Duration.ofSeconds(5), "the held request ran once thawed", () -> valueOn(server))).isEqualTo("held");
+            assertThat(roundTrip(proxy, "after")).isEqualTo("after");
+        }
+    }
 }

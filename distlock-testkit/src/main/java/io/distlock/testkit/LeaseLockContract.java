@@ -6,18 +6,38 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.distlock.DistributedLock;
 import io.distlock.Lease;
 import io.distlock.LeaseLostException;
+import io.distlock.LeaseLostException.Reason;
 import io.distlock.servers.Await;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
- * The contract of backends whose locks are time-limited leases on the server (Redis, etcd, SQL):
- * expiry without renewal, the watchdog, stale holders, crashed holders and a frozen server.
+ * The contract of backends whose locks are leases (Redis, RedLock, etcd, SQL, and ZooKeeper, whose lease
+ * is bounded by its session): expiry without renewal, the watchdog, stale holders, crashed holders, a
+ * frozen server, and requests the caller gave up on.
  */
 public abstract class LeaseLockContract extends LockContract {
+
+    /**
+     * Returns the fencing token the backend's own state remembers last for {@code name} (held or
+     * released), read directly; empty if the backend keeps no such record (ZooKeeper deletes its nodes).
+     * Shows that a request the caller gave up on really ran on the server.
+     */
+    protected OptionalLong lastTokenInBackend(String name) {
+        return OptionalLong.empty();
+    }
+
+    /** Returns the reasons a holder may be told when the server stops answering: its lease expires unconfirmed. */
+    protected Set<Reason> reasonsWhenTheServerStopsAnswering() {
+        return Set.of(Reason.EXPIRED);
+    }
 
     @Test
     void aLeaseThatIsNotRenewedExpiresLetsAnotherClientInAndTheHolderIsTold() throws Exception {
@@ -33,6 +53,8 @@ public abstract class LeaseLockContract extends LockContract {
         assertThat(lost.await(SOON.toSeconds(), TimeUnit.SECONDS)).as("onLost fired").isTrue();
         assertThat(held.isValid()).isFalse();
         assertThat(held.remaining()).isEqualTo(Duration.ZERO);
+        assertThatThrownBy(holder::lock).as("re-entering the lost lock").isInstanceOf(LeaseLostException.class)
+                .satisfies(e -> assertThat(((LeaseLostException) e).reason()).isEqualTo(Reason.EXPIRED));
         assertThat(next.get().fencingToken()).isGreaterThan(held.fencingToken());
 
         assertThatThrownBy(holder::unlock).isInstanceOf(LeaseLostException.class);
@@ -92,8 +114,9 @@ public abstract class LeaseLockContract extends LockContract {
             assertThat(newClient().getLock(name).tryLock()).isFalse();
             holder.kill();
         }
-        Optional<Lease> next = newClient().getLock(name).tryAcquire(SOON);
-        assertThat(next).as("the lock frees itself after the dead holder's lease").isPresent();
+        // no release is ever published: a waiter polling every 5 min must still not sleep past the holder's lease
+        Optional<Lease> next = newClientWithoutPolling().getLock(name).tryAcquire(SOON);
+        assertThat(next).as("the lock frees itself after the dead holder's lease, and the waiter sees it").isPresent();
         assertThat(next.get().fencingToken()).isGreaterThan(heldToken);
         next.get().close();
     }
@@ -103,12 +126,17 @@ public abstract class LeaseLockContract extends LockContract {
         String name = uniqueName();
         DistributedLock holder = newClient().getLock(name, lease(Duration.ofMillis(1000), true));
         CountDownLatch lost = new CountDownLatch(1);
+        AtomicReference<LeaseLostException> report = new AtomicReference<>();
         holder.lock();
         Lease held = holder.heldLease();
-        held.onLost(e -> lost.countDown());
+        held.onLost(e -> {
+            report.set(e);
+            lost.countDown();
+        });
         backend().pause();
         try {
             assertThat(lost.await(SOON.toSeconds(), TimeUnit.SECONDS)).as("onLost fired while the server was frozen").isTrue();
+            assertThat(report.get().reason()).isIn(reasonsWhenTheServerStopsAnswering());
             assertThat(held.isValid()).isFalse();
         } finally {
             backend().resume();
@@ -123,8 +151,11 @@ public abstract class LeaseLockContract extends LockContract {
     @Test
     void aGrantThatArrivesAfterTheCallerGaveUpIsReleased() throws Exception {
         String name = uniqueName();
-        DistributedLock lock = newClient().getLock(name, lease(Duration.ofSeconds(120), false));
-        lock.acquire().close(); // warm up: the server knows the scripts, so the frozen request will run
+        DistributedLock lock = newClient().getLock(name, lease(longLease(), false));
+        long warmUpToken;
+        try (Lease warmUp = lock.acquire()) { // the server knows the scripts, so the frozen request will run
+            warmUpToken = warmUp.fencingToken();
+        }
         backend().pause();
         try {
             // the request reaches the frozen server; the caller gives up when the operation times out
@@ -133,9 +164,43 @@ public abstract class LeaseLockContract extends LockContract {
             backend().resume();
         }
         // the server now runs the abandoned request and grants it; the engine must release that grant
-        Await.until(SOON, "the abandoned grant is released (its lease would last 120 s)", () -> !lockedInBackend(name));
+        Await.until(SOON, "the abandoned grant is released (its lease would last " + longLease() + ")", () -> !lockedInBackend(name));
+        lastTokenInBackend(name).ifPresent(token -> assertThat(token)
+                .as("the abandoned request ran on the server (a later token than the warm-up's)").isGreaterThan(warmUpToken));
         assertThat(lock.isHeldByCurrentThread()).isFalse();
         Lease next = newClient().getLock(name).acquire(Duration.ofSeconds(5));
         next.close();
+    }
+
+    @Test
+    void anInterruptWhileARequestIsInFlightLeavesNothingHeld() throws Exception {
+        String name = uniqueName();
+        // an operation timeout longer than the test's wait: the interrupt, not a timeout, ends the call
+        DistributedLock lock = newClient(ClientSettings.DEFAULTS.withOperationTimeout(Duration.ofSeconds(30)))
+                .getLock(name, lease(longLease(), false));
+        lock.acquire().close(); // warm up, as above
+        AtomicReference<Thread> caller = new AtomicReference<>();
+        backend().pause();
+        Future<Throwable> call;
+        try {
+            call = inBackground(() -> {
+                caller.set(Thread.currentThread());
+                try {
+                    lock.tryAcquire(SOON).ifPresent(Lease::close);
+                    return null;
+                } catch (Throwable t) {
+                    return t;
+                }
+            });
+            awaitParked(caller); // waiting for the frozen server's answer
+            caller.get().interrupt();
+            assertThat(call.get(SOON.toSeconds(), TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
+        } finally {
+            backend().resume();
+        }
+        Await.until(SOON, "a grant of the interrupted request is released (its lease would last " + longLease() + ")",
+                () -> !lockedInBackend(name));
+        assertThat(lock.isHeldByCurrentThread()).isFalse();
+        newClient().getLock(name).acquire(Duration.ofSeconds(5)).close();
     }
 }

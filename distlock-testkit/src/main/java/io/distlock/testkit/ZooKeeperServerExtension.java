@@ -1,18 +1,48 @@
 package io.distlock.testkit;
 
 import io.distlock.servers.BackendControl;
+import io.distlock.servers.TcpProxy;
 import io.distlock.servers.ZooKeeperServer;
+import org.jspecify.annotations.Nullable;
 
-/** One in-process {@link ZooKeeperServer} for a test class; the target is its connect string. */
+/**
+ * One in-process {@link ZooKeeperServer} for a test class; the target is its connect string.
+ * {@link #behindProxy()} puts a {@link TcpProxy} between the clients and the server, so that pausing
+ * the deployment freezes the server as the clients see it (an in-process server cannot be SIGSTOPped).
+ */
 public final class ZooKeeperServerExtension extends DeploymentExtension<ZooKeeperServer> {
+    private final boolean proxied;
+    private @Nullable TcpProxy proxy;
+
+    /** A server the clients reach directly; it cannot be paused. */
+    public ZooKeeperServerExtension() {
+        this(false);
+    }
+
+    private ZooKeeperServerExtension(boolean proxied) {
+        this.proxied = proxied;
+    }
+
+    /** A server the clients reach through a proxy: pause and resume freeze and thaw that proxy. */
+    public static ZooKeeperServerExtension behindProxy() {
+        return new ZooKeeperServerExtension(true);
+    }
 
     @Override
     protected ZooKeeperServer launch() {
-        return ZooKeeperServer.launch();
+        ZooKeeperServer server = ZooKeeperServer.launch();
+        if (proxied) {
+            proxy = TcpProxy.to(server.port());
+        }
+        return server;
     }
 
     @Override
     protected void shutDown(ZooKeeperServer running) {
+        if (proxy != null) {
+            proxy.close();
+            proxy = null;
+        }
         running.close();
     }
 
@@ -21,13 +51,54 @@ public final class ZooKeeperServerExtension extends DeploymentExtension<ZooKeepe
         return servers();
     }
 
-    @Override
-    public String target() {
+    /** Returns the connect string of the server itself, bypassing the proxy (for raw-state checks). */
+    public String directTarget() {
         return server().connectString();
     }
 
     @Override
+    public String target() {
+        TcpProxy link = proxy;
+        return link != null ? "127.0.0.1:" + link.port() : server().connectString();
+    }
+
+    @Override
     public BackendControl control() {
-        return server();
+        ZooKeeperServer server = server();
+        TcpProxy link = proxy;
+        if (link == null) {
+            return server;
+        }
+        return new BackendControl() {
+            @Override
+            public void stop() {
+                server.stop();
+            }
+
+            @Override
+            public void kill() {
+                server.kill();
+            }
+
+            @Override
+            public void start() {
+                server.start();
+            }
+
+            @Override
+            public void restart() {
+                server.restart();
+            }
+
+            @Override
+            public void pause() {
+                link.freeze();
+            }
+
+            @Override
+            public void resume() {
+                link.thaw();
+            }
+        };
     }
 }

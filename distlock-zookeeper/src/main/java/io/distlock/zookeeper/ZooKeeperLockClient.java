@@ -55,10 +55,17 @@ public final class ZooKeeperLockClient extends ForwardingLockClient {
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(3);
 
     private final String description;
+    private final CuratorFramework curator;
 
-    private ZooKeeperLockClient(LockClient engine, String description) {
+    private ZooKeeperLockClient(LockClient engine, String description, CuratorFramework curator) {
         super(engine);
         this.description = description;
+        this.curator = curator;
+    }
+
+    /** Returns the Curator client this lock client runs on (for tests that expire its session). */
+    CuratorFramework curator() {
+        return curator;
     }
 
     /**
@@ -218,7 +225,7 @@ public final class ZooKeeperLockClient extends ForwardingLockClient {
                 if (!lockOptionsSet()) {
                     defaultLockOptions(lockOptions().toBuilder().leaseTime(backend.negotiatedSessionTimeout()).build());
                 }
-                return new ZooKeeperLockClient(LockEngine.newClient(backend, engineSettings("distlock-zookeeper")), backend.describe());
+                return new ZooKeeperLockClient(LockEngine.newClient(backend, engineSettings("distlock-zookeeper")), backend.describe(), client);
             } catch (RuntimeException e) {
                 backend.close();
                 throw e;

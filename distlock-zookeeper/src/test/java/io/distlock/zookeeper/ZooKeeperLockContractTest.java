@@ -1,22 +1,28 @@
 package io.distlock.zookeeper;
 
+import io.distlock.LockClient;
+import io.distlock.servers.ZooKeeperEnsemble;
 import io.distlock.testkit.LockClientFactory;
-import io.distlock.testkit.LockContract;
+import io.distlock.testkit.SessionLockContract;
 import io.distlock.testkit.TestDeployment;
 import io.distlock.testkit.ZooKeeperServerExtension;
+import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The whole lock contract against an in-process ZooKeeper server. */
-class ZooKeeperLockContractTest extends LockContract {
+/**
+ * The whole session-lock contract (base, lease and session tiers) against an in-process ZooKeeper
+ * server that clients reach through a proxy, so that the tests can freeze it.
+ */
+class ZooKeeperLockContractTest extends SessionLockContract {
     @RegisterExtension
-    static final ZooKeeperServerExtension zooKeeper = new ZooKeeperServerExtension();
+    static final ZooKeeperServerExtension zooKeeper = ZooKeeperServerExtension.behindProxy();
     private static RawZooKeeper raw;
 
     @BeforeAll
     static void connectRaw() {
-        raw = new RawZooKeeper(zooKeeper.target());
+        raw = new RawZooKeeper(zooKeeper.directTarget());
     }
 
     @AfterAll
@@ -35,8 +41,22 @@ class ZooKeeperLockContractTest extends LockContract {
     }
 
     @Override
-    protected java.time.Duration longLease() {
-        return java.time.Duration.ofSeconds(4); // the clients' session timeout
+    protected Duration longLease() {
+        return ZooKeeperClientFactory.SESSION_TIMEOUT; // leases never outlast the session
+    }
+
+    @Override
+    protected boolean tellsForceUnlocks() {
+        return false; // a deleted node looks the same whoever deleted it
+    }
+
+    @Override
+    protected void expireSession(LockClient client) {
+        try {
+            ZooKeeperEnsemble.expireSession(((ZooKeeperLockClient) client).curator().getZookeeperClient().getZooKeeper());
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot expire the session of " + client, e);
+        }
     }
 
     @Override

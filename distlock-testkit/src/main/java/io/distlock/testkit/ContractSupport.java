@@ -1,0 +1,165 @@
+package io.distlock.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.DistributedLock;
+import io.distlock.Lease;
+import io.distlock.LeaseLostException;
+import io.distlock.LockAcquireTimeoutException;
+import io.distlock.LockClient;
+import io.distlock.LockOptions;
+import io.distlock.servers.Await;
+import io.distlock.servers.BackendControl;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.condition.EnabledForJreRange;
+import org.junit.jupiter.api.condition.JRE;
+
+/**
+ * What every contract tier needs: the hooks a backend's test class supplies (client factory, servers,
+ * raw state), fresh clients and names per test, and background threads cleaned up after each test.
+ * The tiers are {@link LockContract} (every backend), {@link LeaseLockContract} (locks that are leases)
+ * and {@link SessionLockContract} (locks bound to a session).
+ */
+public abstract class ContractSupport {
+    /** A generous bound for things that must happen "soon"; only a broken implementation hits it. */
+    protected static final Duration SOON = Duration.ofSeconds(20);
+    /**
+     * A fallback poll far longer than {@link #SOON}: a waiter with it that acquires within SOON was woken
+     * by the backend's notification (or the holder's lease end), not by polling.
+     */
+    protected static final Duration NO_POLLING = Duration.ofMinutes(5);
+
+    private final List<LockClient> clients = new CopyOnWriteArrayList<>();
+    private final List<Future<?>> background = new CopyOnWriteArrayList<>();
+    private final ExecutorService threads = Executors.newCachedThreadPool();
+    private String testName = "test";
+    private final AtomicInteger names = new AtomicInteger();
+
+    /** Returns the factory class of the backend's clients (public, no-argument constructor). */
+    protected abstract Class<? extends LockClientFactory> factoryClass();
+
+    /** Returns the servers under test: usually the deployment extension the test class registers. */
+    protected abstract TestDeployment deployment();
+
+    /** Returns whether the backend's own state (read directly, not through distlock) shows the lock held. */
+    protected abstract boolean lockedInBackend(String name);
+
+    @BeforeEach
+    void rememberTestName(TestInfo info) {
+        testName = info.getTestMethod().map(m -> m.getName()).orElse("test");
+    }
+
+    @AfterEach
+    void closeClients() {
+        background.forEach(f -> f.cancel(true));
+        threads.shutdownNow();
+        clients.forEach(LockClient::close);
+    }
+
+    /** Returns where the servers are, in the factory's terms (a URI or connect string). */
+    protected String target() {
+        return deployment().target();
+    }
+
+    /** Returns fault injection on the servers. */
+    protected BackendControl backend() {
+        return deployment().control();
+    }
+
+    /** Returns a new client to the test server with {@link ClientSettings#DEFAULTS}, closed after the test. */
+    protected LockClient newClient() {
+        return newClient(ClientSettings.DEFAULTS);
+    }
+
+    /** Returns a new client to the test server with these settings, closed after the test. */
+    protected LockClient newClient(ClientSettings settings) {
+        LockClientFactory factory;
+        try {
+            factory = factoryClass().getDeclaredConstructor().newInstance();
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot instantiate " + factoryClass(), e);
+        }
+        LockClient client = factory.create(target(), settings);
+        clients.add(client);
+        return client;
+    }
+
+    /** Returns a new client whose waiters poll only every {@link #NO_POLLING}, closed after the test. */
+    protected LockClient newClientWithoutPolling() {
+        return newClient(ClientSettings.DEFAULTS.withFallbackPoll(NO_POLLING));
+    }
+
+    /**
+     * Returns whether the backend tells a force-unlocked holder that it was force-unlocked (reason
+     * FORCE_UNLOCKED) rather than only that its lock is gone (SERVER_LOST_LOCK). ZooKeeper cannot tell a
+     * deleted node from an expired one and overrides this.
+     */
+    protected boolean tellsForceUnlocks() {
+        return true;
+    }
+
+    /** Returns a lock name unique to this test run. */
+    protected String uniqueName() {
+        return testName + "-" + System.nanoTime() + "-" + names.incrementAndGet();
+    }
+
+    /**
+     * Returns a lease longer than any wait in these tests, within what the backend allows: session-bound
+     * backends (ZooKeeper) cap leases at their session timeout and override this.
+     */
+    protected Duration longLease() {
+        return Duration.ofSeconds(120);
+    }
+
+    /** Returns options with this lease time and renewal setting. */
+    protected static LockOptions lease(Duration leaseTime, boolean autoRenew) {
+        return LockOptions.builder().leaseTime(leaseTime).autoRenew(autoRenew).build();
+    }
+
+    /** Asserts, from the backend's own state, that the lock is held by someone. */
+    protected void assertLocked(String name) {
+        assertThat(lockedInBackend(name)).as("backend state of lock '%s' shows it held", name).isTrue();
+    }
+
+    /** Asserts, from the backend's own state, that the lock is free. */
+    protected void assertUnlocked(String name) {
+        assertThat(lockedInBackend(name)).as("backend state of lock '%s' shows it free", name).isFalse();
+    }
+
+    /** Runs {@code task} on a test thread; cancelled (interrupted) after the test. */
+    protected <T> Future<T> inBackground(java.util.concurrent.Callable<T> task) {
+        Future<T> future = threads.submit(task);
+        background.add(future);
+        return future;
+    }
+
+    /** Waits until the thread in {@code waiter} is parked (waiting for the lock). */
+    protected static void awaitParked(AtomicReference<Thread> waiter) {
+        Await.until(SOON, "the waiter is parked", () -> {
+            Thread thread = waiter.get();
+            if (thread == null) {
+                return false;
+            }
+            Thread.State state = thread.getState();
+            return state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING;
+        });
+    }
+}
