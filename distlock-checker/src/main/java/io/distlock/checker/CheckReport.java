@@ -34,7 +34,7 @@ public record CheckReport(List<Result> results, List<Hold> holds, List<Hold[]> o
      *
      * @param acquisitions completed acquisitions
      * @param acceptedFencedWrites fenced writes the store accepted
-     * @param rejectedFencedWrites fenced writes it rejected
+     * @param rejectedFencedWrites fenced writes the store rejected (a higher token had written)
      * @param acknowledgedIncrements acknowledged unfenced writes
      * @param finalRegister the register's final value
      * @param processes distinct process ids
@@ -61,7 +61,7 @@ public record CheckReport(List<Result> results, List<Hold> holds, List<Hold[]> o
     /** Returns the text report: one line per invariant, then the counterexamples. */
     public String toText() {
         StringBuilder out = new StringBuilder();
-        out.append(String.format(Locale.ROOT, "%d processes, %d acquisitions, %d fenced writes accepted and %d rejected, "
+        out.append(String.format(Locale.ROOT, "%d processes, %d acquisitions, %d fenced writes accepted and %d rejected by the store, "
                 + "%d acknowledged increments (register ends at %d), %d faults%n", stats.processes(), stats.acquisitions(),
                 stats.acceptedFencedWrites(), stats.rejectedFencedWrites(), stats.acknowledgedIncrements(),
                 stats.finalRegister(), stats.faults()));

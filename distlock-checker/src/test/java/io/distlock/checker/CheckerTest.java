@@ -140,6 +140,27 @@ class CheckerTest {
     }
 
     @Test
+    void anUncheckedWriteOfAFrozenHolderIsJudgedByTheStoreOnlyAndStoreRejectionsAreCounted() {
+        Script s = new Script()
+                .at(0, 1, Type.INVOKE, ACQUIRE, 0, 0)
+                .at(1, 1, Type.OK, ACQUIRE, 100, 0)
+                .at(50, 1, Type.INFO, LOST, 100, 0);
+        s.events.add(new Event(60 * MS, 1, Type.INVOKE, FENCED_WRITE, 100, 1, Checker.UNCHECKED + ": frozen for 1200 ms"));
+        s.at(61, 1, Type.OK, FENCED_WRITE, 100, 1); // nobody wrote since: the store accepts it, as it should
+        s.fenced.add(new FencedWrite(100, 1, 1));
+        s.cycle(100, 2, 101);
+        s.events.add(new Event(130 * MS, 1, Type.INVOKE, FENCED_WRITE, 100, 2, Checker.UNCHECKED + ": frozen for 900 ms"));
+        s.events.add(new Event(131 * MS, 1, Type.FAIL, FENCED_WRITE, 100, 2, "rejected by the store: a higher token had written"));
+        s.events.add(new Event(140 * MS, 2, Type.FAIL, FENCED_WRITE, 101, 3, Checker.NOT_SENT + ": lease no longer valid"));
+
+        CheckReport report = s.check(200);
+
+        assertThat(report.result(Invariant.FENCED_WRITES).holds()).isTrue();
+        assertThat(report.stats().rejectedFencedWrites()).as("store rejections; a write not sent is not one").isEqualTo(1);
+        assertThat(report.toText()).contains("1 rejected by the store");
+    }
+
+    @Test
     void acknowledgedFencedWritesMissingFromTheStoreAreAViolation() {
         Script s = new Script().cycle(0, 1, 100).cycle(20, 2, 101);
         s.fenced.remove(1);

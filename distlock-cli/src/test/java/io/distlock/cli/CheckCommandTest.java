@@ -11,6 +11,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -69,8 +71,20 @@ class CheckCommandTest {
         assertThat(err.toString()).contains("--min-replicas needs --backend sentinel");
     }
 
-    /** Runs distlock on one deployment; every claimed invariant must hold and every named fault must show in the history. */
-    private void assertDistlockKeepsItsClaims(String[] faultsInHistory, String... options) throws Exception {
+    /** What a run's summary line counted. */
+    private record Counts(int acquisitions, int accepted, int rejected) {
+        static Counts of(String stdout) {
+            Matcher m = Pattern.compile("(\\d+) acquisitions, (\\d+) fenced writes accepted and (\\d+) rejected by the store").matcher(stdout);
+            assertThat(m.find()).as("the summary line in:%n%s", stdout).isTrue();
+            return new Counts(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)), Integer.parseInt(m.group(3)));
+        }
+    }
+
+    /**
+     * Runs distlock on one deployment; every claimed invariant must hold over a history that means
+     * something (hundreds of acquisitions and fenced writes), and every named fault must show in it.
+     */
+    private Counts assertDistlockKeepsItsClaims(String[] faultsInHistory, String... options) throws Exception {
         String[] args = java.util.Arrays.copyOf(options, options.length + 2);
         args[options.length] = "--out";
         args[options.length + 1] = out.toString();
@@ -79,16 +93,21 @@ class CheckCommandTest {
         assertThat(run.exit()).as("exit code; output:%n%s", run.stdout()).isZero();
         assertThat(run.stdout()).containsPattern("tokens +yes +ok").containsPattern("fenced-writes +yes +ok")
                 .containsPattern("liveness +yes +ok");
+        Counts counts = Counts.of(run.stdout());
+        assertThat(counts.acquisitions()).as("acquisitions: an empty history proves nothing").isGreaterThanOrEqualTo(100);
+        assertThat(counts.accepted()).as("fenced writes the store accepted").isGreaterThanOrEqualTo(50);
         String history = Files.readString(out.resolve("history.txt"));
         for (String fault : faultsInHistory) {
             assertThat(history).as("fault %s injected", fault).contains(fault);
         }
+        return counts;
     }
 
     @Test
     void distlockOnRedisKeepsEveryClaimUnderAllFaults() throws Exception {
-        assertDistlockKeepsItsClaims(new String[] {"paused process", "killed process", "cut the connections", "restarted the lock server",
-                "promoted replica"}, "--time", "40s", "--lease", "500ms", "--seed", "3");
+        Counts counts = assertDistlockKeepsItsClaims(new String[] {"paused process", "killed process", "cut the connections",
+                "restarted the lock server", "promoted replica"}, "--time", "40s", "--lease", "500ms", "--seed", "3");
+        assertThat(counts.rejected()).as("stale writes of paused holders, stopped by the store's fencing, not by luck").isPositive();
         assertThat(Files.readString(out.resolve("report.html"))).contains("<svg", "tokens");
     }
 
@@ -114,6 +133,15 @@ class CheckCommandTest {
     void distlockOnRedLockKeepsEveryClaimWhenNodesFail() throws Exception {
         assertDistlockKeepsItsClaims(new String[] {"(a minority)", "forgot its votes"},
                 "--backend", "redlock", "--faults", "nodes-down,node-restart,kill", "--time", "30s", "--lease", "500ms", "--seed", "8");
+    }
+
+    @Test
+    void theGetSetTextbookLockIsCaughtToo() {
+        Run run = check("--lock", "naive-getset", "--faults", "pause", "--time", "20s", "--lease", "300ms", "--seed", "5",
+                "--out", out.toString());
+
+        assertThat(run.exit()).as("exit code; output:%n%s", run.stdout()).isEqualTo(1);
+        assertThat(run.stdout()).contains("VIOLATION").containsPattern("(overlap|lost-updates) +yes +FAIL");
     }
 
     @Test

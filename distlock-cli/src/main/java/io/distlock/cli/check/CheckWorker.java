@@ -5,6 +5,7 @@ import io.distlock.Lease;
 import io.distlock.LeaseLostException;
 import io.distlock.LockClient;
 import io.distlock.LockOptions;
+import io.distlock.checker.Checker;
 import io.distlock.checker.Event;
 import io.distlock.checker.Event.Type;
 import io.distlock.checker.Operation;
@@ -208,7 +209,16 @@ public final class CheckWorker {
         // fits well within the lease. The note tells the nemesis how long this holder will be busy.
         long workMs = random.nextInt(10) == 0 ? leaseMs / 5 + random.nextInt((int) (leaseMs * 2 / 5)) : 1 + random.nextInt(5);
         emit(Type.OK, Operation.READ, token, value, CheckWorkers.WORK_NOTE + workMs);
+        long started = System.nanoTime();
         Thread.sleep(workMs);
+        long frozenMs = (System.nanoTime() - started) / 1_000_000 - workMs;
+        if (frozenMs > leaseMs && token > 0) {
+            // Frozen past its lease (a pause fault): write to the fenced store without asking the lease, as
+            // a holder that cannot know it was paused would. Only the store's fencing can stop this write.
+            emit(Type.INVOKE, Operation.FENCED_WRITE, token, value + 1, Checker.UNCHECKED + ": frozen for " + frozenMs + " ms");
+            fencedWrite(store, token, value + 1);
+            return;
+        }
         if (!held.valid()) {
             emit(Type.INFO, Operation.ABORT, token, 0, "lease no longer valid before the write");
             return;
@@ -219,13 +229,18 @@ public final class CheckWorker {
         emit(Type.INVOKE, Operation.FENCED_WRITE, token, value + 1, "");
         if (!held.valid()) {
             // checked after the invoke is stamped: a loss notice stamped before it means this is false
-            emit(Type.FAIL, Operation.FENCED_WRITE, token, value + 1, "not sent: lease no longer valid");
+            emit(Type.FAIL, Operation.FENCED_WRITE, token, value + 1, Checker.NOT_SENT + ": lease no longer valid");
             emit(Type.INFO, Operation.ABORT, token, 0, "lease no longer valid before the fenced write");
             return;
         }
+        fencedWrite(store, token, value + 1);
+    }
+
+    private void fencedWrite(RedisCommands<String, String> store, long token, long value) {
         Long accepted = store.eval(FENCED_WRITE, ScriptOutputType.INTEGER, new String[] {FENCE, FENCED_LOG},
-                Long.toString(token), Integer.toString(process), Long.toString(value + 1));
-        emit(accepted != null && accepted == 1L ? Type.OK : Type.FAIL, Operation.FENCED_WRITE, token, value + 1, "");
+                Long.toString(token), Integer.toString(process), Long.toString(value));
+        boolean ok = accepted != null && accepted == 1L;
+        emit(ok ? Type.OK : Type.FAIL, Operation.FENCED_WRITE, token, value, ok ? "" : "rejected by the store: a higher token had written");
     }
 
     private void emit(Type type, Operation op, long token, long value, String note) {
