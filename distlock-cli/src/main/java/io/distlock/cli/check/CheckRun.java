@@ -107,9 +107,11 @@ final class CheckRun implements AutoCloseable {
     }
 
     private void inject(CheckWorkers running, FaultKind kind) throws Exception {
-        // Hit a holder mid-work: any hold for client faults (they outlast the lease), a slow one for
-        // server faults (so the holder is still working when the locks vanish).
-        int slot = running.awaitHolderInWork(kind.hitsClient() ? 0 : leaseMs / 5, 2000);
+        // Hit a holder mid-work: a slow one (so the holder is still between its read and its writes when
+        // the fault lands: a pause then freezes it inside its critical section, and server faults make its
+        // lock vanish under it); kills and partitions take any holder.
+        boolean anyHolder = kind == FaultKind.KILL || kind == FaultKind.PARTITION;
+        int slot = running.awaitHolderInWork(anyHolder ? 0 : leaseMs / 5, 2000);
         boolean holder = slot >= 0;
         if (!holder) {
             slot = random.nextInt(running.slots());
