@@ -24,7 +24,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = {"Measure distlock's Redis lock on your Redis: lock+unlock cycles/s and latency, next to the raw limit",
                 "(two trivial EVALs per cycle). Scenarios: u1 (1 thread, 1 name), u16 (16 threads, 16 names),",
-                "c16 (16 threads, 1 name), hold10k (hold many locks with the watchdog: script calls/s, CPU, memory).",
+                "c16 (16 threads, 1 name), hold10k (hold many locks with the watchdog: script calls/s, CPU, memory),",
+                "names300k (lock and unlock 300,000 distinct names: the client's heap growth afterwards).",
                 "With --redis, only keys under distlock: and bench names are written."})
 public final class BenchCommand implements Callable<Integer> {
     @Spec
@@ -33,7 +34,7 @@ public final class BenchCommand implements Callable<Integer> {
     @Mixin
     RedisOption redis = new RedisOption();
 
-    @Option(names = "--scenarios", split = ",", defaultValue = "u1,u16,c16", description = "Default: ${DEFAULT-VALUE}; add hold10k for the watchdog cost.")
+    @Option(names = "--scenarios", split = ",", defaultValue = "u1,u16,c16", description = "Default: ${DEFAULT-VALUE}; add hold10k for the watchdog cost, names300k for per-name memory.")
     List<String> scenarios;
 
     @Option(names = "--warmup", defaultValue = "2s", paramLabel = "DURATION", description = "Warm-up per run. Default: ${DEFAULT-VALUE}.")
@@ -57,16 +58,21 @@ public final class BenchCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--duration and --hold must be longer than 0s, --rounds and --hold-locks at least 1");
         }
         boolean holdScenario = false;
+        boolean namesScenario = false;
         List<Scenario> chosen = new ArrayList<>();
         for (String name : scenarios) {
             if (name.trim().equalsIgnoreCase("hold10k")) {
                 holdScenario = true;
                 continue;
             }
+            if (name.trim().equalsIgnoreCase("names300k")) {
+                namesScenario = true;
+                continue;
+            }
             try {
                 chosen.add(Scenario.fromId(name));
             } catch (IllegalArgumentException e) {
-                throw new ParameterException(spec.commandLine(), "--scenarios: " + e.getMessage() + ", hold10k");
+                throw new ParameterException(spec.commandLine(), "--scenarios: " + e.getMessage() + ", hold10k, names300k");
             }
         }
         RedisServer embedded = redis.uri().isEmpty() ? RedisServer.launch() : null;
@@ -85,6 +91,12 @@ public final class BenchCommand implements Callable<Integer> {
                 System.err.printf(Locale.ROOT, "hold10k: holding %d locks for %s ...%n", holdLocks, DurationConverter.format(hold));
                 HoldManyLocks.Result result = HoldManyLocks.run("distlock-redis", HoldManyLocks.distlock(uri), uri, holdLocks, hold);
                 System.out.println(HoldManyLocks.Result.header());
+                System.out.println(result.row());
+            }
+            if (namesScenario) {
+                System.err.println("names300k: locking and unlocking 300,000 distinct names ...");
+                ManyNames.Result result = ManyNames.run(uri, 300_000);
+                System.out.println(ManyNames.Result.header());
                 System.out.println(result.row());
             }
             return 0;
