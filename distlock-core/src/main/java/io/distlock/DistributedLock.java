@@ -116,9 +116,19 @@ public interface DistributedLock extends Lock {
     @Override
     void lockInterruptibly() throws InterruptedException;
 
-    /** Makes one attempt to acquire the lock; returns whether it is now held by the calling thread. */
+    /**
+     * Makes one attempt to acquire the lock; returns whether it is now held by the calling thread. An
+     * interrupt is re-asserted and counts as not acquired.
+     */
     @Override
-    boolean tryLock();
+    default boolean tryLock() {
+        try {
+            return tryLock(0, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
 
     /** Attempts to acquire the lock within the given time; returns whether it is held. */
     @Override

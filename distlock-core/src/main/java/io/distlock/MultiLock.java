@@ -156,10 +156,15 @@ public final class MultiLock implements DistributedLock {
 
     /** Closes leases in reverse order; the first failure is thrown after all were tried. */
     static void closeAll(List<Lease> leases) {
+        eachInReverse(leases, Lease::close);
+    }
+
+    /** Runs {@code action} on every item, last first; every item is tried, and the first failure is thrown afterwards. */
+    private static <T> void eachInReverse(List<T> items, java.util.function.Consumer<T> action) {
         RuntimeException first = null;
-        for (int i = leases.size() - 1; i >= 0; i--) {
+        for (int i = items.size() - 1; i >= 0; i--) {
             try {
-                leases.get(i).close();
+                action.accept(items.get(i));
             } catch (RuntimeException e) {
                 if (first == null) {
                     first = e;
@@ -236,16 +241,6 @@ public final class MultiLock implements DistributedLock {
     }
 
     @Override
-    public boolean tryLock() {
-        try {
-            return tryLock(0, TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
-    }
-
-    @Override
     public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
         if (unit == null) {
             throw new IllegalArgumentException("unit must not be null");
@@ -298,21 +293,7 @@ public final class MultiLock implements DistributedLock {
     }
 
     private static void unlockAll(List<DistributedLock> locked) {
-        RuntimeException first = null;
-        for (int i = locked.size() - 1; i >= 0; i--) {
-            try {
-                locked.get(i).unlock();
-            } catch (RuntimeException e) {
-                if (first == null) {
-                    first = e;
-                } else {
-                    first.addSuppressed(e);
-                }
-            }
-        }
-        if (first != null) {
-            throw first;
-        }
+        eachInReverse(locked, DistributedLock::unlock);
     }
 
     @Override

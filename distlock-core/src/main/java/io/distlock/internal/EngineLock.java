@@ -80,16 +80,6 @@ final class EngineLock implements DistributedLock {
     }
 
     @Override
-    public boolean tryLock() {
-        try {
-            return hold(0) != null;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
-    }
-
-    @Override
     public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
         if (unit == null) {
             throw new IllegalArgumentException("unit must not be null");

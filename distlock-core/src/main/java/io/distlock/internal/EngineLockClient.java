@@ -86,9 +86,8 @@ public final class EngineLockClient implements LockClient {
         this.session = new SessionState(held, acquisition -> losses.lose(acquisition, Reason.SESSION_LOST, session().lastLoss(), null));
         PollingAcquire pollingBackend = polling ? (PollingAcquire) backend : null;
         this.slots = new LockSlots(slot -> new ReleaseSignal(slot, pollingBackend, clock));
-        long poll = settings.fallbackPoll().toNanos();
-        this.acquirer = new LockAcquirer(this, polling ? new PollingGranter(this, pollingBackend, poll)
-                : new QueueGranter(this, (QueueingAcquire) backend, poll));
+        this.acquirer = new LockAcquirer(this, polling ? new PollingGranter(this, pollingBackend)
+                : new QueueGranter(this, (QueueingAcquire) backend));
         if (backend instanceof SessionEvents sessions) {
             sessions.addSessionListener(session);
         }
@@ -165,6 +164,10 @@ public final class EngineLockClient implements LockClient {
 
     EngineClock clock() {
         return clock;
+    }
+
+    long fallbackPollNanos() {
+        return settings.fallbackPoll().toNanos();
     }
 
     BackendCalls calls() {

@@ -43,7 +43,7 @@ final class LockAcquirer {
 
     /** Returns a new acquisition held by the calling thread, or null if the wait ran out. */
     @Nullable Acquisition acquire(LockSlot slot, LockOptions options, long waitNanos) throws InterruptedException {
-        long start = client.clock().nanoTime();
+        WaitDeadline deadline = WaitDeadline.start(client.clock(), waitNanos);
         if (waitNanos == FOREVER) {
             slot.gate.acquire();
         } else if (!slot.gate.tryAcquire(waitNanos, TimeUnit.NANOSECONDS)) {
@@ -52,8 +52,7 @@ final class LockAcquirer {
         boolean handedOver = false;
         try {
             client.checkOpen();
-            long left = waitNanos == FOREVER ? FOREVER : Math.max(0, waitNanos - (client.clock().nanoTime() - start));
-            Grant grant = granter.await(slot, options, left);
+            Grant grant = granter.await(slot, options, deadline.remainingWait());
             if (grant == null) {
                 return null;
             }

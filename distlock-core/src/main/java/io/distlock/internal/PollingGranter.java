@@ -31,17 +31,17 @@ final class PollingGranter implements Granter {
     private final LockBackend backend;
     private final long fallbackPollNanos;
 
-    PollingGranter(EngineLockClient client, PollingAcquire acquire, long fallbackPollNanos) {
+    PollingGranter(EngineLockClient client, PollingAcquire acquire) {
         this.client = client;
         this.acquire = acquire;
         this.backend = client.backend();
-        this.fallbackPollNanos = fallbackPollNanos;
+        this.fallbackPollNanos = client.fallbackPollNanos();
     }
 
     @Override
     public @Nullable Grant await(LockSlot slot, LockOptions options, long waitNanos) throws InterruptedException {
         EngineClock clock = client.clock();
-        long deadline = clock.nanoTime() + waitNanos;
+        WaitDeadline deadline = WaitDeadline.start(clock, waitNanos);
         String ownerId = client.ownerIds().next();
         boolean watching = false;
         try {
@@ -64,7 +64,7 @@ final class PollingGranter implements Granter {
                 if (result.granted()) {
                     return new Grant(ownerId, result.fencingToken(), sent, epoch);
                 }
-                long left = waitNanos == LockAcquirer.FOREVER ? Long.MAX_VALUE : deadline - clock.nanoTime();
+                long left = deadline.left();
                 if (left <= 0) {
                     return null;
                 }

@@ -25,16 +25,16 @@ final class QueueGranter implements Granter {
     private final QueueingAcquire queue;
     private final long fallbackPollNanos;
 
-    QueueGranter(EngineLockClient client, QueueingAcquire queue, long fallbackPollNanos) {
+    QueueGranter(EngineLockClient client, QueueingAcquire queue) {
         this.client = client;
         this.queue = queue;
-        this.fallbackPollNanos = fallbackPollNanos;
+        this.fallbackPollNanos = client.fallbackPollNanos();
     }
 
     @Override
     public @Nullable Grant await(LockSlot slot, LockOptions options, long waitNanos) throws InterruptedException {
         EngineClock clock = client.clock();
-        long deadline = clock.nanoTime() + waitNanos;
+        WaitDeadline deadline = WaitDeadline.start(clock, waitNanos);
         String ownerId = client.ownerIds().next();
         long epoch = client.session().epoch();
         CompletableFuture<QueueTicket> joining = queue.enqueue(slot.name, ownerId, options.leaseTime());
@@ -64,7 +64,7 @@ final class QueueGranter implements Granter {
                     granted = true;
                     return new Grant(ownerId, result.fencingToken(), sent, epoch);
                 }
-                long left = waitNanos == LockAcquirer.FOREVER ? Long.MAX_VALUE : deadline - clock.nanoTime();
+                long left = deadline.left();
                 if (left <= 0) {
                     return null;
                 }
