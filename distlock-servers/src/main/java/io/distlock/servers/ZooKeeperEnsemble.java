@@ -62,6 +62,16 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         return members.size();
     }
 
+    /** Returns the index (0-based) of the member serving clients on {@code clientPort}, or -1. */
+    public int memberOnPort(int clientPort) {
+        for (int i = 0; i < members.size(); i++) {
+            if (members.get(i).clientPort() == clientPort) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
     /** Returns whether member {@code index} (0-based) serves clients now, i.e. is part of a working quorum. */
     public boolean isServing(int index) {
         return members.get(index).isServing();
