@@ -202,21 +202,12 @@ final class RedisLockBackend implements LockBackend, PollingAcquire, BatchRenewa
 
     @Override
     public CompletableFuture<Boolean> isLocked(String name) {
-        return map(commands.get(keys.lockKey(name)).toCompletableFuture(), "isLocked", name, RedisLockBackend::isHeldValue);
+        return map(commands.get(keys.lockKey(name)).toCompletableFuture(), "isLocked", name, RedisKeys::isHeldValue);
     }
 
     @Override
     public CompletableFuture<ReleaseSubscription> watchReleases(String name, Runnable onMaybeFree) {
         return map(channels.watch(keys.releaseChannel(name), onMaybeFree), "subscribe", name, Function.identity());
-    }
-
-    /** Returns whether a raw lock key value ({@code <token>:<owner>}) names an owner. */
-    static boolean isHeldValue(String value) {
-        if (value == null) {
-            return false;
-        }
-        int sep = value.indexOf(':');
-        return sep >= 0 && sep < value.length() - 1;
     }
 
     private <R, T> CompletableFuture<T> map(CompletableFuture<R> reply, String operation, String name, Function<R, T> decode) {

@@ -42,9 +42,10 @@ import org.jspecify.annotations.Nullable;
  * }
  * }</pre>
  *
- * <p>Each lock is one key, {@code <prefix>{<name>}} (default prefix {@code distlock:}), whose value
- * is {@code <fencing token>:<owner id>} and whose PX expiry is the lease. Releases publish on
- * {@code <prefix>{<name>}:released}. An ACL user needs {@code ~<prefix>*}, {@code &<prefix>*} and the
+ * <p>Each lock is one key, {@code <prefix>{<name>}} (default prefix {@code distlock:}; a {@code '}'} in
+ * the name is stored as U+001A), whose value is {@code <fencing token>:<owner id>} and whose PX expiry
+ * is the lease. Releases publish on {@code <prefix>{<name>}:released}. {@link RedisKeys} spells the
+ * layout out for tools. An ACL user needs {@code ~<prefix>*}, {@code &<prefix>*} and the
  * commands EVALSHA, EVAL, GET, SUBSCRIBE, UNSUBSCRIBE (on a Cluster SSUBSCRIBE, SUNSUBSCRIBE and CLUSTER
  * for topology discovery; with {@code minReplicas}, WAIT). See docs/guarantees.md for what holds under
  * pauses, crashes, restarts and failover.
@@ -84,6 +85,11 @@ public final class RedisLockClient extends ForwardingLockClient {
     /** Returns the key prefix this client's locks live under. */
     public String keyPrefix() {
         return keyPrefix;
+    }
+
+    /** Returns where this client's locks live in Redis: their keys and release channels. */
+    public RedisKeys keys() {
+        return RedisKeys.withPrefix(keyPrefix);
     }
 
     @Override
@@ -248,7 +254,7 @@ public final class RedisLockClient extends ForwardingLockClient {
             try {
                 connection = connectWithHandshakeRetry(client);
                 StatefulRedisPubSubConnection<String, String> pubSub = client.connectPubSub(StringCodec.UTF8);
-                return new RedisLockBackend(RedisTransport.standalone(client, resources, connection, pubSub), new RedisKeys(keyPrefix),
+                return new RedisLockBackend(RedisTransport.standalone(client, resources, connection, pubSub), RedisKeys.withPrefix(keyPrefix),
                         server, operationTimeout(), new ReplicaAcks(minReplicas, replicaAckTimeout));
             } catch (RuntimeException e) {
                 if (connection != null) {
@@ -279,7 +285,7 @@ public final class RedisLockClient extends ForwardingLockClient {
             try {
                 connection = client.connect(StringCodec.UTF8);
                 StatefulRedisClusterPubSubConnection<String, String> pubSub = client.connectPubSub(StringCodec.UTF8);
-                return new RedisLockBackend(RedisTransport.cluster(client, resources, connection, pubSub), new RedisKeys(keyPrefix),
+                return new RedisLockBackend(RedisTransport.cluster(client, resources, connection, pubSub), RedisKeys.withPrefix(keyPrefix),
                         "cluster:" + server, operationTimeout(), ReplicaAcks.NONE);
             } catch (RuntimeException e) {
                 if (connection != null) {

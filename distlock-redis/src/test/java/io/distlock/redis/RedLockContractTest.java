@@ -56,8 +56,8 @@ class RedLockContractTest extends LockContract {
 
     @Override
     protected boolean lockedInBackend(String name) {
-        long holding = nodes.stream().filter(node -> RedisLockBackend.isHeldValue(
-                (String) Resp.call(node.port(), "GET", RedisLockClient.DEFAULT_KEY_PREFIX + "{" + name + "}"))).count();
+        long holding = nodes.stream().filter(node -> RedisKeys.isHeldValue(
+                (String) Resp.call(node.port(), "GET", RedisKeys.defaults().lockKey(name)))).count();
         return holding >= 2;
     }
 }

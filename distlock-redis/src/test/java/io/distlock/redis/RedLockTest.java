@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 
 /** RedLock over five independent redis-server processes. */
 class RedLockTest {
-    private static final String KEY = RedisLockClient.DEFAULT_KEY_PREFIX + "{orders}";
+    private static final String KEY = RedisKeys.defaults().lockKey("orders");
     private final List<RedisServer> nodes = new ArrayList<>();
 
     @BeforeEach
@@ -61,7 +61,7 @@ class RedLockTest {
 
     private long nodesHolding() {
         return nodes.stream().filter(RedisServer::isRunning)
-                .filter(node -> RedisLockBackend.isHeldValue((String) Resp.call(node.port(), "GET", KEY))).count();
+                .filter(node -> RedisKeys.isHeldValue((String) Resp.call(node.port(), "GET", KEY))).count();
     }
 
     @Test
@@ -138,7 +138,7 @@ class RedLockTest {
             // three that the release then takes away: only two nodes would really hold the lock.
             AcquireResult second = redLock.tryAcquire("orders", "me", Duration.ofSeconds(5)).get();
             io.distlock.testkit.Await.until(Duration.ofSeconds(5), "node 2 ran the first attempt's late release",
-                    () -> !RedisLockBackend.isHeldValue((String) Resp.call(nodes.get(2).port(), "GET", KEY)));
+                    () -> !RedisKeys.isHeldValue((String) Resp.call(nodes.get(2).port(), "GET", KEY)));
 
             assertThat(second.granted()).as("no majority really holds it, so it must not be granted").isFalse();
             assertThat(nodesHolding()).as("only the other owner's two nodes hold the lock").isEqualTo(2);

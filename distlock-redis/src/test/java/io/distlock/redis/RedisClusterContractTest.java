@@ -52,7 +52,7 @@ class RedisClusterContractTest extends LeaseLockContract {
 
     @Override
     protected boolean lockedInBackend(String name) {
-        String key = RedisLockClient.DEFAULT_KEY_PREFIX + "{" + name + "}";
-        return RedisLockBackend.isHeldValue((String) Resp.call(cluster.masterOf(key).port(), "GET", key));
+        String key = RedisKeys.defaults().lockKey(name);
+        return RedisKeys.isHeldValue((String) Resp.call(cluster.masterOf(key).port(), "GET", key));
     }
 }

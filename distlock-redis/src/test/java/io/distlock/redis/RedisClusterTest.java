@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 
 /** Cluster specifics: sharded wake-ups and a shard's failover. */
 class RedisClusterTest {
-    private static final String KEY = RedisLockClient.DEFAULT_KEY_PREFIX + "{orders}";
-    private static final String CHANNEL = KEY + ":released";
+    private static final String KEY = RedisKeys.defaults().lockKey("orders");
+    private static final String CHANNEL = RedisKeys.defaults().releaseChannel("orders");
 
     private static LockClient client(RedisClusterGroup cluster) {
         return RedisLockClient.builder().uri(cluster.seedUri()).cluster(true).leaseTime(Duration.ofSeconds(10))
@@ -58,6 +58,16 @@ class RedisClusterTest {
                 assertThat(calls(node, "publish")).as("no classic PUBLISH broadcast on %s", node).isZero();
             }
             second.close();
+        }
+    }
+
+    @Test
+    void namesWithBracesUnicodeOrTheLongestLengthSupportEveryOperation() throws Exception {
+        try (RedisClusterGroup cluster = RedisClusterGroup.launch(); LockClient holder = client(cluster)) {
+            for (String name : LockNameScenario.NAMES) {
+                LockNameScenario.run(name, holder, () -> RedisLockClient.builder().uri(cluster.seedUri()).cluster(true)
+                        .fallbackPoll(Duration.ofMinutes(5)).build(), LockNameScenario.cluster(cluster));
+            }
         }
     }
 

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
  */
 class RedisFailoverTest {
     private static final Duration LEASE = Duration.ofSeconds(10);
-    private static final String KEY = RedisLockClient.DEFAULT_KEY_PREFIX + "{orders}";
+    private static final String KEY = RedisKeys.defaults().lockKey("orders");
 
     private static RedisLockClient client(String uri, int minReplicas) {
         return RedisLockClient.builder().uri(uri).leaseTime(LEASE).minReplicas(minReplicas)
@@ -42,7 +42,7 @@ class RedisFailoverTest {
             old.kill();
             RedisServer promoted = group.awaitFailover(old, Duration.ofSeconds(30));
 
-            assertThat(RedisLockBackend.isHeldValue((String) Resp.call(promoted.port(), "GET", KEY)))
+            assertThat(RedisKeys.isHeldValue((String) Resp.call(promoted.port(), "GET", KEY)))
                     .as("the promoted replica has the acknowledged lock").isTrue();
             long before = pttl(promoted);
             Await.until(Duration.ofSeconds(20), "the holder renews its lease on the promoted master", () -> pttl(promoted) > before);
@@ -86,7 +86,7 @@ class RedisFailoverTest {
                     .hasMessageContaining("acknowledged by 0 replica(s)")
                     .hasMessageContaining("minReplicas")
                     .hasMessageContaining("rolled back");
-            assertThat(RedisLockBackend.isHeldValue((String) Resp.call(group.master().port(), "GET", KEY)))
+            assertThat(RedisKeys.isHeldValue((String) Resp.call(group.master().port(), "GET", KEY)))
                     .as("nothing is left held on the master").isFalse();
 
             group.replicationLink(0).heal();

@@ -52,6 +52,8 @@ class RedisLockClientTest {
     void aLockIsOneKeyUnderThePrefixWithAHashTagHoldingTokenAndOwner() throws Exception {
         try (RedisLockClient client = RedisLockClient.builder().uri(redis.server().uri()).keyPrefix("shop:").build()) {
             DistributedLock lock = client.getLock("orders:42", LockOptions.builder().leaseTime(Duration.ofSeconds(20)).build());
+            assertThat(client.keys().lockKey("orders:42")).isEqualTo("shop:{orders:42}");
+            assertThat(client.keys().releaseChannel("orders:42")).isEqualTo("shop:{orders:42}:released");
             long token;
             try (Lease lease = lock.acquire()) {
                 token = lease.fencingToken();
@@ -62,6 +64,17 @@ class RedisLockClientTest {
             assertThat(raw().get("shop:{orders:42}")).as("the released key keeps only the last token").isEqualTo(token + ":");
             assertThat(raw().pttl("shop:{orders:42}")).as("and expires, so no key stays per name forever")
                     .isBetween(1L, RedisLockBackend.TOKEN_MEMORY.toMillis());
+        }
+    }
+
+    @Test
+    void namesWithBracesUnicodeOrTheLongestLengthSupportEveryOperation() throws Exception {
+        String uri = redis.server().uri();
+        try (LockClient holder = RedisLockClient.create(uri)) {
+            for (String name : LockNameScenario.NAMES) {
+                LockNameScenario.run(name, holder, () -> RedisLockClient.builder().uri(uri).fallbackPoll(Duration.ofMinutes(5)).build(),
+                        LockNameScenario.standalone(redis.server().port()));
+            }
         }
     }
 
@@ -94,7 +107,7 @@ class RedisLockClientTest {
                     () -> System.nanoTime() - start > leaseTime.multipliedBy(3).toNanos());
             long renewalCommands = scriptCalls() - before;
             for (int i = 0; i < locks; i++) {
-                assertThat(RedisLockBackend.isHeldValue(raw().get("distlock:{batch-" + i + "}"))).as("lock %d still held", i).isTrue();
+                assertThat(RedisKeys.isHeldValue(raw().get(RedisKeys.defaults().lockKey("batch-" + i)))).as("lock %d still held", i).isTrue();
                 assertThat(leases.get(i).isValid()).isTrue();
             }
             // one command per lock per interval would be about 9 x 300 = 2700; batches of up to 200 need a few dozen
@@ -116,12 +129,12 @@ class RedisLockClientTest {
 
     @Test
     void aKeyOfAnotherTypeIsReportedAndLeftAlone() throws Exception {
-        raw().hset("distlock:{foreign}", "field", "value");
+        raw().hset(RedisKeys.defaults().lockKey("foreign"), "field", "value");
         try (RedisLockClient client = RedisLockClient.create(redis.server().uri())) {
             assertThatThrownBy(() -> client.getLock("foreign").acquire(Duration.ofSeconds(1)))
                     .isInstanceOf(LockException.class).hasMessageContaining("foreign").hasMessageContaining("WRONGTYPE");
         }
-        assertThat(raw().hget("distlock:{foreign}", "field")).isEqualTo("value");
+        assertThat(raw().hget(RedisKeys.defaults().lockKey("foreign"), "field")).isEqualTo("value");
     }
 
     @Test

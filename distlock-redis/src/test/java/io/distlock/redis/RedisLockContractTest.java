@@ -33,7 +33,7 @@ class RedisLockContractTest extends LeaseLockContract {
     protected boolean lockedInBackend(String name) {
         RedisClient raw = RedisClient.create(target());
         try (StatefulRedisConnection<String, String> connection = raw.connect()) {
-            return RedisLockBackend.isHeldValue(connection.sync().get(RedisLockClient.DEFAULT_KEY_PREFIX + "{" + name + "}"));
+            return RedisKeys.isHeldValue(connection.sync().get(RedisKeys.defaults().lockKey(name)));
         } finally {
             raw.shutdown();
         }

@@ -46,7 +46,7 @@ class RedisSentinelContractTest extends LeaseLockContract {
 
     @Override
     protected boolean lockedInBackend(String name) {
-        Object value = Resp.call(group.servers().get(0).port(), "GET", RedisLockClient.DEFAULT_KEY_PREFIX + "{" + name + "}");
-        return RedisLockBackend.isHeldValue((String) value);
+        Object value = Resp.call(group.servers().get(0).port(), "GET", RedisKeys.defaults().lockKey(name));
+        return RedisKeys.isHeldValue((String) value);
     }
 }
