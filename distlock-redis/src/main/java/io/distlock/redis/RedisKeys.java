@@ -75,15 +75,18 @@ public final class RedisKeys {
 
     /**
      * Returns whether a raw value of a lock key names a current holder. A held lock's value is
-     * {@code <token>:<owner id>}; a released lock keeps a tombstone {@code <token>:} for a while, which
-     * remembers the last fencing token and means free.
+     * {@code <token>:<owner id>}. A freed lock keeps a tombstone for a while, which remembers the last
+     * fencing token and how the lock was freed: {@code <token>::released:<owner id>} after its owner
+     * released it, {@code <token>::forced:<request id>:<owner id>} after a force-unlock ended that
+     * owner's hold, or (written by earlier versions) {@code <token>:}. A value whose part after the first
+     * {@code ':'} is empty or starts with {@code ':'} is a tombstone: the lock is free.
      */
     public static boolean isHeldValue(@Nullable String value) {
         if (value == null) {
             return false;
         }
         int sep = value.indexOf(':');
-        return sep >= 0 && sep < value.length() - 1;
+        return sep >= 0 && sep < value.length() - 1 && value.charAt(sep + 1) != ':';
     }
 
     @Override

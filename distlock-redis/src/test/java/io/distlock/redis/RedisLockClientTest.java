@@ -8,17 +8,26 @@ import io.distlock.DistributedLock;
 import io.distlock.Lease;
 import io.distlock.LockClient;
 import io.distlock.LockException;
+import io.distlock.LeaseLostException;
+import io.distlock.LeaseLostException.Reason;
 import io.distlock.LockOptions;
 import io.distlock.testkit.Await;
 import io.distlock.testkit.FreePorts;
 import io.distlock.testkit.RedisServer;
 import io.distlock.testkit.RedisServerExtension;
+import io.distlock.testkit.TcpProxy;
+import io.lettuce.core.SetArgs;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -55,13 +64,16 @@ class RedisLockClientTest {
             assertThat(client.keys().lockKey("orders:42")).isEqualTo("shop:{orders:42}");
             assertThat(client.keys().releaseChannel("orders:42")).isEqualTo("shop:{orders:42}:released");
             long token;
+            String owner;
             try (Lease lease = lock.acquire()) {
                 token = lease.fencingToken();
                 String value = raw().get("shop:{orders:42}");
                 assertThat(value).startsWith(token + ":").hasSizeGreaterThan((token + ":").length());
+                owner = value.substring((token + ":").length());
                 assertThat(raw().pttl("shop:{orders:42}")).isBetween(1L, 20_000L);
             }
-            assertThat(raw().get("shop:{orders:42}")).as("the released key keeps only the last token").isEqualTo(token + ":");
+            assertThat(raw().get("shop:{orders:42}")).as("the released key keeps the last token and who released it")
+                    .isEqualTo(token + "::released:" + owner);
             assertThat(raw().pttl("shop:{orders:42}")).as("and expires, so no key stays per name forever")
                     .isBetween(1L, RedisLockBackend.TOKEN_MEMORY.toMillis());
         }
@@ -75,6 +87,100 @@ class RedisLockClientTest {
                 LockNameScenario.run(name, holder, () -> RedisLockClient.builder().uri(uri).fallbackPoll(Duration.ofMinutes(5)).build(),
                         LockNameScenario.standalone(redis.server().port()));
             }
+        }
+    }
+
+    /**
+     * Once {@code ran} holds (the request ran on the server while the proxy discards replies), cuts the
+     * client's connections and lets it reconnect: Lettuce sends the unanswered request again.
+     */
+    private static CompletableFuture<Void> loseTheReplyAndReconnect(TcpProxy proxy, BooleanSupplier ran) {
+        proxy.discardReplies(true);
+        return CompletableFuture.runAsync(() -> {
+            Await.until(Duration.ofSeconds(10), "the request ran on the server", ran);
+            proxy.cut();
+            proxy.discardReplies(false);
+            proxy.heal();
+        });
+    }
+
+    private static RedisLockClient through(TcpProxy proxy) {
+        return RedisLockClient.builder().uri("redis://127.0.0.1:" + proxy.port()).operationTimeout(Duration.ofSeconds(10)).build();
+    }
+
+    @Test
+    void aReleaseWhoseReplyWasLostAndThatIsReplayedAfterAReconnectStillSucceeds() throws Exception {
+        try (TcpProxy proxy = TcpProxy.to(redis.server().port()); RedisLockClient client = through(proxy)) {
+            DistributedLock lock = client.getLock("replayed-release");
+            String key = client.keys().lockKey("replayed-release");
+            lock.lock();
+
+            CompletableFuture<Void> reconnected = loseTheReplyAndReconnect(proxy, () -> !RedisKeys.isHeldValue(raw().get(key)));
+            lock.unlock(); // the replay finds the lock released by this owner: no LeaseLostException
+
+            reconnected.get(10, TimeUnit.SECONDS);
+            assertThat(lock.isLocked()).isFalse();
+        }
+    }
+
+    @Test
+    void aForceUnlockWhoseReplyWasLostAndThatIsReplayedAfterAReconnectStillAnswersTrue() throws Exception {
+        try (TcpProxy proxy = TcpProxy.to(redis.server().port()); RedisLockClient admin = through(proxy);
+                RedisLockClient holder = RedisLockClient.create(redis.server().uri())) {
+            String key = holder.keys().lockKey("replayed-force");
+            Lease lease = holder.getLock("replayed-force").acquire(Duration.ofSeconds(5));
+
+            CompletableFuture<Void> reconnected = loseTheReplyAndReconnect(proxy, () -> !RedisKeys.isHeldValue(raw().get(key)));
+            assertThat(admin.getLock("replayed-force").forceUnlock()).as("the replay finds this request's own tombstone").isTrue();
+
+            reconnected.get(10, TimeUnit.SECONDS);
+            assertThat(admin.getLock("replayed-force").forceUnlock()).as("a new request finds the lock free").isFalse();
+            lease.close();
+        }
+    }
+
+    @Test
+    void aRenewalTellsATakeoverFromAForceUnlockFromALostKey() throws Exception {
+        try (RedisLockClient client = RedisLockClient.builder().uri(redis.server().uri()).leaseTime(Duration.ofMillis(900)).build();
+                RedisLockClient admin = RedisLockClient.create(redis.server().uri())) {
+            Map<String, CompletableFuture<LeaseLostException>> lost = new LinkedHashMap<>();
+            for (String name : List.of("renew-taken", "renew-forced", "renew-deleted")) {
+                Lease lease = client.getLock(name).acquire(Duration.ofSeconds(5));
+                CompletableFuture<LeaseLostException> loss = new CompletableFuture<>();
+                lease.onLost(loss::complete);
+                lost.put(name, loss);
+            }
+
+            raw().set(client.keys().lockKey("renew-taken"), "1:someone-else", SetArgs.Builder.px(60_000));
+            assertThat(admin.getLock("renew-forced").forceUnlock()).isTrue();
+            raw().del(client.keys().lockKey("renew-deleted"));
+
+            assertThat(lost.get("renew-taken").get(10, TimeUnit.SECONDS).reason()).isEqualTo(Reason.TAKEN_OVER);
+            assertThat(lost.get("renew-forced").get(10, TimeUnit.SECONDS).reason()).isEqualTo(Reason.FORCE_UNLOCKED);
+            assertThat(lost.get("renew-deleted").get(10, TimeUnit.SECONDS).reason()).isEqualTo(Reason.SERVER_LOST_LOCK);
+            assertThat(raw().get(client.keys().lockKey("renew-taken"))).as("another owner's lock is left alone").isEqualTo("1:someone-else");
+        }
+    }
+
+    @Test
+    void aReleaseTellsATakeoverFromAForceUnlockFromALostKey() throws Exception {
+        LockOptions unrenewed = LockOptions.builder().leaseTime(Duration.ofSeconds(60)).autoRenew(false).build();
+        try (RedisLockClient client = RedisLockClient.create(redis.server().uri()); RedisLockClient admin = RedisLockClient.create(redis.server().uri())) {
+            DistributedLock taken = client.getLock("release-taken", unrenewed);
+            DistributedLock forced = client.getLock("release-forced", unrenewed);
+            DistributedLock deleted = client.getLock("release-deleted", unrenewed);
+            taken.lock();
+            forced.lock();
+            deleted.lock();
+
+            raw().set(client.keys().lockKey("release-taken"), "1:someone-else", SetArgs.Builder.px(60_000));
+            assertThat(admin.getLock("release-forced").forceUnlock()).isTrue();
+            raw().del(client.keys().lockKey("release-deleted"));
+
+            assertThatThrownBy(taken::unlock).isInstanceOfSatisfying(LeaseLostException.class, e -> assertThat(e.reason()).isEqualTo(Reason.TAKEN_OVER));
+            assertThatThrownBy(forced::unlock).isInstanceOfSatisfying(LeaseLostException.class, e -> assertThat(e.reason()).isEqualTo(Reason.FORCE_UNLOCKED));
+            assertThatThrownBy(deleted::unlock).isInstanceOfSatisfying(LeaseLostException.class, e -> assertThat(e.reason()).isEqualTo(Reason.SERVER_LOST_LOCK));
+            assertThat(raw().get(client.keys().lockKey("release-taken"))).as("another owner's lock is left alone").isEqualTo("1:someone-else");
         }
     }
 
