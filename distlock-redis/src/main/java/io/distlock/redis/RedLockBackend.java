@@ -28,9 +28,10 @@ final class RedLockBackend implements LockBackend, PollingAcquire {
     /*
      * Acquire: ask every node at once, each answer bounded by nodeTimeout. A majority of grants with
      * validity left wins; the fencing token is the largest token of the granting nodes. Otherwise
-     * release on every node, also those that have not answered (their late grant is released when it
-     * arrives), and report busy with a random backoff so that competing clients do not split the vote
-     * again in lockstep. Fewer than a majority of answers is an outage, not "busy".
+     * release on every node that did not refuse, also those that have not answered or failed (the
+     * release runs after their late grant), and report busy with a random backoff so that competing
+     * clients do not split the vote again in lockstep. Fewer than a majority of answers is an outage,
+     * not "busy".
      *
      * Renew: every node; success when a majority renews within the validity. Release: every node.
      *
@@ -152,16 +153,20 @@ final class RedLockBackend implements LockBackend, PollingAcquire {
         return ThreadLocalRandom.current().nextLong(5, 60);
     }
 
-    /** Releases on every node now, and on any node whose grant arrives later. */
+    /**
+     * Releases the attempt on every node that may have granted it: those that granted, and those whose
+     * answer is late or failed (a request that timed out in Lettuce may still run when a paused node
+     * resumes). Only a node that answered "busy" is skipped. The release travels on the node's one
+     * connection behind the acquire, so it runs after it however late that is; the attempt's owner id is
+     * unique, so compare-and-release never touches anyone else's grant.
+     */
     private void releaseEverywhere(String name, String ownerId, List<CompletableFuture<AcquireResult>> raw) {
         for (int i = 0; i < nodes.size(); i++) {
-            RedisLockBackend node = nodes.get(i);
             CompletableFuture<AcquireResult> request = raw.get(i);
-            request.whenComplete((result, error) -> {
-                if (error == null && result != null && result.granted()) {
-                    node.release(name, ownerId).exceptionally(ignored -> null);
-                }
-            });
+            boolean refused = request.isDone() && !request.isCompletedExceptionally() && !request.join().granted();
+            if (!refused) {
+                nodes.get(i).release(name, ownerId).exceptionally(ignored -> null);
+            }
         }
     }
 
