@@ -66,10 +66,6 @@ final class RedLockBackend implements LockBackend, PollingAcquire {
         return operationTimeout;
     }
 
-    int quorum() {
-        return quorum;
-    }
-
     /** One node's answer: the value, or the failure (timeout, connection, error reply). */
     private record Answer<T>(@Nullable T value, @Nullable Throwable error) {}
 
