@@ -1,6 +1,7 @@
 package io.distlock.redis;
 
 import io.distlock.BackendUnavailableException;
+import io.distlock.LockOptions;
 import io.distlock.spi.AcquireResult;
 import io.distlock.spi.ClockDrift;
 import io.distlock.spi.LockBackend;
@@ -42,18 +43,36 @@ final class RedLockBackend implements LockBackend, PollingAcquire {
      */
     private final ConcurrentHashMap<String, String> heldAs = new ConcurrentHashMap<>();
     private final AtomicLong attempts = new AtomicLong();
-    private final List<RedisLockBackend> nodes;
+    private final List<RedLockNode> nodes;
     private final int quorum;
+    private final Duration nodeTimeout;
     private final long nodeTimeoutNanos;
     private final Duration operationTimeout;
     private final String description;
 
-    RedLockBackend(List<RedisLockBackend> nodes, Duration nodeTimeout, Duration operationTimeout) {
+    RedLockBackend(List<RedLockNode> nodes, Duration nodeTimeout, Duration operationTimeout) {
         this.nodes = List.copyOf(nodes);
-        this.quorum = nodes.size() / 2 + 1;
+        this.quorum = quorum(nodes.size());
+        this.nodeTimeout = nodeTimeout;
         this.nodeTimeoutNanos = nodeTimeout.toNanos();
         this.operationTimeout = operationTimeout;
-        this.description = nodes.stream().map(RedisLockBackend::describe).collect(Collectors.joining(",", "redlock(", ")"));
+        this.description = nodes.stream().map(RedLockNode::describe).collect(Collectors.joining(",", "redlock(", ")"));
+    }
+
+    /**
+     * Throws unless {@code nodeTimeout} is at most a tenth of {@code leaseTime}: the time spent asking the
+     * nodes is taken from the lease's validity.
+     */
+    static void checkNodeTimeout(Duration nodeTimeout, Duration leaseTime) {
+        if (nodeTimeout.multipliedBy(10).compareTo(leaseTime) > 0) {
+            throw new IllegalArgumentException("nodeTimeout (" + nodeTimeout + ") must be at most a tenth of the lease time (" + leaseTime
+                    + "): the time spent asking the nodes is taken from the lease");
+        }
+    }
+
+    /** Returns how many of {@code nodes} make a majority. */
+    static int quorum(int nodes) {
+        return nodes / 2 + 1;
     }
 
     @Override
@@ -73,13 +92,8 @@ final class RedLockBackend implements LockBackend, PollingAcquire {
     private <T> CompletableFuture<List<Answer<T>>> askAll(Function<RedisLockBackend, CompletableFuture<T>> call,
             List<CompletableFuture<T>> raw) {
         List<CompletableFuture<Answer<T>>> answers = new ArrayList<>(nodes.size());
-        for (RedisLockBackend node : nodes) {
-            CompletableFuture<T> request;
-            try {
-                request = call.apply(node);
-            } catch (RuntimeException e) {
-                request = CompletableFuture.failedFuture(e);
-            }
+        for (RedLockNode node : nodes) {
+            CompletableFuture<T> request = node.call(call);
             raw.add(request);
             answers.add(request.copy().orTimeout(nodeTimeoutNanos, TimeUnit.NANOSECONDS)
                     .handle((value, error) -> new Answer<>(value, error)));
@@ -161,7 +175,7 @@ final class RedLockBackend implements LockBackend, PollingAcquire {
             CompletableFuture<AcquireResult> request = raw.get(i);
             boolean refused = request.isDone() && !request.isCompletedExceptionally() && !request.join().granted();
             if (!refused) {
-                nodes.get(i).release(name, ownerId).exceptionally(ignored -> null);
+                nodes.get(i).call(node -> node.release(name, ownerId)).exceptionally(ignored -> null);
             }
         }
     }
@@ -281,8 +295,8 @@ final class RedLockBackend implements LockBackend, PollingAcquire {
     @Override
     public CompletableFuture<ReleaseSubscription> watchReleases(String name, Runnable onMaybeFree) {
         List<CompletableFuture<ReleaseSubscription>> subscriptions = new ArrayList<>();
-        for (RedisLockBackend node : nodes) {
-            subscriptions.add(node.watchReleases(name, onMaybeFree).exceptionally(error -> null));
+        for (RedLockNode node : nodes) {
+            subscriptions.add(node.call(backend -> backend.watchReleases(name, onMaybeFree)).exceptionally(error -> null));
         }
         return CompletableFuture.allOf(subscriptions.toArray(new CompletableFuture<?>[0])).thenApply(ignored -> {
             List<ReleaseSubscription> live = subscriptions.stream().map(CompletableFuture::join).filter(s -> s != null).toList();
@@ -295,6 +309,6 @@ final class RedLockBackend implements LockBackend, PollingAcquire {
 
     @Override
     public void close() {
-        nodes.forEach(RedisLockBackend::close);
+        nodes.forEach(RedLockNode::close);
     }
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.distlock.BackendUnavailableException;
 import io.distlock.Lease;
 import io.distlock.LockClient;
+import io.distlock.LockOptions;
 import io.distlock.spi.AcquireResult;
 import io.distlock.testkit.Await;
 import io.distlock.testkit.RedisServer;
@@ -54,6 +55,11 @@ class RedLockTest {
             backends.forEach(RedisLockBackend::close);
             proxies.forEach(TcpProxy::close);
         }
+    }
+
+    /** Wraps backends that are already connected as RedLock nodes. */
+    private static List<RedLockNode> connected(List<RedisLockBackend> backends) {
+        return backends.stream().map(RedLockNode::connected).toList();
     }
 
     private LockClient client() {
@@ -113,7 +119,7 @@ class RedLockTest {
         try (ProxiedNodes proxied = new ProxiedNodes()) {
             List<TcpProxy> proxies = proxied.proxies;
             List<RedisLockBackend> backends = proxied.backends;
-            RedLockBackend redLock = new RedLockBackend(backends, Duration.ofSeconds(2), Duration.ofSeconds(3));
+            RedLockBackend redLock = new RedLockBackend(connected(backends), Duration.ofSeconds(2), Duration.ofSeconds(3));
             proxies.forEach(proxy -> proxy.delay(Duration.ofMillis(150)));
 
             AcquireResult result = redLock.tryAcquire("orders", "owner-1", Duration.ofMillis(100)).get();
@@ -131,7 +137,7 @@ class RedLockTest {
         try (ProxiedNodes proxied = new ProxiedNodes()) {
             List<TcpProxy> proxies = proxied.proxies;
             List<RedisLockBackend> backends = proxied.backends;
-            RedLockBackend redLock = new RedLockBackend(backends, Duration.ofMillis(250), Duration.ofSeconds(3));
+            RedLockBackend redLock = new RedLockBackend(connected(backends), Duration.ofMillis(250), Duration.ofSeconds(3));
             // nodes 3 and 4 are held by someone else; node 2 answers late
             backends.get(3).tryAcquire("orders", "other", Duration.ofSeconds(10)).get();
             backends.get(4).tryAcquire("orders", "other", Duration.ofSeconds(10)).get();
@@ -173,7 +179,7 @@ class RedLockTest {
         for (RedisServer node : nodes) {
             backends.add(RedisLockClient.builder().uri(node.uri()).operationTimeout(Duration.ofMillis(300)).openBackend());
         }
-        RedLockBackend redLock = new RedLockBackend(backends, Duration.ofMillis(100), Duration.ofSeconds(1));
+        RedLockBackend redLock = new RedLockBackend(connected(backends), Duration.ofMillis(100), Duration.ofSeconds(1));
         try {
             // load the scripts on node 2 (a request that times out never falls back from EVALSHA to EVAL)
             backends.get(2).tryAcquire("warm-up", "warm-up", Duration.ofSeconds(1)).get();
@@ -209,8 +215,33 @@ class RedLockTest {
                 .leaseTime(Duration.ofMillis(300)).nodeTimeout(Duration.ofMillis(50)).build())
                 .hasMessageContaining("nodeTimeout (PT0.05S) must be at most a tenth of the lease time (PT0.3S)");
         nodes.get(2).kill();
+        nodes.get(3).kill();
+        nodes.get(4).kill();
         assertThatThrownBy(() -> RedLockClient.builder().uris(nodes.stream().map(RedisServer::uri).toList())
                 .connectTimeout(Duration.ofMillis(500)).build())
-                .isInstanceOf(BackendUnavailableException.class).hasMessageContaining(nodes.get(2).uri().replace("redis://", ""));
+                .isInstanceOf(BackendUnavailableException.class)
+                .hasMessageContaining("needs a majority of 3 of its 5 nodes to start")
+                .hasMessageContaining(nodes.get(2).uri().replace("redis://", ""));
+    }
+
+    @Test
+    void theClientStartsWithAMajorityOfNodesAndTheOthersJoinWhenTheyComeUp() throws Exception {
+        nodes.get(1).kill();
+        nodes.get(3).kill();
+        try (LockClient client = client()) {
+            try (Lease lease = client.getLock("orders").acquire(Duration.ofSeconds(5))) {
+                assertThat(nodesHolding()).as("held on the three nodes that are up").isEqualTo(3);
+            }
+
+            nodes.get(1).start();
+            nodes.get(3).start();
+
+            Await.succeeds(Duration.ofSeconds(30), "the two nodes joined: a lock is held on all five", () -> {
+                try (Lease lease = client.getLock("orders").acquire(Duration.ofSeconds(5))) {
+                    assertThat(nodesHolding()).isEqualTo(5);
+                }
+                return null;
+            });
+        }
     }
 }
