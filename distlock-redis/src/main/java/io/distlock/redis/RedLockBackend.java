@@ -59,6 +59,12 @@ final class RedLockBackend implements LockBackend, PollingAcquire {
         this.description = nodes.stream().map(RedLockNode::describe).collect(Collectors.joining(",", "redlock(", ")"));
     }
 
+    /** Refuses options whose lease is shorter than ten node timeouts, for every lock, not only the default options. */
+    @Override
+    public void checkOptions(LockOptions options) {
+        checkNodeTimeout(nodeTimeout, options.leaseTime());
+    }
+
     /**
      * Throws unless {@code nodeTimeout} is at most a tenth of {@code leaseTime}: the time spent asking the
      * nodes is taken from the lease's validity.

@@ -225,6 +225,17 @@ class RedLockTest {
     }
 
     @Test
+    void aLeaseShorterThanTenNodeTimeoutsIsRefusedForEveryLockNotOnlyTheDefault() {
+        try (LockClient client = client()) {
+            LockOptions tooShort = LockOptions.builder().leaseTime(Duration.ofMillis(300)).build();
+            assertThatThrownBy(() -> client.getLock("orders", tooShort))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("nodeTimeout (PT0.05S) must be at most a tenth of the lease time (PT0.3S)");
+            assertThat(client.getLock("orders", LockOptions.builder().leaseTime(Duration.ofMillis(500)).build())).isNotNull();
+        }
+    }
+
+    @Test
     void theClientStartsWithAMajorityOfNodesAndTheOthersJoinWhenTheyComeUp() throws Exception {
         nodes.get(1).kill();
         nodes.get(3).kill();
