@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.distlock.Lease;
 import io.distlock.LockClient;
+import io.distlock.LockOptions;
 import io.distlock.testkit.Await;
 import io.distlock.testkit.RedisClusterGroup;
 import io.distlock.testkit.RedisServer;
@@ -75,20 +76,9 @@ class RedisClusterTest {
     void locksKeepWorkingWhenTheMasterOfTheirShardFailsOver() throws Exception {
         try (RedisClusterGroup cluster = RedisClusterGroup.launch(); LockClient holder = client(cluster); LockClient other = client(cluster)) {
             Lease lease = holder.getLock("orders").acquire(Duration.ofSeconds(5));
-            RedisServer old = cluster.masterOf(KEY);
-            long written = Long.parseLong(Resp.info(old.port(), "replication", "master_repl_offset"));
-            Await.until(Duration.ofSeconds(10), "the lock reached the shard's replica", () -> cluster.nodes().stream()
-                    .filter(node -> String.valueOf(old.port()).equals(Resp.info(node.port(), "replication", "master_port")))
-                    .anyMatch(node -> Long.parseLong(Resp.info(node.port(), "replication", "slave_repl_offset")) >= written));
+            awaitReplicated(cluster, cluster.masterOf(KEY));
 
-            old.kill();
-            Await.until(Duration.ofSeconds(30), "a replica took over the shard", () -> {
-                try {
-                    return cluster.masterOf(KEY) != old;
-                } catch (RuntimeException e) {
-                    return false;
-                }
-            });
+            failOver(cluster);
 
             Await.succeeds(Duration.ofSeconds(30), "another client reaches the promoted master and finds the lock held", () -> {
                 assertThat(other.getLock("orders").tryAcquire(Duration.ZERO)).as("the replicated lock is still held").isEmpty();
@@ -102,6 +92,61 @@ class RedisClusterTest {
             Await.until(Duration.ofSeconds(20), "the holder renews on the promoted master", () -> (Long) Resp.call(promoted.port(), "PTTL", KEY) > before);
             assertThat(lease.isValid()).isTrue();
             lease.close();
+        }
+    }
+
+    /** Waits until the lock's key has reached the replica of the master that serves it. */
+    private static void awaitReplicated(RedisClusterGroup cluster, RedisServer master) {
+        long written = Long.parseLong(Resp.info(master.port(), "replication", "master_repl_offset"));
+        Await.until(Duration.ofSeconds(10), "the lock reached the shard's replica", () -> cluster.nodes().stream()
+                .filter(node -> String.valueOf(master.port()).equals(Resp.info(node.port(), "replication", "master_port")))
+                .anyMatch(node -> Long.parseLong(Resp.info(node.port(), "replication", "slave_repl_offset")) >= written));
+    }
+
+    /** Kills the master of the lock's shard and returns the replica that took over. */
+    private static RedisServer failOver(RedisClusterGroup cluster) {
+        RedisServer old = cluster.masterOf(KEY);
+        old.kill();
+        Await.until(Duration.ofSeconds(30), "a replica took over the shard", () -> {
+            try {
+                return cluster.masterOf(KEY) != old;
+            } catch (RuntimeException e) {
+                return false;
+            }
+        });
+        return cluster.masterOf(KEY);
+    }
+
+    private static long shardSubscribers(RedisServer node) {
+        return Long.parseLong(((List<?>) Resp.call(node.port(), "PUBSUB", "SHARDNUMSUB", CHANNEL)).get(1).toString());
+    }
+
+    @Test
+    void aWaiterThatWaitsThroughAShardFailoverIsWokenByAReleaseOnThePromotedMaster() throws Exception {
+        LockOptions longLease = LockOptions.builder().leaseTime(Duration.ofMinutes(2)).build();
+        try (RedisClusterGroup cluster = RedisClusterGroup.launch(); LockClient holder = client(cluster);
+                LockClient waiter = RedisLockClient.builder().uri(cluster.seedUri()).cluster(true).fallbackPoll(Duration.ofMinutes(5))
+                        .operationTimeout(Duration.ofSeconds(2)).build()) {
+            Lease lease = holder.getLock("orders", longLease).acquire(Duration.ofSeconds(5));
+            awaitReplicated(cluster, cluster.masterOf(KEY));
+            CompletableFuture<Lease> waiting = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return waiter.getLock("orders", longLease).acquire(Duration.ofMinutes(3));
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            RedisServer old = cluster.masterOf(KEY);
+            Await.until(Duration.ofSeconds(10), "the waiter subscribed on the lock's shard", () -> shardSubscribers(old) == 1);
+
+            RedisServer promoted = failOver(cluster);
+            Await.until(Duration.ofSeconds(30), "the waiter subscribed on the promoted master", () -> shardSubscribers(promoted) == 1);
+            lease.close();
+
+            // neither the fallback poll (5 min) nor the holder's lease (2 min) can explain a wake-up within 20 s
+            Lease next = waiting.get(20, TimeUnit.SECONDS);
+            assertThat(next.fencingToken()).isGreaterThan(lease.fencingToken());
+            next.close();
         }
     }
 
