@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.distlock.Lease;
+import io.distlock.LeaseLostException;
+import io.distlock.LeaseLostException.Reason;
 import io.distlock.LockClient;
 import io.distlock.LockOptions;
 import io.distlock.testkit.Await;
@@ -11,6 +13,8 @@ import io.distlock.testkit.RedisClusterGroup;
 import io.distlock.testkit.RedisServer;
 import io.distlock.testkit.Resp;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -147,6 +151,51 @@ class RedisClusterTest {
             Lease next = waiting.get(20, TimeUnit.SECONDS);
             assertThat(next.fencingToken()).isGreaterThan(lease.fencingToken());
             next.close();
+        }
+    }
+
+    /** Returns one lock name per master, in the order of {@code masters}. */
+    private static List<String> oneNamePerShard(RedisClusterGroup cluster, List<RedisServer> masters) {
+        List<String> names = new ArrayList<>(Collections.nCopies(masters.size(), (String) null));
+        for (int i = 0; names.contains(null); i++) {
+            String name = "shard-" + i;
+            int shard = masters.indexOf(cluster.masterOf(RedisKeys.defaults().lockKey(name)));
+            if (names.get(shard) == null) {
+                names.set(shard, name);
+            }
+        }
+        return names;
+    }
+
+    @Test
+    void aPausedShardDoesNotFailTheRenewalsOfLocksOnTheOtherShards() throws Exception {
+        Duration lease = Duration.ofSeconds(3);
+        try (RedisClusterGroup cluster = RedisClusterGroup.launch();
+                // a short operation timeout, so that the paused shard's renewal fails well within the others' leases
+                LockClient client = Await.succeeds(Duration.ofSeconds(20), "a client with a short timeout connects", () -> RedisLockClient.builder()
+                        .uri(cluster.seedUri()).cluster(true).leaseTime(lease).operationTimeout(Duration.ofMillis(800)).build())) {
+            // no failover while the master is paused: the shard just stops answering, the others stay up
+            cluster.nodes().forEach(node -> Resp.call(node.port(), "CONFIG", "SET", "cluster-node-timeout", "60000"));
+            List<RedisServer> masters = cluster.nodes().subList(0, 3);
+            List<String> names = oneNamePerShard(cluster, masters);
+            List<Lease> leases = new ArrayList<>();
+            for (String name : names) { // acquired together, so the watchdog renews them in one batch
+                leases.add(client.getLock(name).acquire(Duration.ofSeconds(5)));
+            }
+            CompletableFuture<LeaseLostException> lost = new CompletableFuture<>();
+            leases.get(0).onLost(lost::complete);
+
+            masters.get(0).pause();
+            try {
+                long start = System.nanoTime();
+                assertThat(lost.get(20, TimeUnit.SECONDS).reason()).as("the paused shard's lease").isEqualTo(Reason.EXPIRED);
+                Await.until(Duration.ofSeconds(30), "three lease times passed", () -> System.nanoTime() - start > lease.multipliedBy(3).toNanos());
+                assertThat(leases.get(1).isValid()).as("lease on a healthy shard").isTrue();
+                assertThat(leases.get(2).isValid()).as("lease on a healthy shard").isTrue();
+            } finally {
+                masters.get(0).resume();
+            }
+            leases.forEach(Lease::close);
         }
     }
 

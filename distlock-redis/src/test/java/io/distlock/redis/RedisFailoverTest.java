@@ -10,8 +10,10 @@ import io.distlock.testkit.Await;
 import io.distlock.testkit.RedisReplicaGroup;
 import io.distlock.testkit.RedisServer;
 import io.distlock.testkit.Resp;
+import io.distlock.testkit.TcpProxy;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -94,6 +96,40 @@ class RedisFailoverTest {
                     () -> holder.getLock("orders").acquire(Duration.ofSeconds(1)));
             assertThat(lease.isValid()).isTrue();
             lease.close();
+        }
+    }
+
+    @Test
+    void aWaitAnswerFromAfterAReconnectDoesNotCountAndTheAcquireIsRolledBack() throws Exception {
+        try (RedisReplicaGroup group = RedisReplicaGroup.launch(1, true); TcpProxy clientLink = TcpProxy.to(group.master().port());
+                RedisLockClient holder = RedisLockClient.builder().uri("redis://127.0.0.1:" + clientLink.port()).minReplicas(1)
+                        .replicaAckTimeout(Duration.ofSeconds(2)).operationTimeout(Duration.ofSeconds(20)).build()) {
+            RedisServer master = group.master();
+            group.replicationLink(0).cut();
+            CompletableFuture<Lease> acquiring = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return holder.getLock("orders").acquire(Duration.ofSeconds(5));
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            Await.until(Duration.ofSeconds(10), "the acquire's WAIT blocks on the master",
+                    () -> "1".equals(Resp.info(master.port(), "clients", "blocked_clients")));
+
+            // Drop the client's connection while WAIT is pending, let the replica catch up, then let the
+            // client reconnect: Lettuce sends WAIT again on a connection that has written nothing, and the
+            // replica acknowledges that at once. It says nothing about the lock.
+            clientLink.cut();
+            group.replicationLink(0).heal();
+            Await.until(Duration.ofSeconds(20), "the replica is linked again",
+                    () -> "1".equals(Resp.info(master.port(), "replication", "connected_slaves")));
+            clientLink.heal();
+
+            assertThatThrownBy(() -> acquiring.get(30, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(BackendUnavailableException.class)
+                    .hasMessageContaining("minReplicas")
+                    .hasMessageContaining("rolled back");
+            assertThat(RedisKeys.isHeldValue((String) Resp.call(master.port(), "GET", KEY))).as("rolled back on the master").isFalse();
         }
     }
 

@@ -185,6 +185,49 @@ class RedisLockClientTest {
     }
 
     @Test
+    void aRefusedSubscribeIsTriedAgainSoTheNextWaiterIsWokenByTheRelease() throws Exception {
+        try (RedisServer secured = RedisServer.launch("--requirepass", "adminpw")) {
+            String base = "127.0.0.1:" + secured.port();
+            String channel = RedisKeys.defaults().releaseChannel("acl-wake");
+            RedisClient admin = RedisClient.create("redis://:adminpw@" + base);
+            try (StatefulRedisConnection<String, String> connection = admin.connect()) {
+                // the waiter's user may use the keys but, for now, no channel
+                connection.sync().aclSetuser("locker", io.lettuce.core.AclSetuserArgs.Builder.on().resetChannels()
+                        .addPassword("lockerpw").keyPattern("distlock:*").allCommands());
+                try (LockClient holder = RedisLockClient.create("redis://:adminpw@" + base);
+                        LockClient waiter = RedisLockClient.builder().uri("redis://locker:lockerpw@" + base).fallbackPoll(Duration.ofMinutes(5)).build()) {
+                    refusedThenGranted(connection.sync(), holder, waiter, channel);
+                }
+            } finally {
+                admin.shutdown();
+            }
+        }
+    }
+
+    private static void refusedThenGranted(RedisCommands<String, String> admin, LockClient holder, LockClient waiter, String channel)
+            throws Exception {
+        Lease lease = holder.getLock("acl-wake", LockOptions.builder().leaseTime(Duration.ofMinutes(2)).build()).acquire(Duration.ofSeconds(5));
+
+        assertThat(waiter.getLock("acl-wake").tryAcquire(Duration.ofMillis(300))).isEmpty();
+        assertThat(admin.aclLog()).as("the waiter's subscribe was refused")
+                .anySatisfy(entry -> assertThat(entry).containsEntry("reason", "channel"));
+
+        admin.aclSetuser("locker", io.lettuce.core.AclSetuserArgs.Builder.channelPattern("distlock:*"));
+        CompletableFuture<Lease> waiting = CompletableFuture.supplyAsync(() -> {
+            try {
+                return waiter.getLock("acl-wake").acquire(Duration.ofMinutes(1));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        Await.until(Duration.ofSeconds(10), "the next waiter subscribed", () -> admin.pubsubNumsub(channel).get(channel) == 1);
+        lease.close();
+
+        // neither the fallback poll (5 min) nor the holder's lease (2 min) can explain a wake-up within 20 s
+        waiting.get(20, TimeUnit.SECONDS).close();
+    }
+
+    @Test
     void locksKeepWorkingAfterTheServersScriptCacheIsFlushed() throws Exception {
         try (RedisLockClient client = RedisLockClient.create(redis.server().uri())) {
             DistributedLock lock = client.getLock("flushed");
