@@ -37,8 +37,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * with replica acknowledgement) plus fencing, or ZooKeeper, when you need a token you can rely on.
  * See docs/guarantees.md.
  *
- * <p>The client starts once a majority of the nodes is reachable; it connects to the others in the
- * background and counts them as down until then. Afterwards any minority may fail.
+ * <p>The client starts when a majority of the nodes is reachable (it tries every node once, in
+ * parallel, within the connect timeout); it connects to the others in the background and counts them
+ * as down until then. Afterwards any minority may fail.
  */
 public final class RedLockClient extends ForwardingLockClient {
     /** The default per-node timeout, 50 ms: an answer later than this does not count. */
@@ -123,9 +124,9 @@ public final class RedLockClient extends ForwardingLockClient {
         }
 
         /**
-         * Connects to the nodes in parallel and returns the client once a majority is connected; the
-         * others are connected in the background, retried until the client is closed, and count as
-         * down until then.
+         * Connects to the nodes in parallel and returns the client when every node has connected or
+         * failed to (each within the connect timeout) and a majority is connected; the others are
+         * connected in the background, retried until the client is closed, and count as down until then.
          *
          * @throws IllegalArgumentException if no URIs were set, or the node timeout is not well below the lease
          * @throws BackendUnavailableException if no majority of the nodes can be reached within the connect timeout
@@ -155,15 +156,24 @@ public final class RedLockClient extends ForwardingLockClient {
             }
         }
 
-        /** Waits until a majority of the first connection attempts succeeded; throws once that can no longer happen. */
+        /**
+         * Waits until every node's first connection attempt has an outcome (each is bounded by the connect
+         * timeout), or until a majority can no longer connect; throws unless a majority connected.
+         */
         private void awaitMajority(List<RedLockNode> nodes) {
             int quorum = RedLockBackend.quorum(nodes.size());
             CompletableFuture<Void> decided = new CompletableFuture<>();
             AtomicInteger connected = new AtomicInteger();
             AtomicInteger failed = new AtomicInteger();
+            AtomicInteger outcomes = new AtomicInteger();
             for (RedLockNode node : nodes) {
                 node.firstAttempt().whenComplete((ok, error) -> {
-                    if (error == null ? connected.incrementAndGet() >= quorum : failed.incrementAndGet() > nodes.size() - quorum) {
+                    if (error == null) {
+                        connected.incrementAndGet();
+                    } else if (failed.incrementAndGet() > nodes.size() - quorum) {
+                        decided.complete(null); // a majority can no longer connect
+                    }
+                    if (outcomes.incrementAndGet() == nodes.size()) {
                         decided.complete(null);
                     }
                 });
@@ -176,7 +186,7 @@ public final class RedLockClient extends ForwardingLockClient {
                 Thread.currentThread().interrupt();
                 throw new BackendUnavailableException("interrupted while connecting to the RedLock nodes", e);
             } catch (ExecutionException | TimeoutException e) {
-                // reported below with each node's reason
+                // a majority may still have connected; otherwise reported below with each node's reason
             }
             if (connected.get() >= quorum) {
                 return;
