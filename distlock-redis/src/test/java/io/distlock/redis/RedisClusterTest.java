@@ -12,15 +12,21 @@ import io.distlock.testkit.Await;
 import io.distlock.testkit.RedisClusterGroup;
 import io.distlock.testkit.RedisServer;
 import io.distlock.testkit.Resp;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.SlotHash;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
 
-/** Cluster specifics: sharded wake-ups and a shard's failover. */
+/** Cluster specifics: sharded wake-ups, shard failovers, resharding and renewals batched per slot. */
 class RedisClusterTest {
     private static final String KEY = RedisKeys.defaults().lockKey("orders");
     private static final String CHANNEL = RedisKeys.defaults().releaseChannel("orders");
@@ -28,6 +34,23 @@ class RedisClusterTest {
     private static LockClient client(RedisClusterGroup cluster) {
         return RedisLockClient.builder().uri(cluster.seedUri()).cluster(true).leaseTime(Duration.ofSeconds(10))
                 .operationTimeout(Duration.ofSeconds(2)).build();
+    }
+
+    /** A client whose waiters poll only every 5 minutes: a prompt wake-up comes from a notification. */
+    private static LockClient patientClient(RedisClusterGroup cluster) {
+        return RedisLockClient.builder().uri(cluster.seedUri()).cluster(true).fallbackPoll(Duration.ofMinutes(5))
+                .operationTimeout(Duration.ofSeconds(2)).build();
+    }
+
+    /** Starts waiting for "orders" on another thread. */
+    private static CompletableFuture<Lease> waitFor(LockClient waiter, LockOptions options) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return waiter.getLock("orders", options).acquire(Duration.ofMinutes(3));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
     }
 
     private static long calls(RedisServer node, String command) {
@@ -41,21 +64,17 @@ class RedisClusterTest {
 
     @Test
     void aWaiterIsWokenBySharedPubSubOnTheLocksShardOnly() throws Exception {
-        try (RedisClusterGroup cluster = RedisClusterGroup.launch(); LockClient holder = client(cluster); LockClient waiter = client(cluster)) {
+        LockOptions longLease = LockOptions.builder().leaseTime(Duration.ofMinutes(2)).build();
+        try (RedisClusterGroup cluster = RedisClusterGroup.launch(); LockClient holder = client(cluster);
+                LockClient waiter = patientClient(cluster)) {
             RedisServer shard = cluster.masterOf(KEY);
-            Lease lease = holder.getLock("orders").acquire(Duration.ofSeconds(5));
-            CompletableFuture<Lease> waiting = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return waiter.getLock("orders").acquire(Duration.ofSeconds(30));
-                } catch (InterruptedException e) {
-                    throw new IllegalStateException(e);
-                }
-            });
-            Await.until(Duration.ofSeconds(10), "the waiter subscribed on the lock's shard",
-                    () -> "1".equals(((List<?>) Resp.call(shard.port(), "PUBSUB", "SHARDNUMSUB", CHANNEL)).get(1).toString()));
+            Lease lease = holder.getLock("orders", longLease).acquire(Duration.ofSeconds(5));
+            CompletableFuture<Lease> waiting = waitFor(waiter, longLease);
+            Await.until(Duration.ofSeconds(10), "the waiter subscribed on the lock's shard", () -> shardSubscribers(shard) == 1);
 
             lease.close();
 
+            // neither the fallback poll (5 min) nor the holder's lease (2 min) can explain a wake-up within 20 s
             Lease second = waiting.get(20, TimeUnit.SECONDS);
             assertThat(second.fencingToken()).isGreaterThan(lease.fencingToken());
             assertThat(calls(shard, "spublish")).as("the release was published on the shard").isPositive();
@@ -128,23 +147,25 @@ class RedisClusterTest {
     @Test
     void aWaiterThatWaitsThroughAShardFailoverIsWokenByAReleaseOnThePromotedMaster() throws Exception {
         LockOptions longLease = LockOptions.builder().leaseTime(Duration.ofMinutes(2)).build();
-        try (RedisClusterGroup cluster = RedisClusterGroup.launch(); LockClient holder = client(cluster);
-                LockClient waiter = RedisLockClient.builder().uri(cluster.seedUri()).cluster(true).fallbackPoll(Duration.ofMinutes(5))
-                        .operationTimeout(Duration.ofSeconds(2)).build()) {
+        try (RedisClusterGroup cluster = RedisClusterGroup.launch(); LockClient holder = client(cluster); LockClient waiter = patientClient(cluster)) {
             Lease lease = holder.getLock("orders", longLease).acquire(Duration.ofSeconds(5));
             awaitReplicated(cluster, cluster.masterOf(KEY));
-            CompletableFuture<Lease> waiting = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return waiter.getLock("orders", longLease).acquire(Duration.ofMinutes(3));
-                } catch (InterruptedException e) {
-                    throw new IllegalStateException(e);
-                }
-            });
             RedisServer old = cluster.masterOf(KEY);
+            long asked = scriptCalls(old);
+            CompletableFuture<Lease> waiting = waitFor(waiter, longLease);
+            // the waiter asks, subscribes, asks again and then sleeps: kill the master only after that
             Await.until(Duration.ofSeconds(10), "the waiter subscribed on the lock's shard", () -> shardSubscribers(old) == 1);
+            Await.until(Duration.ofSeconds(10), "the waiter asked twice", () -> scriptCalls(old) >= asked + 2);
 
             RedisServer promoted = failOver(cluster);
             Await.until(Duration.ofSeconds(30), "the waiter subscribed on the promoted master", () -> shardSubscribers(promoted) == 1);
+            Await.until(Duration.ofSeconds(30), "the holder's client reaches the promoted master", () -> {
+                try {
+                    return holder.getLock("orders").isLocked();
+                } catch (RuntimeException stillOnTheOldMaster) {
+                    return false;
+                }
+            });
             lease.close();
 
             // neither the fallback poll (5 min) nor the holder's lease (2 min) can explain a wake-up within 20 s
@@ -197,6 +218,95 @@ class RedisClusterTest {
             }
             leases.forEach(Lease::close);
         }
+    }
+
+    /** Waits until the lease read by {@code pttl} has run down a little and then been renewed. */
+    private static void awaitRenewed(LongSupplier pttl, Duration lease, String phase) {
+        long[] low = {0};
+        Await.until(Duration.ofSeconds(20), "the lease ran down " + phase, () -> (low[0] = pttl.getAsLong()) > 0 && low[0] < lease.toMillis() - 300);
+        Await.until(Duration.ofSeconds(20), "the lease was renewed " + phase, () -> pttl.getAsLong() > low[0]);
+    }
+
+    @Test
+    void renewalsAndTheReleaseFollowTheLocksSlotWhileItMovesToAnotherShard() throws Exception {
+        Duration lease = Duration.ofSeconds(3);
+        try (RedisClusterGroup cluster = RedisClusterGroup.launch();
+                LockClient holder = RedisLockClient.builder().uri(cluster.seedUri()).cluster(true).leaseTime(lease).build()) {
+            Lease held = holder.getLock("orders").acquire(Duration.ofSeconds(5));
+            RedisServer source = cluster.masterOf(KEY);
+            RedisServer target = cluster.nodes().subList(0, 3).stream().filter(node -> node != source).findFirst().orElseThrow();
+            String slot = Resp.call(source.port(), "CLUSTER", "KEYSLOT", KEY).toString();
+            String sourceId = Resp.text(source.port(), "CLUSTER", "MYID");
+            String targetId = Resp.text(target.port(), "CLUSTER", "MYID");
+
+            Resp.call(target.port(), "CLUSTER", "SETSLOT", slot, "IMPORTING", sourceId);
+            Resp.call(source.port(), "CLUSTER", "SETSLOT", slot, "MIGRATING", targetId);
+            awaitRenewed(() -> (Long) Resp.call(source.port(), "PTTL", KEY), lease, "while the slot is migrating (the key is still there)");
+
+            Resp.call(source.port(), "MIGRATE", "127.0.0.1", Integer.toString(target.port()), "", "0", "5000", "KEYS", KEY);
+            RedisClient raw = RedisClient.create(target.uri());
+            try (StatefulRedisConnection<String, String> importing = raw.connect()) {
+                // the importing target answers MOVED unless asked with ASKING first, as the client does after ASK
+                awaitRenewed(() -> {
+                    importing.sync().asking();
+                    return importing.sync().pttl(KEY);
+                }, lease, "on the target after the key moved (the source answers ASK)");
+            } finally {
+                raw.shutdown();
+            }
+
+            for (RedisServer master : List.of(target, source)) {
+                Resp.call(master.port(), "CLUSTER", "SETSLOT", slot, "NODE", targetId);
+            }
+            awaitRenewed(() -> (Long) Resp.call(target.port(), "PTTL", KEY), lease, "once the target owns the slot (the source answers MOVED)");
+
+            assertThat(held.isValid()).isTrue();
+            held.close();
+            String value = (String) Resp.call(target.port(), "GET", KEY);
+            assertThat(value).as("released on the slot's new owner").isNotNull().startsWith(held.fencingToken() + "::released:");
+        }
+    }
+
+    @Test
+    void renewalsOfLocksOnManySlotsAcrossTheShardsAreBatchedPerSlot() throws Exception {
+        // 20 slots with 5 lock names each: one renewal script per slot and round, not one per lock
+        Map<Integer, List<String>> bySlot = new LinkedHashMap<>();
+        for (int i = 0; bySlot.values().stream().filter(names -> names.size() == 5).count() < 20; i++) {
+            String name = "batch-" + i;
+            List<String> names = bySlot.computeIfAbsent(SlotHash.getSlot(RedisKeys.defaults().lockKey(name)), slot -> new ArrayList<>());
+            if (names.size() < 5) {
+                names.add(name);
+            }
+        }
+        List<String> names = bySlot.values().stream().filter(group -> group.size() == 5).flatMap(List::stream).toList();
+        Duration lease = Duration.ofSeconds(3);
+        try (RedisClusterGroup cluster = RedisClusterGroup.launch();
+                LockClient client = RedisLockClient.builder().uri(cluster.seedUri()).cluster(true).leaseTime(lease).build()) {
+            List<RedisServer> masters = cluster.nodes().subList(0, 3);
+            assertThat(names.stream().map(name -> cluster.masterOf(RedisKeys.defaults().lockKey(name))).distinct())
+                    .as("the locks are spread over every shard").hasSize(3);
+            List<Lease> leases = new ArrayList<>();
+            for (String name : names) {
+                leases.add(client.getLock(name).acquire(Duration.ofSeconds(5)));
+            }
+            long before = masters.stream().mapToLong(RedisClusterTest::scriptCalls).sum();
+            long start = System.nanoTime();
+            Await.until(Duration.ofSeconds(30), "two lease times passed", () -> System.nanoTime() - start > lease.multipliedBy(2).toNanos());
+            long renewals = masters.stream().mapToLong(RedisClusterTest::scriptCalls).sum() - before;
+
+            for (int i = 0; i < names.size(); i++) {
+                String key = RedisKeys.defaults().lockKey(names.get(i));
+                assertThat(RedisKeys.isHeldValue((String) Resp.call(cluster.masterOf(key).port(), "GET", key))).as("%s still held", key).isTrue();
+                assertThat(leases.get(i).isValid()).isTrue();
+            }
+            // about 6 rounds: one script per lock would be about 600, one per slot about 120
+            assertThat(renewals).as("renewal scripts").isPositive().isLessThan(300);
+            leases.forEach(Lease::close);
+        }
+    }
+
+    private static long scriptCalls(RedisServer node) {
+        return calls(node, "evalsha") + calls(node, "eval");
     }
 
     @Test

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.distlock.BackendUnavailableException;
+import io.distlock.DistributedLock;
 import io.distlock.Lease;
 import io.distlock.LeaseLostException;
 import io.distlock.testkit.Await;
@@ -38,7 +39,14 @@ class RedisFailoverTest {
         try (RedisReplicaGroup group = RedisReplicaGroup.launch(2, true).withSentinels(3, Duration.ofSeconds(1));
                 RedisLockClient holder = client(group.sentinelUri(), 1);
                 RedisLockClient other = client(group.sentinelUri(), 0)) {
+            // Replication is slow and is cut as soon as the acquire returns: only a write that WAIT saw
+            // acknowledged can be on the replica that is promoted (on loopback, without the delay,
+            // asynchronous replication would get it there in time even without WAIT).
+            group.replicationLink(0).delay(Duration.ofMillis(100));
+            group.replicationLink(1).delay(Duration.ofMillis(100));
             Lease lease = holder.getLock("orders").acquire(Duration.ofSeconds(5));
+            group.replicationLink(0).cut();
+            group.replicationLink(1).cut();
             RedisServer old = group.master();
 
             old.kill();
@@ -96,6 +104,25 @@ class RedisFailoverTest {
                     () -> holder.getLock("orders").acquire(Duration.ofSeconds(1)));
             assertThat(lease.isValid()).isTrue();
             lease.close();
+        }
+    }
+
+    @Test
+    void aReleaseNoReplicaAcknowledgesIsMadeOnTheMasterAndReportedAsNotAcknowledged() throws Exception {
+        try (RedisReplicaGroup group = RedisReplicaGroup.launch(1, true);
+                RedisLockClient holder = client(group.master().uri(), 1)) {
+            DistributedLock lock = holder.getLock("orders");
+            lock.lock(); // acknowledged by the replica
+            group.replicationLink(0).cut();
+
+            assertThatThrownBy(lock::unlock)
+                    .isInstanceOf(BackendUnavailableException.class)
+                    .hasMessageContaining("release of lock 'orders'")
+                    .hasMessageContaining("acknowledged by 0 replica(s)")
+                    .hasMessageContaining("minReplicas")
+                    .hasMessageContaining("may not survive a failover");
+            assertThat(lock.isHeldByCurrentThread()).isFalse();
+            assertThat(RedisKeys.isHeldValue((String) Resp.call(group.master().port(), "GET", KEY))).as("released on the master").isFalse();
         }
     }
 
