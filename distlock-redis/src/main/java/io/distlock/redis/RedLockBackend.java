@@ -22,7 +22,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * RedLock (the algorithm from the Redis documentation) over N independent Redis masters, each a
- * {@link RedisLockBackend}: an operation succeeds when a majority of nodes agrees within the per-node
+ * {@link RedisLockBackend} behind a {@link RedLockNode}: an operation succeeds when a majority of nodes agrees within the per-node
  * timeout and, for acquire and renewal, before the lease's validity (lease - elapsed - drift) runs out.
  */
 final class RedLockBackend implements LockBackend, PollingAcquire {
@@ -40,6 +40,10 @@ final class RedLockBackend implements LockBackend, PollingAcquire {
      * the late grant of a failed attempt is released under that attempt's id, so it can never delete
      * the grant of a later attempt of the same acquisition on a slow node. The winning attempt's id is
      * remembered for renewals and the release.
+     *
+     * A node that is not connected yet (RedLockNode) fails every request at once, so it counts exactly
+     * like a node that is down. nodeTimeout <= leaseTime / 10 is checked for every lock's options, not
+     * only the client's defaults.
      */
     private final ConcurrentHashMap<String, String> heldAs = new ConcurrentHashMap<>();
     private final AtomicLong attempts = new AtomicLong();
