@@ -1,6 +1,7 @@
 package io.distlock.redis;
 
 import io.distlock.BackendUnavailableException;
+import io.distlock.LockOptions;
 import io.distlock.spi.AcquireResult;
 import io.distlock.spi.ClockDrift;
 import io.distlock.spi.LockBackend;
@@ -21,16 +22,17 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * RedLock (the algorithm from the Redis documentation) over N independent Redis masters, each a
- * {@link RedisLockBackend}: an operation succeeds when a majority of nodes agrees within the per-node
+ * {@link RedisLockBackend} behind a {@link RedLockNode}: an operation succeeds when a majority of nodes agrees within the per-node
  * timeout and, for acquire and renewal, before the lease's validity (lease - elapsed - drift) runs out.
  */
 final class RedLockBackend implements LockBackend, PollingAcquire {
     /*
      * Acquire: ask every node at once, each answer bounded by nodeTimeout. A majority of grants with
      * validity left wins; the fencing token is the largest token of the granting nodes. Otherwise
-     * release on every node, also those that have not answered (their late grant is released when it
-     * arrives), and report busy with a random backoff so that competing clients do not split the vote
-     * again in lockstep. Fewer than a majority of answers is an outage, not "busy".
+     * release on every node that did not refuse, also those that have not answered or failed (the
+     * release runs after their late grant), and report busy with a random backoff so that competing
+     * clients do not split the vote again in lockstep. Fewer than a majority of answers is an outage,
+     * not "busy".
      *
      * Renew: every node; success when a majority renews within the validity. Release: every node.
      *
@@ -38,21 +40,49 @@ final class RedLockBackend implements LockBackend, PollingAcquire {
      * the late grant of a failed attempt is released under that attempt's id, so it can never delete
      * the grant of a later attempt of the same acquisition on a slow node. The winning attempt's id is
      * remembered for renewals and the release.
+     *
+     * A node that is not connected yet (RedLockNode) fails every request at once, so it counts exactly
+     * like a node that is down. nodeTimeout <= leaseTime / 10 is checked for every lock's options, not
+     * only the client's defaults.
      */
     private final ConcurrentHashMap<String, String> heldAs = new ConcurrentHashMap<>();
     private final AtomicLong attempts = new AtomicLong();
-    private final List<RedisLockBackend> nodes;
+    private final List<RedLockNode> nodes;
     private final int quorum;
+    private final Duration nodeTimeout;
     private final long nodeTimeoutNanos;
     private final Duration operationTimeout;
     private final String description;
 
-    RedLockBackend(List<RedisLockBackend> nodes, Duration nodeTimeout, Duration operationTimeout) {
+    RedLockBackend(List<RedLockNode> nodes, Duration nodeTimeout, Duration operationTimeout) {
         this.nodes = List.copyOf(nodes);
-        this.quorum = nodes.size() / 2 + 1;
+        this.quorum = quorum(nodes.size());
+        this.nodeTimeout = nodeTimeout;
         this.nodeTimeoutNanos = nodeTimeout.toNanos();
         this.operationTimeout = operationTimeout;
-        this.description = nodes.stream().map(RedisLockBackend::describe).collect(Collectors.joining(",", "redlock(", ")"));
+        this.description = nodes.stream().map(RedLockNode::describe).collect(Collectors.joining(",", "redlock(", ")"));
+    }
+
+    /** Refuses options whose lease is shorter than ten node timeouts, for every lock, not only the default options. */
+    @Override
+    public void checkOptions(LockOptions options) {
+        checkNodeTimeout(nodeTimeout, options.leaseTime());
+    }
+
+    /**
+     * Throws unless {@code nodeTimeout} is at most a tenth of {@code leaseTime}: the time spent asking the
+     * nodes is taken from the lease's validity.
+     */
+    static void checkNodeTimeout(Duration nodeTimeout, Duration leaseTime) {
+        if (nodeTimeout.multipliedBy(10).compareTo(leaseTime) > 0) {
+            throw new IllegalArgumentException("nodeTimeout (" + nodeTimeout + ") must be at most a tenth of the lease time (" + leaseTime
+                    + "): the time spent asking the nodes is taken from the lease");
+        }
+    }
+
+    /** Returns how many of {@code nodes} make a majority. */
+    static int quorum(int nodes) {
+        return nodes / 2 + 1;
     }
 
     @Override
@@ -65,10 +95,6 @@ final class RedLockBackend implements LockBackend, PollingAcquire {
         return operationTimeout;
     }
 
-    int quorum() {
-        return quorum;
-    }
-
     /** One node's answer: the value, or the failure (timeout, connection, error reply). */
     private record Answer<T>(@Nullable T value, @Nullable Throwable error) {}
 
@@ -76,13 +102,8 @@ final class RedLockBackend implements LockBackend, PollingAcquire {
     private <T> CompletableFuture<List<Answer<T>>> askAll(Function<RedisLockBackend, CompletableFuture<T>> call,
             List<CompletableFuture<T>> raw) {
         List<CompletableFuture<Answer<T>>> answers = new ArrayList<>(nodes.size());
-        for (RedisLockBackend node : nodes) {
-            CompletableFuture<T> request;
-            try {
-                request = call.apply(node);
-            } catch (RuntimeException e) {
-                request = CompletableFuture.failedFuture(e);
-            }
+        for (RedLockNode node : nodes) {
+            CompletableFuture<T> request = node.call(call);
             raw.add(request);
             answers.add(request.copy().orTimeout(nodeTimeoutNanos, TimeUnit.NANOSECONDS)
                     .handle((value, error) -> new Answer<>(value, error)));
@@ -152,16 +173,20 @@ final class RedLockBackend implements LockBackend, PollingAcquire {
         return ThreadLocalRandom.current().nextLong(5, 60);
     }
 
-    /** Releases on every node now, and on any node whose grant arrives later. */
+    /**
+     * Releases the attempt on every node that may have granted it: those that granted, and those whose
+     * answer is late or failed (a request that timed out in Lettuce may still run when a paused node
+     * resumes). Only a node that answered "busy" is skipped. The release travels on the node's one
+     * connection behind the acquire, so it runs after it however late that is; the attempt's owner id is
+     * unique, so compare-and-release never touches anyone else's grant.
+     */
     private void releaseEverywhere(String name, String ownerId, List<CompletableFuture<AcquireResult>> raw) {
         for (int i = 0; i < nodes.size(); i++) {
-            RedisLockBackend node = nodes.get(i);
             CompletableFuture<AcquireResult> request = raw.get(i);
-            request.whenComplete((result, error) -> {
-                if (error == null && result != null && result.granted()) {
-                    node.release(name, ownerId).exceptionally(ignored -> null);
-                }
-            });
+            boolean refused = request.isDone() && !request.isCompletedExceptionally() && !request.join().granted();
+            if (!refused) {
+                nodes.get(i).call(node -> node.release(name, ownerId)).exceptionally(ignored -> null);
+            }
         }
     }
 
@@ -280,8 +305,8 @@ final class RedLockBackend implements LockBackend, PollingAcquire {
     @Override
     public CompletableFuture<ReleaseSubscription> watchReleases(String name, Runnable onMaybeFree) {
         List<CompletableFuture<ReleaseSubscription>> subscriptions = new ArrayList<>();
-        for (RedisLockBackend node : nodes) {
-            subscriptions.add(node.watchReleases(name, onMaybeFree).exceptionally(error -> null));
+        for (RedLockNode node : nodes) {
+            subscriptions.add(node.call(backend -> backend.watchReleases(name, onMaybeFree)).exceptionally(error -> null));
         }
         return CompletableFuture.allOf(subscriptions.toArray(new CompletableFuture<?>[0])).thenApply(ignored -> {
             List<ReleaseSubscription> live = subscriptions.stream().map(CompletableFuture::join).filter(s -> s != null).toList();
@@ -294,6 +319,6 @@ final class RedLockBackend implements LockBackend, PollingAcquire {
 
     @Override
     public void close() {
-        nodes.forEach(RedisLockBackend::close);
+        nodes.forEach(RedLockNode::close);
     }
 }

@@ -2,6 +2,7 @@ package io.distlock.redis;
 
 import io.distlock.BackendUnavailableException;
 import io.distlock.LockClient;
+import io.distlock.LockException;
 import io.distlock.LockOptions;
 import io.distlock.spi.ClientBuilder;
 import io.distlock.spi.ForwardingLockClient;
@@ -9,6 +10,11 @@ import io.distlock.spi.LockEngine;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A {@link LockClient} over N independent Redis masters with the RedLock algorithm: a lock is held
@@ -31,7 +37,9 @@ import java.util.List;
  * with replica acknowledgement) plus fencing, or ZooKeeper, when you need a token you can rely on.
  * See docs/guarantees.md.
  *
- * <p>Every node must be reachable when the client starts; afterwards a minority may fail.
+ * <p>The client starts when a majority of the nodes is reachable (it tries every node once, in
+ * parallel, within the connect timeout); it connects to the others in the background and counts them
+ * as down until then. Afterwards any minority may fail.
  */
 public final class RedLockClient extends ForwardingLockClient {
     /** The default per-node timeout, 50 ms: an answer later than this does not count. */
@@ -45,10 +53,10 @@ public final class RedLockClient extends ForwardingLockClient {
     }
 
     /**
-     * Connects to every node with the default settings.
+     * Connects to the nodes with the default settings; returns once a majority is connected.
      *
      * @throws IllegalArgumentException if fewer than 3 URIs are given, or one is malformed
-     * @throws BackendUnavailableException if a node cannot be reached
+     * @throws BackendUnavailableException if no majority of the nodes can be reached
      */
     public static RedLockClient create(String... uris) {
         return builder().uris(uris == null ? null : List.of(uris)).build();
@@ -116,34 +124,90 @@ public final class RedLockClient extends ForwardingLockClient {
         }
 
         /**
-         * Connects to every node and returns the client.
+         * Connects to the nodes in parallel and returns the client when every node has connected or
+         * failed to (each within the connect timeout) and a majority is connected; the others are
+         * connected in the background, retried until the client is closed, and count as down until then.
          *
          * @throws IllegalArgumentException if no URIs were set, or the node timeout is not well below the lease
-         * @throws BackendUnavailableException if a node cannot be reached
+         * @throws BackendUnavailableException if no majority of the nodes can be reached within the connect timeout
+         * @throws LockException if no majority connects and a node refused the connection (for example, wrong credentials)
          */
         public RedLockClient build() {
             if (uris.isEmpty()) {
                 throw new IllegalArgumentException("uris must be set");
             }
-            if (nodeTimeout.multipliedBy(10).compareTo(lockOptions().leaseTime()) > 0) {
-                throw new IllegalArgumentException("nodeTimeout (" + nodeTimeout + ") must be at most a tenth of the lease time ("
-                        + lockOptions().leaseTime() + "): the time spent asking the nodes is taken from the lease");
-            }
+            RedLockBackend.checkNodeTimeout(nodeTimeout, lockOptions().leaseTime());
             if (nodeTimeout.compareTo(operationTimeout()) >= 0) {
                 throw new IllegalArgumentException("nodeTimeout (" + nodeTimeout + ") must be below the operationTimeout (" + operationTimeout() + ")");
             }
-            List<RedisLockBackend> nodes = new ArrayList<>();
+            List<RedLockNode> nodes = new ArrayList<>();
             try {
                 for (String uri : uris) {
-                    nodes.add(RedisLockClient.builder().uri(uri).keyPrefix(keyPrefix).operationTimeout(operationTimeout())
-                            .connectTimeout(connectTimeout).openBackend());
+                    RedisConnector.Settings settings = RedisLockClient.builder().uri(uri).keyPrefix(keyPrefix)
+                            .operationTimeout(operationTimeout()).connectTimeout(connectTimeout).settings();
+                    nodes.add(RedLockNode.connecting(RedisConnector.describe(uri), () -> RedisConnector.open(settings)));
                 }
+                awaitMajority(nodes);
                 RedLockBackend backend = new RedLockBackend(nodes, nodeTimeout, operationTimeout());
                 return new RedLockClient(LockEngine.newClient(backend, engineSettings("distlock-redlock")), backend.describe());
             } catch (RuntimeException e) {
-                nodes.forEach(RedisLockBackend::close);
+                nodes.forEach(RedLockNode::close);
                 throw e;
             }
+        }
+
+        /**
+         * Waits until every node's first connection attempt has an outcome (each is bounded by the connect
+         * timeout), or until a majority can no longer connect; throws unless a majority connected.
+         */
+        private void awaitMajority(List<RedLockNode> nodes) {
+            int quorum = RedLockBackend.quorum(nodes.size());
+            CompletableFuture<Void> decided = new CompletableFuture<>();
+            AtomicInteger connected = new AtomicInteger();
+            AtomicInteger failed = new AtomicInteger();
+            AtomicInteger outcomes = new AtomicInteger();
+            for (RedLockNode node : nodes) {
+                node.firstAttempt().whenComplete((ok, error) -> {
+                    if (error == null) {
+                        connected.incrementAndGet();
+                    } else if (failed.incrementAndGet() > nodes.size() - quorum) {
+                        decided.complete(null); // a majority can no longer connect
+                    }
+                    if (outcomes.incrementAndGet() == nodes.size()) {
+                        decided.complete(null);
+                    }
+                });
+            }
+            try {
+                // Lettuce bounds each attempt (connect timeout for the socket, operation timeout for the
+                // handshake); this is a safety net, with room for the first client's class loading
+                decided.get(connectTimeout.plus(operationTimeout()).multipliedBy(2).plusSeconds(2).toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new BackendUnavailableException("interrupted while connecting to the RedLock nodes", e);
+            } catch (ExecutionException | TimeoutException e) {
+                // a majority may still have connected; otherwise reported below with each node's reason
+            }
+            if (connected.get() >= quorum) {
+                return;
+            }
+            List<String> reasons = new ArrayList<>();
+            LockException refused = null;
+            for (RedLockNode node : nodes) {
+                CompletableFuture<Void> attempt = node.firstAttempt();
+                if (!attempt.isDone()) {
+                    reasons.add(node.describe() + ": no answer yet");
+                } else if (attempt.isCompletedExceptionally()) {
+                    Throwable cause = attempt.handle((ok, error) -> RedisErrors.unwrap(error)).join();
+                    reasons.add(String.valueOf(cause.getMessage()));
+                    if (cause instanceof LockException lockException && !(cause instanceof BackendUnavailableException)) {
+                        refused = lockException;
+                    }
+                }
+            }
+            String message = "RedLock needs a majority of " + quorum + " of its " + nodes.size() + " nodes to start; "
+                    + (nodes.size() - connected.get()) + " are not connected: " + String.join("; ", reasons);
+            throw refused != null ? new LockException(message, refused) : new BackendUnavailableException(message, null);
         }
     }
 }

@@ -17,6 +17,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -26,6 +27,17 @@ import org.jspecify.annotations.Nullable;
  * notifications over one pub/sub connection.
  */
 final class RedisLockBackend implements LockBackend, PollingAcquire, BatchRenewal {
+    /*
+     * A lock key holds "<token>:<owner id>" while held. Freeing it leaves a tombstone for at least
+     * TOKEN_MEMORY: "<token>::released:<owner id>" after a release, "<token>::forced:<request id>:<owner
+     * id>" after a force-unlock. The token keeps fencing tokens increasing; the rest lets an answer be
+     * exact when Lettuce re-sends a request after a reconnect (the first one ran, its reply was lost):
+     * a replayed release finds its own owner's tombstone and answers OWNER, a replayed force-unlock its
+     * own request id and answers true. It also tells the renewals and the release of the owner a
+     * force-unlock ended that this is what happened (FORCE_UNLOCKED rather than MISSING). Owner ids must
+     * not start with ':', or a hold would read as a tombstone. RedisKeys.isHeldValue and the scripts
+     * read values the same way: a part after the first ':' that is empty or starts with ':' is free.
+     */
     /** How long a released lock's key remembers its last fencing token. */
     static final Duration TOKEN_MEMORY = Duration.ofSeconds(60);
     private static final int MAX_BATCH = 200;
@@ -67,6 +79,10 @@ final class RedisLockBackend implements LockBackend, PollingAcquire, BatchRenewa
 
     @Override
     public CompletableFuture<AcquireResult> tryAcquire(String name, String ownerId, Duration leaseTime) {
+        if (ownerId.isEmpty() || ownerId.charAt(0) == ':') {
+            return CompletableFuture.failedFuture(new IllegalArgumentException(
+                    "owner id must be non-empty and must not start with ':' (that marks a tombstone): " + ownerId));
+        }
         long connects = connectsIfAcknowledging();
         CompletableFuture<List<Object>> reply = scripts.run(Script.ACQUIRE, new String[] {keys.lockKey(name)},
                 ownerId, Long.toString(leaseTime.toMillis()));
@@ -174,7 +190,7 @@ final class RedisLockBackend implements LockBackend, PollingAcquire, BatchRenewa
         return acknowledged(connects, map(reply, "renewal", what, result -> {
             List<@Nullable OwnerCheck> renewed = new ArrayList<>(result.size());
             for (Object one : result) {
-                renewed.add(((Long) one) == 1L ? OwnerCheck.OWNER : OwnerCheck.MISSING);
+                renewed.add(ownerCheck((Long) one));
             }
             return renewed;
         }), "renewal", what);
@@ -189,34 +205,37 @@ final class RedisLockBackend implements LockBackend, PollingAcquire, BatchRenewa
     private CompletableFuture<OwnerCheck> releaseOnMaster(String name, String ownerId) {
         CompletableFuture<Long> reply = scripts.run(Script.RELEASE, new String[] {keys.lockKey(name)},
                 ownerId, keys.releaseChannel(name), tokenMemoryMillis, notify);
-        return map(reply, "release", name, released -> released == 1L ? OwnerCheck.OWNER : OwnerCheck.MISSING);
+        return map(reply, "release", name, RedisLockBackend::ownerCheck);
+    }
+
+    /** Decodes the answer of release.lua and renew.lua (the codes are documented there). */
+    private static OwnerCheck ownerCheck(Long code) {
+        return switch (code.intValue()) {
+            case 1 -> OwnerCheck.OWNER;
+            case 2 -> OwnerCheck.OTHER_OWNER;
+            case 3 -> OwnerCheck.FORCE_UNLOCKED;
+            case 0 -> OwnerCheck.MISSING;
+            default -> throw new IllegalStateException("unknown owner check code " + code);
+        };
     }
 
     @Override
     public CompletableFuture<Boolean> forceRelease(String name) {
         long connects = connectsIfAcknowledging();
+        // the request id lets a replay of this call (after a reconnect) recognise its own tombstone
         CompletableFuture<Long> reply = scripts.run(Script.FORCE_UNLOCK, new String[] {keys.lockKey(name)},
-                keys.releaseChannel(name), tokenMemoryMillis, notify);
+                keys.releaseChannel(name), tokenMemoryMillis, notify, UUID.randomUUID().toString());
         return acknowledged(connects, map(reply, "forceUnlock", name, released -> released == 1L), "forceUnlock", name);
     }
 
     @Override
     public CompletableFuture<Boolean> isLocked(String name) {
-        return map(commands.get(keys.lockKey(name)).toCompletableFuture(), "isLocked", name, RedisLockBackend::isHeldValue);
+        return map(commands.get(keys.lockKey(name)).toCompletableFuture(), "isLocked", name, RedisKeys::isHeldValue);
     }
 
     @Override
     public CompletableFuture<ReleaseSubscription> watchReleases(String name, Runnable onMaybeFree) {
         return map(channels.watch(keys.releaseChannel(name), onMaybeFree), "subscribe", name, Function.identity());
-    }
-
-    /** Returns whether a raw lock key value ({@code <token>:<owner>}) names an owner. */
-    static boolean isHeldValue(String value) {
-        if (value == null) {
-            return false;
-        }
-        int sep = value.indexOf(':');
-        return sep >= 0 && sep < value.length() - 1;
     }
 
     private <R, T> CompletableFuture<T> map(CompletableFuture<R> reply, String operation, String name, Function<R, T> decode) {

@@ -7,26 +7,8 @@ import io.distlock.LockOptions;
 import io.distlock.spi.ClientBuilder;
 import io.distlock.spi.ForwardingLockClient;
 import io.distlock.spi.LockEngine;
-import io.lettuce.core.ClientOptions;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisConnectionException;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.cluster.ClusterClientOptions;
-import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
-import io.lettuce.core.cluster.RedisClusterClient;
-import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
-import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
-import io.lettuce.core.codec.StringCodec;
-import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.DefaultClientResources;
-import io.lettuce.core.resource.Delay;
-import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.time.Duration;
 import java.util.Locale;
-import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -42,9 +24,10 @@ import org.jspecify.annotations.Nullable;
  * }
  * }</pre>
  *
- * <p>Each lock is one key, {@code <prefix>{<name>}} (default prefix {@code distlock:}), whose value
- * is {@code <fencing token>:<owner id>} and whose PX expiry is the lease. Releases publish on
- * {@code <prefix>{<name>}:released}. An ACL user needs {@code ~<prefix>*}, {@code &<prefix>*} and the
+ * <p>Each lock is one key, {@code <prefix>{<name>}} (default prefix {@code distlock:}; a {@code '}'} in
+ * the name is stored as U+001A), whose value is {@code <fencing token>:<owner id>} and whose PX expiry
+ * is the lease. Releases publish on {@code <prefix>{<name>}:released}. {@link RedisKeys} spells the
+ * layout out for tools. An ACL user needs {@code ~<prefix>*}, {@code &<prefix>*} and the
  * commands EVALSHA, EVAL, GET, SUBSCRIBE, UNSUBSCRIBE (on a Cluster SSUBSCRIBE, SUNSUBSCRIBE and CLUSTER
  * for topology discovery; with {@code minReplicas}, WAIT). See docs/guarantees.md for what holds under
  * pauses, crashes, restarts and failover.
@@ -86,6 +69,11 @@ public final class RedisLockClient extends ForwardingLockClient {
         return keyPrefix;
     }
 
+    /** Returns where this client's locks live in Redis: their keys and release channels. */
+    public RedisKeys keys() {
+        return RedisKeys.withPrefix(keyPrefix);
+    }
+
     @Override
     public String toString() {
         return "RedisLockClient[" + server + ", prefix=" + keyPrefix + "]";
@@ -125,7 +113,7 @@ public final class RedisLockClient extends ForwardingLockClient {
             if (!scheme.startsWith("redis://") && !scheme.startsWith("rediss://") && !scheme.startsWith("redis-sentinel://")
                     && !scheme.startsWith("rediss-sentinel://")) {
                 throw new IllegalArgumentException("uri must start with redis://, rediss://, redis-sentinel:// or rediss-sentinel://, was '"
-                        + mask(uri) + "'");
+                        + RedisConnector.mask(uri) + "'");
             }
             this.uri = uri;
             return this;
@@ -206,6 +194,11 @@ public final class RedisLockClient extends ForwardingLockClient {
 
         /** Connects and returns the backend alone (RedLock opens one per node). */
         RedisLockBackend openBackend() {
+            return RedisConnector.open(settings());
+        }
+
+        /** Returns the connection settings, after checking that they fit together. */
+        RedisConnector.Settings settings() {
             if (uri == null) {
                 throw new IllegalArgumentException("uri must be set");
             }
@@ -220,131 +213,8 @@ public final class RedisLockClient extends ForwardingLockClient {
             if (cluster && uri.toLowerCase(Locale.ROOT).contains("-sentinel://")) {
                 throw new IllegalArgumentException("cluster(true) needs a redis:// or rediss:// seed node, not a Sentinel URI");
             }
-            RedisURI redisUri;
-            try {
-                redisUri = RedisURI.create(uri);
-            } catch (RuntimeException e) {
-                throw new IllegalArgumentException("cannot parse Redis uri '" + mask(uri) + "': " + e.getMessage(), e);
-            }
-            redisUri.setTimeout(operationTimeout());
-            if (clientName != null) {
-                redisUri.setClientName(clientName);
-            }
-            String server = describe(redisUri);
-            // Reconnect quickly: leases are seconds long, and Lettuce's default backoff grows to 30 s.
-            ClientResources resources = DefaultClientResources.builder()
-                    .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
-                    .build();
-            if (cluster) {
-                return openCluster(redisUri, server, resources);
-            }
-            RedisClient client = RedisClient.create(resources, redisUri);
-            client.setOptions(ClientOptions.builder()
-                    .autoReconnect(true)
-                    .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).keepAlive(true).build())
-                    .timeoutOptions(TimeoutOptions.enabled(operationTimeout()))
-                    .build());
-            StatefulRedisConnection<String, String> connection = null;
-            try {
-                connection = connectWithHandshakeRetry(client);
-                StatefulRedisPubSubConnection<String, String> pubSub = client.connectPubSub(StringCodec.UTF8);
-                return new RedisLockBackend(RedisTransport.standalone(client, resources, connection, pubSub), new RedisKeys(keyPrefix),
-                        server, operationTimeout(), new ReplicaAcks(minReplicas, replicaAckTimeout));
-            } catch (RuntimeException e) {
-                if (connection != null) {
-                    connection.close();
-                }
-                client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-                resources.shutdown(0, 2, TimeUnit.SECONDS);
-                throw connectFailure(server, e);
-            }
-        }
-
-        private RedisLockBackend openCluster(RedisURI seed, String server, ClientResources resources) {
-            RedisClusterClient client = RedisClusterClient.create(resources, seed);
-            client.setOptions(ClusterClientOptions.builder()
-                    .autoReconnect(true)
-                    .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).keepAlive(true).build())
-                    .timeoutOptions(TimeoutOptions.enabled(operationTimeout()))
-                    .maxRedirects(5)
-                    // follow failovers and resharding: refresh on MOVED/ASK and reconnects, and every 10 s
-                    .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-                            .enableAllAdaptiveRefreshTriggers()
-                            .adaptiveRefreshTriggersTimeout(Duration.ofMillis(500))
-                            .refreshTriggersReconnectAttempts(1)
-                            .enablePeriodicRefresh(Duration.ofSeconds(10))
-                            .build())
-                    .build());
-            StatefulRedisClusterConnection<String, String> connection = null;
-            try {
-                connection = client.connect(StringCodec.UTF8);
-                StatefulRedisClusterPubSubConnection<String, String> pubSub = client.connectPubSub(StringCodec.UTF8);
-                return new RedisLockBackend(RedisTransport.cluster(client, resources, connection, pubSub), new RedisKeys(keyPrefix),
-                        "cluster:" + server, operationTimeout(), ReplicaAcks.NONE);
-            } catch (RuntimeException e) {
-                if (connection != null) {
-                    connection.close();
-                }
-                client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-                resources.shutdown(0, 2, TimeUnit.SECONDS);
-                throw connectFailure(server, e);
-            }
-        }
-
-        /**
-         * Connects; when the server drops the connection during the handshake, tries once more. Lettuce
-         * then sometimes reports "connection closed" instead of the server's WRONGPASS reply, and the
-         * second attempt tells which it was.
-         */
-        private static StatefulRedisConnection<String, String> connectWithHandshakeRetry(RedisClient client) {
-            try {
-                return client.connect(StringCodec.UTF8);
-            } catch (RedisConnectionException e) {
-                if (!String.valueOf(rootOf(e).getMessage()).contains("closed prematurely")) {
-                    throw e;
-                }
-                return client.connect(StringCodec.UTF8);
-            }
-        }
-
-        private static Throwable rootOf(Throwable e) {
-            Throwable root = e;
-            while (root.getCause() != null && root.getCause() != root) {
-                root = root.getCause();
-            }
-            return root;
-        }
-
-        private RuntimeException connectFailure(String server, RuntimeException e) {
-            Throwable root = e;
-            while (root.getCause() != null && root.getCause() != root) {
-                root = root.getCause();
-            }
-            String detail = String.valueOf(root.getMessage());
-            if (detail.contains("WRONGPASS") || detail.contains("NOAUTH") || detail.contains("NOPERM")) {
-                return new LockException("Redis at " + server + " refused the connection: " + detail, e);
-            }
-            if (e instanceof RedisConnectionException || e instanceof io.lettuce.core.RedisException) {
-                return new BackendUnavailableException("cannot connect to Redis at " + server + " within " + connectTimeout + ": " + detail, e);
-            }
-            return e;
-        }
-
-        private static String describe(RedisURI uri) {
-            if (!uri.getSentinels().isEmpty()) {
-                StringBuilder sentinels = new StringBuilder();
-                for (RedisURI sentinel : uri.getSentinels()) {
-                    sentinels.append(sentinels.length() == 0 ? "" : ",").append(sentinel.getHost()).append(':').append(sentinel.getPort());
-                }
-                return (uri.isSsl() ? "rediss" : "redis") + "-sentinel://" + sentinels + (uri.getDatabase() != 0 ? "/" + uri.getDatabase() : "")
-                        + "#" + uri.getSentinelMasterId();
-            }
-            String scheme = uri.isSsl() ? "rediss" : "redis";
-            return scheme + "://" + uri.getHost() + ":" + uri.getPort() + (uri.getDatabase() != 0 ? "/" + uri.getDatabase() : "");
-        }
-
-        private static String mask(String uri) {
-            return uri.replaceAll("//[^@/]*@", "//***@");
+            return new RedisConnector.Settings(uri, keyPrefix, operationTimeout(), connectTimeout, clientName,
+                    new ReplicaAcks(minReplicas, replicaAckTimeout), cluster);
         }
     }
 }

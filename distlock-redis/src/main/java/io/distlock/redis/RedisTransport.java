@@ -5,22 +5,19 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
-import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
-import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import io.lettuce.core.cluster.event.ClusterTopologyChangedEvent;
 import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
 import java.net.SocketAddress;
 import java.time.Duration;
-import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import reactor.core.Disposable;
 
 /**
  * The Lettuce side of a backend: the command interface (one multiplexed connection, or a cluster
@@ -74,48 +71,22 @@ record RedisTransport(RedisClusterAsyncCommands<String, String> commands, Releas
 
     /**
      * A cluster: commands over the cluster connection; release notifications by sharded pub/sub on a
-     * connection to the master that owns the channel's slot (the same slot as the lock key). After a
-     * failover of that shard the subscription is gone until the next wait subscribes again; waiters
-     * meanwhile fall back to polling.
+     * connection to the master that owns the channel's slot (the same slot as the lock key). When Lettuce
+     * reports a topology change (a shard failed over, slots moved), every watched channel is subscribed
+     * again at its slot's current owner.
      */
     static RedisTransport cluster(RedisClusterClient client, ClientResources resources,
             StatefulRedisClusterConnection<String, String> connection, StatefulRedisClusterPubSubConnection<String, String> pubSub) {
         ReleaseChannels channels = new ReleaseChannels();
-        Map<String, StatefulRedisPubSubConnection<String, String>> subscribedAt = new ConcurrentHashMap<>();
-        Set<StatefulRedisPubSubConnection<String, String>> listened = ConcurrentHashMap.newKeySet();
-        RedisPubSubAdapter<String, String> listener = new RedisPubSubAdapter<>() {
-            @Override
-            public void smessage(String channel, String message) {
-                channels.deliver(channel);
-            }
-        };
-        channels.subscriber(new ReleaseChannels.Subscriber() {
-            @Override
-            public CompletableFuture<?> subscribe(String channel) {
-                RedisClusterNode owner = pubSub.getPartitions().getPartitionBySlot(SlotHash.getSlot(channel));
-                if (owner == null) {
-                    return CompletableFuture.failedFuture(new IllegalStateException("no cluster node serves the slot of " + channel));
-                }
-                return pubSub.getConnectionAsync(owner.getNodeId()).thenCompose(node -> {
-                    if (listened.add(node)) {
-                        node.addListener(listener);
-                    }
-                    subscribedAt.put(channel, node);
-                    return node.async().ssubscribe(channel).toCompletableFuture();
-                });
-            }
-
-            @Override
-            public void unsubscribe(String channel) {
-                StatefulRedisPubSubConnection<String, String> node = subscribedAt.remove(channel);
-                if (node != null && node.isOpen()) {
-                    node.async().sunsubscribe(channel);
-                }
-            }
-        });
-        return new RedisTransport(connection.async(), channels, true,
-                closer(pubSub::close, connection::close, () -> client.shutdown(Duration.ZERO, Duration.ofSeconds(2)), resources),
-                new AtomicLong());
+        channels.subscriber(new ShardedSubscriber(pubSub, channels));
+        Disposable topologyChanges = resources.eventBus().get()
+                .filter(ClusterTopologyChangedEvent.class::isInstance)
+                .subscribe(event -> channels.resubscribeAll());
+        Runnable closer = closer(pubSub::close, connection::close, () -> client.shutdown(Duration.ZERO, Duration.ofSeconds(2)), resources);
+        return new RedisTransport(connection.async(), channels, true, () -> {
+            topologyChanges.dispose();
+            closer.run();
+        }, new AtomicLong());
     }
 
     /** Closes the connections, then (always) the client and its resources. */

@@ -12,12 +12,20 @@ import java.util.concurrent.locks.ReentrantLock;
  * it has one. How a channel is subscribed (SUBSCRIBE on the client's pub/sub connection, or SSUBSCRIBE
  * on the cluster node that owns the channel's slot) is the {@link Subscriber}'s business; it calls
  * {@link #deliver} for each message. Messages published while disconnected are lost, which the
- * engine's fallback poll covers.
+ * engine's fallback poll covers. A subscription that no longer reaches its publisher (a Cluster shard
+ * failed over) is moved by {@link #resubscribeAll}, and checked again whenever another waiter starts
+ * waiting on its channel.
  */
 final class ReleaseChannels {
     /** Subscribes and unsubscribes one channel. */
     interface Subscriber {
+        /** Subscribes; the future completes once messages flow. */
         CompletableFuture<?> subscribe(String channel);
+
+        /** Moves a subscribed channel to where its messages are now published, if that changed; completes when done. */
+        default CompletableFuture<?> resubscribe(String channel) {
+            return CompletableFuture.completedFuture(null);
+        }
 
         void unsubscribe(String channel);
     }
@@ -47,6 +55,7 @@ final class ReleaseChannels {
             current.add(listener);
             ReleaseSubscription subscription = () -> unwatch(channel, listener);
             if (!first) {
+                resubscribe(channel); // where a Cluster shard failed over, the next waiter moves the subscription
                 return CompletableFuture.completedFuture(subscription);
             }
             return subscriber.subscribe(channel).handle((ignored, error) -> {
@@ -60,6 +69,30 @@ final class ReleaseChannels {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** Moves every watched channel whose subscription no longer reaches its publisher (a Cluster topology change). */
+    void resubscribeAll() {
+        lock.lock();
+        try {
+            listeners.keySet().forEach(this::resubscribe);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void resubscribe(String channel) {
+        // if the last waiter left while the move was under way, drop what the move subscribed
+        subscriber.resubscribe(channel).whenComplete((ignored, error) -> {
+            lock.lock();
+            try {
+                if (!listeners.containsKey(channel)) {
+                    subscriber.unsubscribe(channel);
+                }
+            } finally {
+                lock.unlock();
+            }
+        });
     }
 
     private void unwatch(String channel, Runnable listener) {

@@ -1,8 +1,9 @@
 -- distlock acquire: take the lock if it is free, or confirm it for the same owner (a retried request).
 --
 -- KEYS[1]  the lock key, e.g. distlock:{orders}. While held it holds "<token>:<owner id>" with a PX
---          expiry of the lease; after a release it holds "<token>:" (a tombstone that remembers the
---          last fencing token for a while, so the next token is larger even within one microsecond).
+--          expiry of the lease; once free it may hold a tombstone that remembers the last fencing token
+--          for a while (so the next token is larger even within one microsecond): any value whose part
+--          after the first ':' is empty or starts with ':' (see release.lua). A tombstone is free.
 -- ARGV[1]  owner id of this acquisition (unique per acquisition)
 -- ARGV[2]  lease time in milliseconds
 --
@@ -25,7 +26,7 @@ if value then
     redis.call('PEXPIRE', KEYS[1], ARGV[2])
     return {1, last}
   end
-  if owner ~= '' then
+  if owner ~= '' and string.sub(owner, 1, 1) ~= ':' then
     return {0, redis.call('PTTL', KEYS[1])}
   end
 end

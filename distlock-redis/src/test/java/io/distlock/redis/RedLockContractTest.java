@@ -1,18 +1,27 @@
 package io.distlock.redis;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.distlock.LockClient;
-import io.distlock.servers.Resp;
+import io.distlock.servers.RedisServer;
 import io.distlock.testkit.ClientSettings;
+import io.distlock.testkit.LeaseLockContract;
 import io.distlock.testkit.LockClientFactory;
-import io.distlock.testkit.LockContract;
 import io.distlock.testkit.RedLockExtension;
 import io.distlock.testkit.TestDeployment;
 import java.time.Duration;
 import java.util.List;
+import java.util.OptionalLong;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The base lock contract on RedLock over three independent masters; outages hit all of them. */
-class RedLockContractTest extends LockContract {
+/**
+ * The whole lease-lock contract on RedLock over three independent masters; outages hit all of them. A
+ * lock is held when a majority of nodes holds it, and free only when no node does.
+ */
+class RedLockContractTest extends LeaseLockContract {
+    /** Each node's answer must come within this; RedLock asks for leases of at least ten of it. */
+    static final Duration NODE_TIMEOUT = Duration.ofMillis(250);
+
     @RegisterExtension
     static final RedLockExtension redLock = new RedLockExtension(3);
 
@@ -20,8 +29,9 @@ class RedLockContractTest extends LockContract {
     public static final class Factory implements LockClientFactory {
         @Override
         public LockClient create(String target, ClientSettings settings) {
-            return RedLockClient.builder().uris(List.of(target.split(","))).operationTimeout(settings.operationTimeout())
-                    .fallbackPoll(settings.fallbackPoll()).connectTimeout(Duration.ofSeconds(1)).build();
+            return RedLockClient.builder().uris(List.of(target.split(","))).nodeTimeout(NODE_TIMEOUT)
+                    .operationTimeout(settings.operationTimeout()).fallbackPoll(settings.fallbackPoll())
+                    .connectTimeout(Duration.ofSeconds(1)).build();
         }
     }
 
@@ -36,9 +46,27 @@ class RedLockContractTest extends LockContract {
     }
 
     @Override
+    protected Duration shortLease() {
+        return NODE_TIMEOUT.multipliedBy(10);
+    }
+
+    private long nodesHolding(String name) {
+        return redLock.nodes().stream().filter(node -> RawLockState.held(node.port(), name)).count();
+    }
+
+    @Override
     protected boolean lockedInBackend(String name) {
-        long holding = redLock.nodes().stream().filter(node -> RedisLockBackend.isHeldValue(
-                (String) Resp.call(node.port(), "GET", RedisLockClient.DEFAULT_KEY_PREFIX + "{" + name + "}"))).count();
-        return holding >= 2;
+        return nodesHolding(name) >= 2;
+    }
+
+    @Override
+    protected void assertUnlocked(String name) {
+        assertThat(nodesHolding(name)).as("RedLock nodes still holding lock '%s'", name).isZero();
+    }
+
+    @Override
+    protected OptionalLong lastTokenInBackend(String name) {
+        return redLock.nodes().stream().map(RedisServer::port).map(port -> RawLockState.lastToken(port, name))
+                .filter(OptionalLong::isPresent).mapToLong(OptionalLong::getAsLong).max();
     }
 }

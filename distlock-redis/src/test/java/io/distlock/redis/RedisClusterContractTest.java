@@ -1,13 +1,13 @@
 package io.distlock.redis;
 
 import io.distlock.LockClient;
-import io.distlock.servers.Resp;
 import io.distlock.testkit.ClientSettings;
 import io.distlock.testkit.LeaseLockContract;
 import io.distlock.testkit.LockClientFactory;
 import io.distlock.testkit.RedisClusterExtension;
 import io.distlock.testkit.TestDeployment;
 import java.time.Duration;
+import java.util.OptionalLong;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The whole lease-lock contract on a Redis Cluster of three masters and three replicas. */
@@ -34,9 +34,17 @@ class RedisClusterContractTest extends LeaseLockContract {
         return cluster;
     }
 
+    private int masterOf(String name) {
+        return cluster.cluster().masterOf(RedisKeys.defaults().lockKey(name)).port();
+    }
+
     @Override
     protected boolean lockedInBackend(String name) {
-        String key = RedisLockClient.DEFAULT_KEY_PREFIX + "{" + name + "}";
-        return RedisLockBackend.isHeldValue((String) Resp.call(cluster.cluster().masterOf(key).port(), "GET", key));
+        return RawLockState.held(masterOf(name), name);
+    }
+
+    @Override
+    protected OptionalLong lastTokenInBackend(String name) {
+        return RawLockState.lastToken(masterOf(name), name);
     }
 }

@@ -4,14 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.distlock.BackendUnavailableException;
+import io.distlock.DistributedLock;
 import io.distlock.Lease;
 import io.distlock.LeaseLostException;
 import io.distlock.servers.Await;
 import io.distlock.servers.RedisReplicaGroup;
 import io.distlock.servers.RedisServer;
 import io.distlock.servers.Resp;
+import io.distlock.servers.TcpProxy;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,7 +23,7 @@ import org.junit.jupiter.api.Test;
  */
 class RedisFailoverTest {
     private static final Duration LEASE = Duration.ofSeconds(10);
-    private static final String KEY = RedisLockClient.DEFAULT_KEY_PREFIX + "{orders}";
+    private static final String KEY = RedisKeys.defaults().lockKey("orders");
 
     private static RedisLockClient client(String uri, int minReplicas) {
         return RedisLockClient.builder().uri(uri).leaseTime(LEASE).minReplicas(minReplicas)
@@ -36,13 +39,20 @@ class RedisFailoverTest {
         try (RedisReplicaGroup group = RedisReplicaGroup.launch(2, true).withSentinels(3, Duration.ofSeconds(1));
                 RedisLockClient holder = client(group.sentinelUri(), 1);
                 RedisLockClient other = client(group.sentinelUri(), 0)) {
+            // Replication is slow and is cut as soon as the acquire returns: only a write that WAIT saw
+            // acknowledged can be on the replica that is promoted (on loopback, without the delay,
+            // asynchronous replication would get it there in time even without WAIT).
+            group.replicationLink(0).delay(Duration.ofMillis(100));
+            group.replicationLink(1).delay(Duration.ofMillis(100));
             Lease lease = holder.getLock("orders").acquire(Duration.ofSeconds(5));
+            group.replicationLink(0).cut();
+            group.replicationLink(1).cut();
             RedisServer old = group.master();
 
             old.kill();
             RedisServer promoted = group.awaitFailover(old, Duration.ofSeconds(30));
 
-            assertThat(RedisLockBackend.isHeldValue((String) Resp.call(promoted.port(), "GET", KEY)))
+            assertThat(RedisKeys.isHeldValue((String) Resp.call(promoted.port(), "GET", KEY)))
                     .as("the promoted replica has the acknowledged lock").isTrue();
             long before = pttl(promoted);
             Await.until(Duration.ofSeconds(20), "the holder renews its lease on the promoted master", () -> pttl(promoted) > before);
@@ -86,7 +96,7 @@ class RedisFailoverTest {
                     .hasMessageContaining("acknowledged by 0 replica(s)")
                     .hasMessageContaining("minReplicas")
                     .hasMessageContaining("rolled back");
-            assertThat(RedisLockBackend.isHeldValue((String) Resp.call(group.master().port(), "GET", KEY)))
+            assertThat(RedisKeys.isHeldValue((String) Resp.call(group.master().port(), "GET", KEY)))
                     .as("nothing is left held on the master").isFalse();
 
             group.replicationLink(0).heal();
@@ -94,6 +104,59 @@ class RedisFailoverTest {
                     () -> holder.getLock("orders").acquire(Duration.ofSeconds(1)));
             assertThat(lease.isValid()).isTrue();
             lease.close();
+        }
+    }
+
+    @Test
+    void aReleaseNoReplicaAcknowledgesIsMadeOnTheMasterAndReportedAsNotAcknowledged() throws Exception {
+        try (RedisReplicaGroup group = RedisReplicaGroup.launch(1, true);
+                RedisLockClient holder = client(group.master().uri(), 1)) {
+            DistributedLock lock = holder.getLock("orders");
+            lock.lock(); // acknowledged by the replica
+            group.replicationLink(0).cut();
+
+            assertThatThrownBy(lock::unlock)
+                    .isInstanceOf(BackendUnavailableException.class)
+                    .hasMessageContaining("release of lock 'orders'")
+                    .hasMessageContaining("acknowledged by 0 replica(s)")
+                    .hasMessageContaining("minReplicas")
+                    .hasMessageContaining("may not survive a failover");
+            assertThat(lock.isHeldByCurrentThread()).isFalse();
+            assertThat(RedisKeys.isHeldValue((String) Resp.call(group.master().port(), "GET", KEY))).as("released on the master").isFalse();
+        }
+    }
+
+    @Test
+    void aWaitAnswerFromAfterAReconnectDoesNotCountAndTheAcquireIsRolledBack() throws Exception {
+        try (RedisReplicaGroup group = RedisReplicaGroup.launch(1, true); TcpProxy clientLink = TcpProxy.to(group.master().port());
+                RedisLockClient holder = RedisLockClient.builder().uri("redis://127.0.0.1:" + clientLink.port()).minReplicas(1)
+                        .replicaAckTimeout(Duration.ofSeconds(2)).operationTimeout(Duration.ofSeconds(20)).build()) {
+            RedisServer master = group.master();
+            group.replicationLink(0).cut();
+            CompletableFuture<Lease> acquiring = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return holder.getLock("orders").acquire(Duration.ofSeconds(5));
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            Await.until(Duration.ofSeconds(10), "the acquire's WAIT blocks on the master",
+                    () -> "1".equals(Resp.info(master.port(), "clients", "blocked_clients")));
+
+            // Drop the client's connection while WAIT is pending, let the replica catch up, then let the
+            // client reconnect: Lettuce sends WAIT again on a connection that has written nothing, and the
+            // replica acknowledges that at once. It says nothing about the lock.
+            clientLink.cut();
+            group.replicationLink(0).heal();
+            Await.until(Duration.ofSeconds(20), "the replica is linked again",
+                    () -> "1".equals(Resp.info(master.port(), "replication", "connected_slaves")));
+            clientLink.heal();
+
+            assertThatThrownBy(() -> acquiring.get(30, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(BackendUnavailableException.class)
+                    .hasMessageContaining("minReplicas")
+                    .hasMessageContaining("rolled back");
+            assertThat(RedisKeys.isHeldValue((String) Resp.call(master.port(), "GET", KEY))).as("rolled back on the master").isFalse();
         }
     }
 

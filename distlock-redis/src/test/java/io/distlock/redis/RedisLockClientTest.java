@@ -8,17 +8,26 @@ import io.distlock.DistributedLock;
 import io.distlock.Lease;
 import io.distlock.LockClient;
 import io.distlock.LockException;
+import io.distlock.LeaseLostException;
+import io.distlock.LeaseLostException.Reason;
 import io.distlock.LockOptions;
 import io.distlock.servers.Await;
 import io.distlock.servers.FreePorts;
 import io.distlock.servers.RedisServer;
 import io.distlock.testkit.RedisServerExtension;
+import io.distlock.servers.TcpProxy;
+import io.lettuce.core.SetArgs;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -52,17 +61,170 @@ class RedisLockClientTest {
     void aLockIsOneKeyUnderThePrefixWithAHashTagHoldingTokenAndOwner() throws Exception {
         try (RedisLockClient client = RedisLockClient.builder().uri(redis.server().uri()).keyPrefix("shop:").build()) {
             DistributedLock lock = client.getLock("orders:42", LockOptions.builder().leaseTime(Duration.ofSeconds(20)).build());
+            assertThat(client.keys().lockKey("orders:42")).isEqualTo("shop:{orders:42}");
+            assertThat(client.keys().releaseChannel("orders:42")).isEqualTo("shop:{orders:42}:released");
             long token;
+            String owner;
             try (Lease lease = lock.acquire()) {
                 token = lease.fencingToken();
                 String value = raw().get("shop:{orders:42}");
                 assertThat(value).startsWith(token + ":").hasSizeGreaterThan((token + ":").length());
+                owner = value.substring((token + ":").length());
                 assertThat(raw().pttl("shop:{orders:42}")).isBetween(1L, 20_000L);
             }
-            assertThat(raw().get("shop:{orders:42}")).as("the released key keeps only the last token").isEqualTo(token + ":");
+            assertThat(raw().get("shop:{orders:42}")).as("the released key keeps the last token and who released it")
+                    .isEqualTo(token + "::released:" + owner);
             assertThat(raw().pttl("shop:{orders:42}")).as("and expires, so no key stays per name forever")
                     .isBetween(1L, RedisLockBackend.TOKEN_MEMORY.toMillis());
         }
+    }
+
+    @Test
+    void namesWithBracesUnicodeOrTheLongestLengthSupportEveryOperation() throws Exception {
+        String uri = redis.server().uri();
+        try (LockClient holder = RedisLockClient.create(uri)) {
+            for (String name : LockNameScenario.NAMES) {
+                LockNameScenario.run(name, holder, () -> RedisLockClient.builder().uri(uri).fallbackPoll(Duration.ofMinutes(5)).build(),
+                        LockNameScenario.standalone(redis.server().port()));
+            }
+        }
+    }
+
+    /**
+     * Once {@code ran} holds (the request ran on the server while the proxy discards replies), cuts the
+     * client's connections and lets it reconnect: Lettuce sends the unanswered request again.
+     */
+    private static CompletableFuture<Void> loseTheReplyAndReconnect(TcpProxy proxy, BooleanSupplier ran) {
+        proxy.discardReplies(true);
+        return CompletableFuture.runAsync(() -> {
+            Await.until(Duration.ofSeconds(10), "the request ran on the server", ran);
+            proxy.cut();
+            proxy.discardReplies(false);
+            proxy.heal();
+        });
+    }
+
+    private static RedisLockClient through(TcpProxy proxy) {
+        return RedisLockClient.builder().uri("redis://127.0.0.1:" + proxy.port()).operationTimeout(Duration.ofSeconds(10)).build();
+    }
+
+    @Test
+    void aReleaseWhoseReplyWasLostAndThatIsReplayedAfterAReconnectStillSucceeds() throws Exception {
+        try (TcpProxy proxy = TcpProxy.to(redis.server().port()); RedisLockClient client = through(proxy)) {
+            DistributedLock lock = client.getLock("replayed-release");
+            String key = client.keys().lockKey("replayed-release");
+            lock.lock();
+
+            CompletableFuture<Void> reconnected = loseTheReplyAndReconnect(proxy, () -> !RedisKeys.isHeldValue(raw().get(key)));
+            lock.unlock(); // the replay finds the lock released by this owner: no LeaseLostException
+
+            reconnected.get(10, TimeUnit.SECONDS);
+            assertThat(lock.isLocked()).isFalse();
+        }
+    }
+
+    @Test
+    void aForceUnlockWhoseReplyWasLostAndThatIsReplayedAfterAReconnectStillAnswersTrue() throws Exception {
+        try (TcpProxy proxy = TcpProxy.to(redis.server().port()); RedisLockClient admin = through(proxy);
+                RedisLockClient holder = RedisLockClient.create(redis.server().uri())) {
+            String key = holder.keys().lockKey("replayed-force");
+            Lease lease = holder.getLock("replayed-force").acquire(Duration.ofSeconds(5));
+
+            CompletableFuture<Void> reconnected = loseTheReplyAndReconnect(proxy, () -> !RedisKeys.isHeldValue(raw().get(key)));
+            assertThat(admin.getLock("replayed-force").forceUnlock()).as("the replay finds this request's own tombstone").isTrue();
+
+            reconnected.get(10, TimeUnit.SECONDS);
+            assertThat(admin.getLock("replayed-force").forceUnlock()).as("a new request finds the lock free").isFalse();
+            lease.close();
+        }
+    }
+
+    @Test
+    void aRenewalTellsATakeoverFromAForceUnlockFromALostKey() throws Exception {
+        try (RedisLockClient client = RedisLockClient.builder().uri(redis.server().uri()).leaseTime(Duration.ofMillis(900)).build();
+                RedisLockClient admin = RedisLockClient.create(redis.server().uri())) {
+            Map<String, CompletableFuture<LeaseLostException>> lost = new LinkedHashMap<>();
+            for (String name : List.of("renew-taken", "renew-forced", "renew-deleted")) {
+                Lease lease = client.getLock(name).acquire(Duration.ofSeconds(5));
+                CompletableFuture<LeaseLostException> loss = new CompletableFuture<>();
+                lease.onLost(loss::complete);
+                lost.put(name, loss);
+            }
+
+            raw().set(client.keys().lockKey("renew-taken"), "1:someone-else", SetArgs.Builder.px(60_000));
+            assertThat(admin.getLock("renew-forced").forceUnlock()).isTrue();
+            raw().del(client.keys().lockKey("renew-deleted"));
+
+            assertThat(lost.get("renew-taken").get(10, TimeUnit.SECONDS).reason()).isEqualTo(Reason.TAKEN_OVER);
+            assertThat(lost.get("renew-forced").get(10, TimeUnit.SECONDS).reason()).isEqualTo(Reason.FORCE_UNLOCKED);
+            assertThat(lost.get("renew-deleted").get(10, TimeUnit.SECONDS).reason()).isEqualTo(Reason.SERVER_LOST_LOCK);
+            assertThat(raw().get(client.keys().lockKey("renew-taken"))).as("another owner's lock is left alone").isEqualTo("1:someone-else");
+        }
+    }
+
+    @Test
+    void aReleaseTellsATakeoverFromAForceUnlockFromALostKey() throws Exception {
+        LockOptions unrenewed = LockOptions.builder().leaseTime(Duration.ofSeconds(60)).autoRenew(false).build();
+        try (RedisLockClient client = RedisLockClient.create(redis.server().uri()); RedisLockClient admin = RedisLockClient.create(redis.server().uri())) {
+            DistributedLock taken = client.getLock("release-taken", unrenewed);
+            DistributedLock forced = client.getLock("release-forced", unrenewed);
+            DistributedLock deleted = client.getLock("release-deleted", unrenewed);
+            taken.lock();
+            forced.lock();
+            deleted.lock();
+
+            raw().set(client.keys().lockKey("release-taken"), "1:someone-else", SetArgs.Builder.px(60_000));
+            assertThat(admin.getLock("release-forced").forceUnlock()).isTrue();
+            raw().del(client.keys().lockKey("release-deleted"));
+
+            assertThatThrownBy(taken::unlock).isInstanceOfSatisfying(LeaseLostException.class, e -> assertThat(e.reason()).isEqualTo(Reason.TAKEN_OVER));
+            assertThatThrownBy(forced::unlock).isInstanceOfSatisfying(LeaseLostException.class, e -> assertThat(e.reason()).isEqualTo(Reason.FORCE_UNLOCKED));
+            assertThatThrownBy(deleted::unlock).isInstanceOfSatisfying(LeaseLostException.class, e -> assertThat(e.reason()).isEqualTo(Reason.SERVER_LOST_LOCK));
+            assertThat(raw().get(client.keys().lockKey("release-taken"))).as("another owner's lock is left alone").isEqualTo("1:someone-else");
+        }
+    }
+
+    @Test
+    void aRefusedSubscribeIsTriedAgainSoTheNextWaiterIsWokenByTheRelease() throws Exception {
+        try (RedisServer secured = RedisServer.launch("--requirepass", "adminpw")) {
+            String base = "127.0.0.1:" + secured.port();
+            String channel = RedisKeys.defaults().releaseChannel("acl-wake");
+            RedisClient admin = RedisClient.create("redis://:adminpw@" + base);
+            try (StatefulRedisConnection<String, String> connection = admin.connect()) {
+                // the waiter's user may use the keys but, for now, no channel
+                connection.sync().aclSetuser("locker", io.lettuce.core.AclSetuserArgs.Builder.on().resetChannels()
+                        .addPassword("lockerpw").keyPattern("distlock:*").allCommands());
+                try (LockClient holder = RedisLockClient.create("redis://:adminpw@" + base);
+                        LockClient waiter = RedisLockClient.builder().uri("redis://locker:lockerpw@" + base).fallbackPoll(Duration.ofMinutes(5)).build()) {
+                    refusedThenGranted(connection.sync(), holder, waiter, channel);
+                }
+            } finally {
+                admin.shutdown();
+            }
+        }
+    }
+
+    private static void refusedThenGranted(RedisCommands<String, String> admin, LockClient holder, LockClient waiter, String channel)
+            throws Exception {
+        Lease lease = holder.getLock("acl-wake", LockOptions.builder().leaseTime(Duration.ofMinutes(2)).build()).acquire(Duration.ofSeconds(5));
+
+        assertThat(waiter.getLock("acl-wake").tryAcquire(Duration.ofMillis(300))).isEmpty();
+        assertThat(admin.aclLog()).as("the waiter's subscribe was refused")
+                .anySatisfy(entry -> assertThat(entry).containsEntry("reason", "channel"));
+
+        admin.aclSetuser("locker", io.lettuce.core.AclSetuserArgs.Builder.channelPattern("distlock:*"));
+        CompletableFuture<Lease> waiting = CompletableFuture.supplyAsync(() -> {
+            try {
+                return waiter.getLock("acl-wake").acquire(Duration.ofMinutes(1));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        Await.until(Duration.ofSeconds(10), "the next waiter subscribed", () -> admin.pubsubNumsub(channel).get(channel) == 1);
+        lease.close();
+
+        // neither the fallback poll (5 min) nor the holder's lease (2 min) can explain a wake-up within 20 s
+        waiting.get(20, TimeUnit.SECONDS).close();
     }
 
     @Test
@@ -94,7 +256,7 @@ class RedisLockClientTest {
                     () -> System.nanoTime() - start > leaseTime.multipliedBy(3).toNanos());
             long renewalCommands = scriptCalls() - before;
             for (int i = 0; i < locks; i++) {
-                assertThat(RedisLockBackend.isHeldValue(raw().get("distlock:{batch-" + i + "}"))).as("lock %d still held", i).isTrue();
+                assertThat(RedisKeys.isHeldValue(raw().get(RedisKeys.defaults().lockKey("batch-" + i)))).as("lock %d still held", i).isTrue();
                 assertThat(leases.get(i).isValid()).isTrue();
             }
             // one command per lock per interval would be about 9 x 300 = 2700; batches of up to 200 need a few dozen
@@ -116,12 +278,12 @@ class RedisLockClientTest {
 
     @Test
     void aKeyOfAnotherTypeIsReportedAndLeftAlone() throws Exception {
-        raw().hset("distlock:{foreign}", "field", "value");
+        raw().hset(RedisKeys.defaults().lockKey("foreign"), "field", "value");
         try (RedisLockClient client = RedisLockClient.create(redis.server().uri())) {
             assertThatThrownBy(() -> client.getLock("foreign").acquire(Duration.ofSeconds(1)))
                     .isInstanceOf(LockException.class).hasMessageContaining("foreign").hasMessageContaining("WRONGTYPE");
         }
-        assertThat(raw().hget("distlock:{foreign}", "field")).isEqualTo("value");
+        assertThat(raw().hget(RedisKeys.defaults().lockKey("foreign"), "field")).isEqualTo("value");
     }
 
     @Test

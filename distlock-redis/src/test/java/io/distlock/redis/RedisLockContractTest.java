@@ -4,8 +4,7 @@ import io.distlock.testkit.LeaseLockContract;
 import io.distlock.testkit.LockClientFactory;
 import io.distlock.testkit.RedisServerExtension;
 import io.distlock.testkit.TestDeployment;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
+import java.util.OptionalLong;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The whole lease-lock contract against a real standalone redis-server. */
@@ -25,11 +24,11 @@ class RedisLockContractTest extends LeaseLockContract {
 
     @Override
     protected boolean lockedInBackend(String name) {
-        RedisClient raw = RedisClient.create(target());
-        try (StatefulRedisConnection<String, String> connection = raw.connect()) {
-            return RedisLockBackend.isHeldValue(connection.sync().get(RedisLockClient.DEFAULT_KEY_PREFIX + "{" + name + "}"));
-        } finally {
-            raw.shutdown();
-        }
+        return RawLockState.held(redis.server().port(), name);
+    }
+
+    @Override
+    protected OptionalLong lastTokenInBackend(String name) {
+        return RawLockState.lastToken(redis.server().port(), name);
     }
 }

@@ -1,16 +1,16 @@
 package io.distlock.redis;
 
-import io.distlock.servers.Resp;
 import io.distlock.testkit.LeaseLockContract;
 import io.distlock.testkit.LockClientFactory;
 import io.distlock.testkit.RedisSentinelExtension;
 import io.distlock.testkit.TestDeployment;
+import java.util.OptionalLong;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The whole lease-lock contract through Sentinel (a master, one replica, three Sentinels). The
- * contract's own outages (stop, pause, restart of the master) are outages, not failovers; failovers
- * are {@link RedisFailoverTest}'s.
+ * Sentinels wait a minute before declaring the master down, so the contract's own outages (stop,
+ * pause, restart of the master) are outages, not failovers; failovers are {@link RedisFailoverTest}'s.
  */
 class RedisSentinelContractTest extends LeaseLockContract {
     @RegisterExtension
@@ -28,7 +28,11 @@ class RedisSentinelContractTest extends LeaseLockContract {
 
     @Override
     protected boolean lockedInBackend(String name) {
-        Object value = Resp.call(sentinel.group().servers().get(0).port(), "GET", RedisLockClient.DEFAULT_KEY_PREFIX + "{" + name + "}");
-        return RedisLockBackend.isHeldValue((String) value);
+        return RawLockState.held(sentinel.group().servers().get(0).port(), name);
+    }
+
+    @Override
+    protected OptionalLong lastTokenInBackend(String name) {
+        return RawLockState.lastToken(sentinel.group().servers().get(0).port(), name);
     }
 }

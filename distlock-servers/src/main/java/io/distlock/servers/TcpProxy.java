@@ -24,6 +24,7 @@ public final class TcpProxy implements AutoCloseable {
     private volatile int upstreamPort;
     private volatile boolean cut;
     private volatile long delayMillis;
+    private volatile boolean discardReplies;
     private volatile boolean closed;
     private final java.util.concurrent.locks.ReentrantLock frozenLock = new java.util.concurrent.locks.ReentrantLock();
     private final java.util.concurrent.locks.Condition thawed = frozenLock.newCondition();
@@ -106,6 +107,14 @@ public final class TcpProxy implements AutoCloseable {
         }
     }
 
+    /**
+     * While {@code discard} is true, bytes from the server to the clients are read and thrown away
+     * (replies lost on the way) while requests still reach the server; connections stay open.
+     */
+    public void discardReplies(boolean discard) {
+        this.discardReplies = discard;
+    }
+
     /** Forwards new connections to another port and drops the current ones. */
     public void retarget(int port) {
         synchronized (this) {
@@ -151,12 +160,12 @@ public final class TcpProxy implements AutoCloseable {
                 sockets.add(client);
                 sockets.add(upstream);
             }
-            pump(client, upstream);
-            pump(upstream, client);
+            pump(client, upstream, false);
+            pump(upstream, client, true);
         }
     }
 
-    private void pump(Socket from, Socket to) {
+    private void pump(Socket from, Socket to, boolean replies) {
         Thread thread = new Thread(() -> {
             byte[] buffer = new byte[16 * 1024];
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
@@ -166,6 +175,9 @@ public final class TcpProxy implements AutoCloseable {
                     long delay = delayMillis;
                     if (delay > 0) {
                         Thread.sleep(delay);
+                    }
+                    if (replies && discardReplies) {
+                        continue;
                     }
                     out.write(buffer, 0, n);
                     out.flush();

@@ -76,4 +76,16 @@ class TcpProxyTest {
             assertThat(roundTrip(proxy, "after")).isEqualTo("after");
         }
     }
+
+    @Test
+    void discardsRepliesWhileRequestsStillReachTheServer() throws Exception {
+        try (RedisServer server = RedisServer.launch(); TcpProxy proxy = TcpProxy.to(server.port())) {
+            proxy.discardReplies(true);
+            assertThatThrownBy(() -> roundTrip(proxy, "lost-reply")).as("no reply comes back").isInstanceOf(IOException.class);
+            assertThat(valueOn(server)).as("the request ran").isEqualTo("lost-reply");
+
+            proxy.discardReplies(false);
+            assertThat(roundTrip(proxy, "answered")).isEqualTo("answered");
+        }
+    }
 }

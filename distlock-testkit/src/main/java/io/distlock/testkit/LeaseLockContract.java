@@ -34,6 +34,14 @@ public abstract class LeaseLockContract extends LockContract {
         return OptionalLong.empty();
     }
 
+    /**
+     * Returns the shortest lease the tests use (others are multiples of it): short, so that expiry tests
+     * finish quickly, but one the backend accepts (RedLock needs ten node timeouts).
+     */
+    protected Duration shortLease() {
+        return Duration.ofMillis(500);
+    }
+
     /** Returns the reasons a holder may be told when the server stops answering: its lease expires unconfirmed. */
     protected Set<Reason> reasonsWhenTheServerStopsAnswering() {
         return Set.of(Reason.EXPIRED);
@@ -42,7 +50,7 @@ public abstract class LeaseLockContract extends LockContract {
     @Test
     void aLeaseThatIsNotRenewedExpiresLetsAnotherClientInAndTheHolderIsTold() throws Exception {
         String name = uniqueName();
-        DistributedLock holder = newClient().getLock(name, lease(Duration.ofMillis(500), false));
+        DistributedLock holder = newClient().getLock(name, lease(shortLease(), false));
         CountDownLatch lost = new CountDownLatch(1);
         holder.lock();
         Lease held = holder.heldLease();
@@ -67,7 +75,7 @@ public abstract class LeaseLockContract extends LockContract {
     @Test
     void theWatchdogKeepsALockHeldForThreeTimesItsLease() throws Exception {
         String name = uniqueName();
-        Duration leaseTime = Duration.ofMillis(1000);
+        Duration leaseTime = shortLease().multipliedBy(2);
         DistributedLock holder = newClient().getLock(name, lease(leaseTime, true));
         DistributedLock other = newClient().getLock(name);
         CountDownLatch lost = new CountDownLatch(1);
@@ -88,7 +96,7 @@ public abstract class LeaseLockContract extends LockContract {
     @Test
     void aStaleHolderCannotReleaseTheNewOwnersLock() throws Exception {
         String name = uniqueName();
-        DistributedLock stale = newClient().getLock(name, lease(Duration.ofMillis(300), false));
+        DistributedLock stale = newClient().getLock(name, lease(shortLease(), false));
         Lease staleLease = stale.acquire();
         Await.until(SOON, "the stale lease expired locally", () -> !staleLease.isValid());
 
@@ -108,7 +116,7 @@ public abstract class LeaseLockContract extends LockContract {
     void aHolderProcessKilledWithoutReleasingFreesTheLockAfterItsLease() throws Exception {
         String name = uniqueName();
         long heldToken;
-        try (HolderProcess holder = HolderProcess.start(factoryClass(), target(), name, Duration.ofSeconds(1))) {
+        try (HolderProcess holder = HolderProcess.start(factoryClass(), target(), name, shortLease().multipliedBy(2))) {
             heldToken = holder.awaitHeldToken(Duration.ofSeconds(60));
             assertLocked(name);
             assertThat(newClient().getLock(name).tryLock()).isFalse();
@@ -124,7 +132,7 @@ public abstract class LeaseLockContract extends LockContract {
     @Test
     void aFrozenServerMakesTheLeaseLostNotSilentlyKept() throws Exception {
         String name = uniqueName();
-        DistributedLock holder = newClient().getLock(name, lease(Duration.ofMillis(1000), true));
+        DistributedLock holder = newClient().getLock(name, lease(shortLease().multipliedBy(2), true));
         CountDownLatch lost = new CountDownLatch(1);
         AtomicReference<LeaseLostException> report = new AtomicReference<>();
         holder.lock();

@@ -2,6 +2,7 @@ package io.distlock.cli.bench;
 
 import io.distlock.DistributedLock;
 import io.distlock.LockClient;
+import io.distlock.redis.RedisKeys;
 import io.distlock.redis.RedisLockClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -136,7 +137,7 @@ public final class HoldManyLocks {
 
         @Override
         public String keyOf(String name) {
-            return RedisLockClient.DEFAULT_KEY_PREFIX + "{" + name + "}";
+            return RedisKeys.defaults().lockKey(name);
         }
 
         @Override

@@ -3,6 +3,7 @@ package io.distlock.cli.check;
 import io.distlock.LockClient;
 import io.distlock.LockOptions;
 import io.distlock.checker.FaultKind;
+import io.distlock.redis.RedisKeys;
 import io.distlock.redis.RedisLockClient;
 import io.distlock.servers.Await;
 import io.distlock.servers.RedisClusterGroup;
@@ -15,7 +16,7 @@ import org.jspecify.annotations.Nullable;
 /** A Redis Cluster of three masters with a replica each; clients in cluster mode. */
 final class ClusterDeployment extends Deployment {
     /** The key of the checked lock (the workers lock {@code check}), whose shard the failover hits. */
-    private static final String LOCK_KEY = RedisLockClient.DEFAULT_KEY_PREFIX + "{" + CheckWorker.LOCK_NAME + "}";
+    private static final String LOCK_KEY = RedisKeys.defaults().lockKey(CheckWorker.LOCK_NAME);
 
     private @Nullable RedisClusterGroup cluster;
 
