@@ -129,6 +129,14 @@ public abstract class ContractSupport {
         return Duration.ofSeconds(120);
     }
 
+    /**
+     * Returns the shortest lease the tests use (others are multiples of it): short, so that expiry tests
+     * finish quickly, but one the backend accepts (RedLock needs ten node timeouts).
+     */
+    protected Duration shortLease() {
+        return Duration.ofMillis(500);
+    }
+
     /** Returns options with this lease time and renewal setting. */
     protected static LockOptions lease(Duration leaseTime, boolean autoRenew) {
         return LockOptions.builder().leaseTime(leaseTime).autoRenew(autoRenew).build();

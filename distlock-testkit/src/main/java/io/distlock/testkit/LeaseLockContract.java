@@ -34,14 +34,6 @@ public abstract class LeaseLockContract extends LockContract {
         return OptionalLong.empty();
     }
 
-    /**
-     * Returns the shortest lease the tests use (others are multiples of it): short, so that expiry tests
-     * finish quickly, but one the backend accepts (RedLock needs ten node timeouts).
-     */
-    protected Duration shortLease() {
-        return Duration.ofMillis(500);
-    }
-
     /** Returns the reasons a holder may be told when the server stops answering: its lease expires unconfirmed. */
     protected Set<Reason> reasonsWhenTheServerStopsAnswering() {
         return Set.of(Reason.EXPIRED);

@@ -306,7 +306,7 @@ public abstract class LockContract extends ContractSupport {
     @Test
     void forceUnlockFreesTheLockAndTheHolderLearnsItLostIt() throws Exception {
         String name = uniqueName();
-        DistributedLock holderLock = newClient().getLock(name, lease(Duration.ofMillis(900), true));
+        DistributedLock holderLock = newClient().getLock(name, lease(shortLease().multipliedBy(2), true));
         CountDownLatch lost = new CountDownLatch(1);
         AtomicReference<LeaseLostException> report = new AtomicReference<>();
         holderLock.lock();
