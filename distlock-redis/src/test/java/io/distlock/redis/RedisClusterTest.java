@@ -130,7 +130,7 @@ class RedisClusterTest {
     private static RedisServer failOver(RedisClusterGroup cluster) {
         RedisServer old = cluster.masterOf(KEY);
         old.kill();
-        Await.until(Duration.ofSeconds(30), "a replica took over the shard", () -> {
+        Await.until(Duration.ofSeconds(60), "a replica took over the shard", () -> {
             try {
                 return cluster.masterOf(KEY) != old;
             } catch (RuntimeException e) {

@@ -21,7 +21,7 @@ public final class RedisClusterGroup implements AutoCloseable {
         try {
             for (int i = 0; i < 6; i++) {
                 group.nodes.add(RedisServer.launch("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                        "--cluster-node-timeout", "2000", "--repl-diskless-sync-delay", "0"));
+                        "--cluster-node-timeout", "2000", "--cluster-replica-validity-factor", "0", "--repl-diskless-sync-delay", "0"));
             }
             RedisServer first = group.nodes.get(0);
             for (RedisServer node : group.nodes.subList(1, 6)) {
