@@ -2,6 +2,7 @@ package io.distlock.redis;
 
 import io.distlock.BackendUnavailableException;
 import io.distlock.LockException;
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisConnectionException;
@@ -9,6 +10,7 @@ import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
@@ -102,12 +104,7 @@ final class RedisConnector {
             return new RedisLockBackend(RedisTransport.standalone(client, resources, connection, pubSub), RedisKeys.withPrefix(settings.keyPrefix()),
                     server, settings.operationTimeout(), settings.acks());
         } catch (RuntimeException e) {
-            if (connection != null) {
-                connection.close();
-            }
-            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-            resources.shutdown(0, 2, TimeUnit.SECONDS);
-            throw connectFailure(server, settings.connectTimeout(), e);
+            throw failedToConnect(server, settings, e, connection, client, resources);
         }
     }
 
@@ -132,12 +129,7 @@ final class RedisConnector {
             return new RedisLockBackend(RedisTransport.cluster(client, resources, connection, pubSub), RedisKeys.withPrefix(settings.keyPrefix()),
                     "cluster:" + server, settings.operationTimeout(), ReplicaAcks.NONE);
         } catch (RuntimeException e) {
-            if (connection != null) {
-                connection.close();
-            }
-            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-            resources.shutdown(0, 2, TimeUnit.SECONDS);
-            throw connectFailure(server, settings.connectTimeout(), e);
+            throw failedToConnect(server, settings, e, connection, client, resources);
         }
     }
 
@@ -163,6 +155,17 @@ final class RedisConnector {
             root = root.getCause();
         }
         return root;
+    }
+
+    /** Closes what a failed connect opened (the connection may be null) and says why it failed. */
+    private static RuntimeException failedToConnect(String server, Settings settings, RuntimeException e,
+            @Nullable StatefulConnection<?, ?> connection, AbstractRedisClient client, ClientResources resources) {
+        if (connection != null) {
+            connection.close();
+        }
+        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        resources.shutdown(0, 2, TimeUnit.SECONDS);
+        return connectFailure(server, settings.connectTimeout(), e);
     }
 
     private static RuntimeException connectFailure(String server, Duration connectTimeout, RuntimeException e) {

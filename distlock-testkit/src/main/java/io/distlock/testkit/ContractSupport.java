@@ -159,6 +159,17 @@ public abstract class ContractSupport {
         return future;
     }
 
+    /** Starts {@code lock.tryAcquire(wait)} on a test thread and returns once that thread is parked waiting for the lock. */
+    protected Future<Optional<Lease>> parkedWaiter(DistributedLock lock, Duration wait) {
+        AtomicReference<Thread> waiterThread = new AtomicReference<>();
+        Future<Optional<Lease>> waiter = inBackground(() -> {
+            waiterThread.set(Thread.currentThread());
+            return lock.tryAcquire(wait);
+        });
+        awaitParked(waiterThread);
+        return waiter;
+    }
+
     /** Waits until the thread in {@code waiter} is parked (waiting for the lock). */
     protected static void awaitParked(AtomicReference<Thread> waiter) {
         Await.until(SOON, "the waiter is parked", () -> {

@@ -157,12 +157,7 @@ public abstract class LockContract extends ContractSupport {
         String name = uniqueName();
         Lease held = newClient().getLock(name).acquire();
         DistributedLock waiterLock = newClient().getLock(name);
-        AtomicReference<Thread> waiterThread = new AtomicReference<>();
-        Future<Optional<Lease>> waiter = inBackground(() -> {
-            waiterThread.set(Thread.currentThread());
-            return waiterLock.tryAcquire(SOON);
-        });
-        awaitParked(waiterThread);
+        Future<Optional<Lease>> waiter = parkedWaiter(waiterLock, SOON);
         held.close();
         Optional<Lease> acquired = waiter.get(SOON.toSeconds() + 10, TimeUnit.SECONDS);
         assertThat(acquired).as("the waiter got the lock released while it waited").isPresent();
@@ -203,12 +198,7 @@ public abstract class LockContract extends ContractSupport {
         DistributedLock holder = newClient().getLock(name, lease(longLease(), false));
         DistributedLock waiterLock = newClientWithoutPolling().getLock(name);
         Lease held = holder.acquire();
-        AtomicReference<Thread> waiterThread = new AtomicReference<>();
-        Future<Optional<Lease>> waiter = inBackground(() -> {
-            waiterThread.set(Thread.currentThread());
-            return waiterLock.tryAcquire(SOON);
-        });
-        awaitParked(waiterThread);
+        Future<Optional<Lease>> waiter = parkedWaiter(waiterLock, SOON);
         held.close();
         Optional<Lease> acquired = waiter.get(SOON.toSeconds() + 10, TimeUnit.SECONDS);
         assertThat(acquired).as("the waiter (polling every 5 min) was woken by the release, within %s", SOON).isPresent();
@@ -336,12 +326,7 @@ public abstract class LockContract extends ContractSupport {
         String name = uniqueName();
         Lease held = newClient().getLock(name, lease(longLease(), false)).acquire();
         DistributedLock waiterLock = newClientWithoutPolling().getLock(name);
-        AtomicReference<Thread> waiterThread = new AtomicReference<>();
-        Future<Optional<Lease>> waiter = inBackground(() -> {
-            waiterThread.set(Thread.currentThread());
-            return waiterLock.tryAcquire(SOON);
-        });
-        awaitParked(waiterThread);
+        Future<Optional<Lease>> waiter = parkedWaiter(waiterLock, SOON);
         assertThat(newClient().getLock(name).forceUnlock()).isTrue();
         Optional<Lease> acquired = waiter.get(SOON.toSeconds() + 10, TimeUnit.SECONDS);
         assertThat(acquired).as("the waiter (polling every 5 min) was woken by the force-unlock").isPresent();
@@ -374,12 +359,7 @@ public abstract class LockContract extends ContractSupport {
         String tricky = names.get(0);
         Lease held = client.getLock(tricky, lease(longLease(), false)).acquire();
         DistributedLock waiterLock = newClientWithoutPolling().getLock(tricky);
-        AtomicReference<Thread> waiterThread = new AtomicReference<>();
-        Future<Optional<Lease>> waiter = inBackground(() -> {
-            waiterThread.set(Thread.currentThread());
-            return waiterLock.tryAcquire(SOON);
-        });
-        awaitParked(waiterThread);
+        Future<Optional<Lease>> waiter = parkedWaiter(waiterLock, SOON);
         held.close();
         assertThat(waiter.get(SOON.toSeconds() + 10, TimeUnit.SECONDS)).as("a waiter on %s is woken by the release", tricky)
                 .isPresent().get().satisfies(Lease::close);

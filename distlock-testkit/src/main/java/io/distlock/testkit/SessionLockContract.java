@@ -13,7 +13,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -42,12 +41,7 @@ public abstract class SessionLockContract extends LeaseLockContract {
         CompletableFuture<LeaseLostException> lost = new CompletableFuture<>();
         held.onLost(lost::complete);
         DistributedLock waiterLock = newClientWithoutPolling().getLock(name);
-        AtomicReference<Thread> waiterThread = new AtomicReference<>();
-        Future<Optional<Lease>> waiter = inBackground(() -> {
-            waiterThread.set(Thread.currentThread());
-            return waiterLock.tryAcquire(SOON);
-        });
-        awaitParked(waiterThread);
+        Future<Optional<Lease>> waiter = parkedWaiter(waiterLock, SOON);
 
         expireSession(holderClient);
 
