@@ -23,6 +23,20 @@ public final class Await {
         }
     }
 
+    /**
+     * Like {@link #until}, for a condition that asks a server which may be restarting or may drop the
+     * connection (Sentinel closes every client of a server it reconfigures): a condition that throws
+     * counts as not yet; if the time runs out, the last error is the cause.
+     */
+    public static void untilAnswered(Duration timeout, String description, BooleanSupplier condition) {
+        succeeds(timeout, description, () -> {
+            if (!condition.getAsBoolean()) {
+                throw new IllegalStateException("not yet: " + description);
+            }
+            return Boolean.TRUE;
+        });
+    }
+
     /** Runs {@code action} repeatedly until it stops throwing, up to {@code timeout}; returns its result. */
     public static <T> T succeeds(Duration timeout, String description, ThrowingSupplier<T> action) {
         long deadline = System.nanoTime() + timeout.toNanos();

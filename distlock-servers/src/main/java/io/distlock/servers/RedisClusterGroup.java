@@ -50,15 +50,10 @@ public final class RedisClusterGroup implements AutoCloseable {
 
     /** Waits until every running node reports cluster_state:ok and each master has its replica in sync. */
     public void awaitHealthy(Duration timeout) {
-        Await.until(timeout, "the cluster is healthy", () -> nodes.stream().filter(RedisServer::isRunning).allMatch(node -> {
-            try {
-                return Resp.text(node.port(), "CLUSTER", "INFO").contains("cluster_state:ok")
+        Await.untilAnswered(timeout, "the cluster is healthy", () -> nodes.stream().filter(RedisServer::isRunning).allMatch(node ->
+                Resp.text(node.port(), "CLUSTER", "INFO").contains("cluster_state:ok")
                         && ("master".equals(Resp.info(node.port(), "replication", "role"))
-                                || "up".equals(Resp.info(node.port(), "replication", "master_link_status")));
-            } catch (RuntimeException e) {
-                return false;
-            }
-        }));
+                                || "up".equals(Resp.info(node.port(), "replication", "master_link_status")))));
     }
 
     /** Returns a seed URI for a cluster client (the first node; clients discover the others from it). */

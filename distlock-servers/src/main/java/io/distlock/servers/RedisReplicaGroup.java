@@ -112,7 +112,7 @@ public final class RedisReplicaGroup implements AutoCloseable {
     /** Waits until every running replica has processed the master's whole replication stream. */
     public void awaitReplicated() {
         RedisServer master = master();
-        Await.until(Duration.ofSeconds(20), "replicas caught up with the master", () -> {
+        Await.untilAnswered(Duration.ofSeconds(20), "replicas caught up with the master", () -> {
             long offset = Long.parseLong(Resp.info(master.port(), "replication", "master_repl_offset"));
             for (RedisServer server : servers) {
                 if (server != master && server.isRunning()) {
@@ -137,7 +137,7 @@ public final class RedisReplicaGroup implements AutoCloseable {
 
     /** Waits until {@code server} (restarted after a failover) has been turned into a replica and is in sync. */
     public void awaitRejoined(RedisServer server, Duration timeout) {
-        Await.until(timeout, server + " rejoined as a replica", () -> server.ping()
+        Await.untilAnswered(timeout, server + " rejoined as a replica", () -> server.ping()
                 && "slave".equals(Resp.info(server.port(), "replication", "role"))
                 && "up".equals(Resp.info(server.port(), "replication", "master_link_status")));
     }
