@@ -152,6 +152,9 @@ class CheckCommandTest {
 
         assertThat(run.exit()).as("exit code; output:%n%s", run.stdout()).isEqualTo(1);
         assertThat(run.stdout()).contains("VIOLATION").containsPattern("overlap +yes +FAIL").contains("both held the lock");
+        assertThat(run.stdout()).as("the repeat line carries every option that shaped the run")
+                .contains("repeat: ./distlock check --backend redis --lock naive-set-nx --time 20s --lease 300ms --processes 5 "
+                        + "--liveness-bound 5s --seed 5 --faults pause");
 
         Run replayed = check("--replay", out.resolve("history.txt").toString(), "--lock", "naive-set-nx");
         assertThat(replayed.exit()).as("replay exit code; output:%n%s", replayed.stdout()).isEqualTo(1);

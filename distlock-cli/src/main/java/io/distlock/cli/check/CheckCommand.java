@@ -165,9 +165,7 @@ public final class CheckCommand implements Callable<Integer> {
         }
         System.out.println("report: " + html.toAbsolutePath() + "  history: " + historyFile.toAbsolutePath());
         if (runSeed != null) {
-            System.out.println("repeat: ./distlock check --backend " + backend.id() + (minReplicas > 0 ? " --min-replicas " + minReplicas : "")
-                    + " --lock " + lock.id() + " --time " + DurationConverter.format(time) + " --seed " + runSeed
-                    + (faults != null ? " --faults " + String.join(",", faultIds.isEmpty() ? List.of("none") : faultIds) : ""));
+            System.out.println("repeat: " + repeatCommand(leaseTime, runSeed, faultIds));
         }
         long acquisitions = history.events().stream().filter(e -> e.is(Event.Type.OK, Operation.ACQUIRE)).count();
         if (acquisitions == 0) {
@@ -175,6 +173,24 @@ public final class CheckCommand implements Callable<Integer> {
             return 1;
         }
         return report.passed() ? 0 : 1;
+    }
+
+    /** The command line that runs this check again: every option that shapes the run, defaults included where they matter. */
+    private String repeatCommand(Duration leaseTime, long runSeed, List<String> faultIds) {
+        StringBuilder command = new StringBuilder("./distlock check --backend ").append(backend.id());
+        if (minReplicas > 0) {
+            command.append(" --min-replicas ").append(minReplicas);
+        }
+        command.append(" --lock ").append(lock.id())
+                .append(" --time ").append(DurationConverter.format(time))
+                .append(" --lease ").append(DurationConverter.format(leaseTime))
+                .append(" --processes ").append(processes)
+                .append(" --liveness-bound ").append(DurationConverter.format(livenessBound))
+                .append(" --seed ").append(runSeed);
+        if (faults != null) {
+            command.append(" --faults ").append(String.join(",", faultIds.isEmpty() ? List.of("none") : faultIds));
+        }
+        return command.toString();
     }
 
     private static String verdict(CheckedLock checked, CheckReport report) {
