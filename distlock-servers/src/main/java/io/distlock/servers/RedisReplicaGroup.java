@@ -142,6 +142,35 @@ public final class RedisReplicaGroup implements AutoCloseable {
                 && "up".equals(Resp.info(server.port(), "replication", "master_link_status")));
     }
 
+    /**
+     * Waits until the group has converged after a failover: the server the Sentinels name is the only
+     * running server that reports role master, and every other running server replicates from it with
+     * its link up. Until then a client that kept its connection to a server still acting as master can
+     * write where no replica listens (seen in a 10-minute check: acquisitions refused for lack of
+     * acknowledgements for 10 s after the old master had rejoined).
+     */
+    public void awaitConverged(Duration timeout) {
+        Await.untilAnswered(timeout, "one master, named by the Sentinels, with every other server its replica", () -> {
+            RedisServer master = sentinelMaster();
+            for (RedisServer server : servers) {
+                if (!server.isRunning()) {
+                    continue;
+                }
+                String role = Resp.info(server.port(), "replication", "role");
+                if (server == master) {
+                    if (!"master".equals(role)) {
+                        return false;
+                    }
+                } else if (!"slave".equals(role)
+                        || !String.valueOf(master.port()).equals(Resp.info(server.port(), "replication", "master_port"))
+                        || !"up".equals(Resp.info(server.port(), "replication", "master_link_status"))) {
+                    return false;
+                }
+            }
+            return true;
+        });
+    }
+
     /** Waits until the Sentinels name a master other than {@code old} and that server reports role master. */
     public RedisServer awaitFailover(RedisServer old, Duration timeout) {
         return Await.succeeds(timeout, "sentinels promoted a replica of " + old, () -> {
