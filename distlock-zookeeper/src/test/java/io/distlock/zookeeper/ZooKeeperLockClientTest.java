@@ -161,7 +161,9 @@ class ZooKeeperLockClientTest {
 
             ensemble.kill(member); // the holder's own connection drops
 
-            Await.until(SOON, "the holder's lease is untrusted while its connection is in doubt", () -> !held.isValid());
+            // Spin, do not sleep between checks: the client may reconnect to another member within a few
+            // milliseconds (ZooKeeper waits a random 0-1000 ms before it tries the next member).
+            spinUntil(SOON, "the holder's lease is untrusted while its connection is in doubt", () -> !held.isValid());
             Await.until(SOON, "the holder's lease is valid again after reconnecting to another member", held::isValid);
             assertThat(Await.succeeds(SOON, "the other client can ask", () -> other.getLock(name).tryAcquire(Duration.ZERO)))
                     .as("nobody else got the lock across the member loss").isEmpty();
@@ -170,6 +172,17 @@ class ZooKeeperLockClientTest {
             Lease next = Await.succeeds(SOON, "the other client acquires", () -> other.getLock(name).acquire(Duration.ofSeconds(5)));
             assertThat(next.fencingToken()).isGreaterThan(token);
             next.close();
+        }
+    }
+
+    /** Checks {@code condition} without pausing between checks until it holds; fails after {@code timeout}. */
+    private static void spinUntil(Duration timeout, String description, java.util.function.BooleanSupplier condition) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("timed out after " + timeout + " waiting until " + description);
+            }
+            Thread.onSpinWait();
         }
     }
 
