@@ -26,11 +26,11 @@ public final class Await {
     /**
      * Like {@link #until}, for a condition that asks a server which may be restarting or may drop the
      * connection (Sentinel closes every client of a server it reconfigures): a condition that throws
-     * counts as not yet; if the time runs out, the last error is the cause.
+     * counts as not yet (checked exceptions included); if the time runs out, the last error is the cause.
      */
-    public static void untilAnswered(Duration timeout, String description, BooleanSupplier condition) {
+    public static void untilAnswered(Duration timeout, String description, ThrowingCondition condition) {
         succeeds(timeout, description, () -> {
-            if (!condition.getAsBoolean()) {
+            if (!condition.holds()) {
                 throw new IllegalStateException("not yet: " + description);
             }
             return Boolean.TRUE;
@@ -55,6 +55,13 @@ public final class Await {
                 throw new AssertionError("interrupted waiting until " + description, e);
             }
         }
+    }
+
+    /** A condition that may throw. */
+    @FunctionalInterface
+    public interface ThrowingCondition {
+        /** Returns whether the condition holds, or throws. */
+        boolean holds() throws Exception;
     }
 
     /** A supplier that may throw. */

@@ -135,19 +135,12 @@ public final class RedisReplicaGroup implements AutoCloseable {
                 .orElseThrow(() -> new IllegalStateException("the sentinels name an unknown master on port " + port));
     }
 
-    /** Waits until {@code server} (restarted after a failover) has been turned into a replica and is in sync. */
-    public void awaitRejoined(RedisServer server, Duration timeout) {
-        Await.untilAnswered(timeout, server + " rejoined as a replica", () -> server.ping()
-                && "slave".equals(Resp.info(server.port(), "replication", "role"))
-                && "up".equals(Resp.info(server.port(), "replication", "master_link_status")));
-    }
-
     /**
      * Waits until the group has converged after a failover: the server the Sentinels name is the only
-     * running server that reports role master, and every other running server replicates from it with
-     * its link up. Until then a client that kept its connection to a server still acting as master can
-     * write where no replica listens (seen in a 10-minute check: acquisitions refused for lack of
-     * acknowledgements for 10 s after the old master had rejoined).
+     * running server that reports role master, and every other running server (a restarted old master
+     * included) replicates from it with its link up. Merely waiting for the old master to be a replica
+     * again was not enough: in a 10-minute check, acquisitions were refused for lack of replica
+     * acknowledgements for about 10 s after that point.
      */
     public void awaitConverged(Duration timeout) {
         Await.untilAnswered(timeout, "one master, named by the Sentinels, with every other server its replica", () -> {

@@ -175,7 +175,7 @@ public final class CheckCommand implements Callable<Integer> {
         return report.passed() ? 0 : 1;
     }
 
-    /** The command line that runs this check again: every option that shapes the run, defaults included where they matter. */
+    /** The command line that runs this check again: every option that shapes the run, with its value in this run. */
     private String repeatCommand(Duration leaseTime, long runSeed, List<String> faultIds) {
         StringBuilder command = new StringBuilder("./distlock check --backend ").append(backend.id());
         if (minReplicas > 0) {

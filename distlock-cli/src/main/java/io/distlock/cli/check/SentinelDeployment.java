@@ -50,8 +50,7 @@ final class SentinelDeployment extends Deployment {
         old.kill();
         RedisServer promoted = sentinels.awaitFailover(old, Duration.ofSeconds(30));
         old.start(); // comes back empty; the Sentinels turn it into a replica of the new master
-        sentinels.awaitRejoined(old, Duration.ofSeconds(30));
-        sentinels.awaitConverged(Duration.ofSeconds(30)); // healed = one master again, not merely the old one back
+        sentinels.awaitConverged(Duration.ofSeconds(30)); // healed = one master again, the old one among its replicas
         return "killed the master " + old.uri() + "; Sentinel promoted " + promoted.uri() + "; the old master rejoined empty";
     }
 
