@@ -131,6 +131,7 @@ public final class RedLockClient extends ForwardingLockClient {
          * @throws IllegalArgumentException if no URIs were set, or the node timeout is not well below the lease
          * @throws BackendUnavailableException if no majority of the nodes can be reached within the connect timeout
          * @throws LockException if no majority connects and a node refused the connection (for example, wrong credentials)
+         * @throws IllegalStateException if the netty on the classpath cannot carry the Lettuce on it (see {@link RedisLockClient#create})
          */
         public RedLockClient build() {
             if (uris.isEmpty()) {
@@ -140,6 +141,7 @@ public final class RedLockClient extends ForwardingLockClient {
             if (nodeTimeout.compareTo(operationTimeout()) >= 0) {
                 throw new IllegalArgumentException("nodeTimeout (" + nodeTimeout + ") must be below the operationTimeout (" + operationTimeout() + ")");
             }
+            NettyClasspath.check();
             List<RedLockNode> nodes = new ArrayList<>();
             try {
                 for (String uri : uris) {

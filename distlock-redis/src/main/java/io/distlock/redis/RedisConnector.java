@@ -23,6 +23,8 @@ import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
@@ -35,7 +37,8 @@ final class RedisConnector {
     /*
      * Reconnect quickly: leases are seconds long, and Lettuce's default backoff grows to 30 s; ours is
      * 10 ms doubling to 1 s. Commands time out after the operation timeout (TimeoutOptions), so nothing
-     * waits for ever on a dead connection. Each backend owns its ClientResources, shut down on close.
+     * waits for ever on a dead connection. Each backend owns its ClientResources, shut down on close
+     * (when the application shares its own, ours borrow their threads and leave them running).
      *
      * Cluster: follow failovers and resharding with every adaptive refresh trigger (MOVED, ASK,
      * reconnect attempts) and a periodic refresh every 10 s.
@@ -48,9 +51,10 @@ final class RedisConnector {
      * @param uri a redis, rediss or (not with cluster) Sentinel URI
      * @param clientName the connection name for CLIENT LIST, or null
      * @param acks replica acknowledgement ({@link ReplicaAcks#NONE} with cluster)
+     * @param sharedResources the application's Lettuce resources whose threads to run on, or null for our own
      */
     record Settings(String uri, String keyPrefix, Duration operationTimeout, Duration connectTimeout, @Nullable String clientName,
-            ReplicaAcks acks, boolean cluster) {}
+            ReplicaAcks acks, boolean cluster, @Nullable ClientResources sharedResources) {}
 
     /**
      * Connects and returns the backend.
@@ -66,10 +70,21 @@ final class RedisConnector {
             redisUri.setClientName(settings.clientName());
         }
         String server = describe(redisUri);
-        ClientResources resources = DefaultClientResources.builder()
-                .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
-                .build();
+        ClientResources resources = resources(settings.sharedResources());
         return settings.cluster() ? openCluster(settings, redisUri, server, resources) : openStandalone(settings, redisUri, server, resources);
+    }
+
+    /**
+     * Our resources: our reconnect delay and event bus (cluster topology events are per client), on the
+     * application's event loops, executor and timer when it shares them; shutting ours down leaves those running.
+     */
+    private static ClientResources resources(@Nullable ClientResources shared) {
+        DefaultClientResources.Builder builder = DefaultClientResources.builder()
+                .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS));
+        if (shared != null) {
+            builder.eventLoopGroupProvider(shared.eventLoopGroupProvider()).eventExecutorGroup(shared.eventExecutorGroup()).timer(shared.timer());
+        }
+        return builder.build();
     }
 
     /** Returns a description of the URI without secrets, e.g. {@code redis://host:6379}; parses it. */
@@ -105,6 +120,10 @@ final class RedisConnector {
                     server, settings.operationTimeout(), settings.acks());
         } catch (RuntimeException e) {
             throw failedToConnect(server, settings, e, connection, client, resources);
+        } catch (Error e) {
+            // a linkage error from a classpath the check could not judge: still no leaked event loops
+            closeAfterFailure(e, connection, client, resources);
+            throw e;
         }
     }
 
@@ -130,6 +149,10 @@ final class RedisConnector {
                     "cluster:" + server, settings.operationTimeout(), ReplicaAcks.NONE);
         } catch (RuntimeException e) {
             throw failedToConnect(server, settings, e, connection, client, resources);
+        } catch (Error e) {
+            // a linkage error from a classpath the check could not judge: still no leaked event loops
+            closeAfterFailure(e, connection, client, resources);
+            throw e;
         }
     }
 
@@ -160,12 +183,26 @@ final class RedisConnector {
     /** Closes what a failed connect opened (the connection may be null) and says why it failed. */
     private static RuntimeException failedToConnect(String server, Settings settings, RuntimeException e,
             @Nullable StatefulConnection<?, ?> connection, AbstractRedisClient client, ClientResources resources) {
-        if (connection != null) {
-            connection.close();
-        }
-        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-        resources.shutdown(0, 2, TimeUnit.SECONDS);
+        closeAfterFailure(e, connection, client, resources);
         return connectFailure(server, settings.connectTimeout(), e);
+    }
+
+    /** Closes the connection (if any), the client and the resources, each whatever the others do; failures to close are added to {@code failure}. */
+    private static void closeAfterFailure(Throwable failure, @Nullable StatefulConnection<?, ?> connection, AbstractRedisClient client,
+            ClientResources resources) {
+        List<Runnable> steps = new ArrayList<>();
+        if (connection != null) {
+            steps.add(connection::close);
+        }
+        steps.add(() -> client.shutdown(Duration.ZERO, Duration.ofSeconds(2)));
+        steps.add(() -> resources.shutdown(0, 2, TimeUnit.SECONDS));
+        for (Runnable step : steps) {
+            try {
+                step.run();
+            } catch (RuntimeException | Error e) {
+                failure.addSuppressed(e);
+            }
+        }
     }
 
     private static RuntimeException connectFailure(String server, Duration connectTimeout, RuntimeException e) {

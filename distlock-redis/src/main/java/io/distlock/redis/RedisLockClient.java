@@ -7,6 +7,7 @@ import io.distlock.LockOptions;
 import io.distlock.spi.ClientBuilder;
 import io.distlock.spi.ForwardingLockClient;
 import io.distlock.spi.LockEngine;
+import io.lettuce.core.resource.ClientResources;
 import java.time.Duration;
 import java.util.Locale;
 import org.jspecify.annotations.Nullable;
@@ -54,6 +55,8 @@ public final class RedisLockClient extends ForwardingLockClient {
      * @throws IllegalArgumentException if the URI is malformed or not a redis/rediss URI
      * @throws BackendUnavailableException if Redis cannot be reached within the connect timeout
      * @throws LockException if Redis refuses the connection (for example, wrong credentials)
+     * @throws IllegalStateException if the netty on the classpath cannot carry the Lettuce on it (modules of
+     *     different netty versions, or Lettuce 7 on netty 4.1); the message names the jars and the fix
      */
     public static RedisLockClient create(String uri) {
         return builder().uri(uri).build();
@@ -88,6 +91,7 @@ public final class RedisLockClient extends ForwardingLockClient {
         private int minReplicas;
         private boolean cluster;
         private Duration replicaAckTimeout = Duration.ofSeconds(1);
+        private @Nullable ClientResources clientResources;
 
         /** Defaults: {@link LockOptions#defaults()}, operation timeout 3 s. */
         private Builder() {
@@ -166,6 +170,21 @@ public final class RedisLockClient extends ForwardingLockClient {
             return this;
         }
 
+        /**
+         * Runs the client on an application's Lettuce resources (its event loops, executor and timer; for
+         * example the {@code ClientResources} bean Spring Boot configures) instead of starting threads of its
+         * own. The client keeps its own reconnect delay (10 ms doubling to 1 s, since leases are seconds long)
+         * and its own event bus, and leaves the shared threads running when it is closed: close the client
+         * before shutting the resources down.
+         */
+        public Builder clientResources(ClientResources clientResources) {
+            if (clientResources == null) {
+                throw new IllegalArgumentException("clientResources must not be null");
+            }
+            this.clientResources = clientResources;
+            return this;
+        }
+
         /** Sets the connection name shown by CLIENT LIST (default: none). */
         public Builder clientName(String clientName) {
             if (clientName == null || clientName.isBlank() || clientName.contains(" ")) {
@@ -181,6 +200,7 @@ public final class RedisLockClient extends ForwardingLockClient {
          * @throws IllegalArgumentException if no URI was set or it cannot be parsed
          * @throws BackendUnavailableException if Redis cannot be reached within the connect timeout
          * @throws LockException if Redis refuses the connection (for example, wrong credentials)
+         * @throws IllegalStateException if the netty on the classpath cannot carry the Lettuce on it (see {@link #create})
          */
         public RedisLockClient build() {
             RedisLockBackend backend = openBackend();
@@ -194,7 +214,9 @@ public final class RedisLockClient extends ForwardingLockClient {
 
         /** Connects and returns the backend alone (RedLock opens one per node). */
         RedisLockBackend openBackend() {
-            return RedisConnector.open(settings());
+            RedisConnector.Settings settings = settings();
+            NettyClasspath.check(); // before the first netty class loads, so a mixed classpath gets a message, not a linkage error
+            return RedisConnector.open(settings);
         }
 
         /** Returns the connection settings, after checking that they fit together. */
@@ -214,7 +236,7 @@ public final class RedisLockClient extends ForwardingLockClient {
                 throw new IllegalArgumentException("cluster(true) needs a redis:// or rediss:// seed node, not a Sentinel URI");
             }
             return new RedisConnector.Settings(uri, keyPrefix, operationTimeout(), connectTimeout, clientName,
-                    new ReplicaAcks(minReplicas, replicaAckTimeout), cluster);
+                    new ReplicaAcks(minReplicas, replicaAckTimeout), cluster, clientResources);
         }
     }
 }

@@ -78,10 +78,14 @@ record RedisTransport(RedisClusterAsyncCommands<String, String> commands, Releas
     static RedisTransport cluster(RedisClusterClient client, ClientResources resources,
             StatefulRedisClusterConnection<String, String> connection, StatefulRedisClusterPubSubConnection<String, String> pubSub) {
         ReleaseChannels channels = new ReleaseChannels();
-        channels.subscriber(new ShardedSubscriber(pubSub, channels));
+        ShardedSubscriber subscriber = new ShardedSubscriber(pubSub, channels);
+        channels.subscriber(subscriber);
         Disposable topologyChanges = resources.eventBus().get()
-                .filter(ClusterTopologyChangedEvent.class::isInstance)
-                .subscribe(event -> channels.resubscribeAll());
+                .ofType(ClusterTopologyChangedEvent.class)
+                .subscribe(event -> {
+                    subscriber.topologyChanged(event.after());
+                    channels.resubscribeAll();
+                });
         Runnable closer = closer(pubSub::close, connection::close, () -> client.shutdown(Duration.ZERO, Duration.ofSeconds(2)), resources);
         return new RedisTransport(connection.async(), channels, true, () -> {
             topologyChanges.dispose();

@@ -5,6 +5,7 @@ import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -21,8 +22,10 @@ final class ShardedSubscriber implements ReleaseChannels.Subscriber {
      * Each channel remembers the node it is subscribed at. After a failover or a resharding the slot has
      * a new owner, and the old subscription hears nothing (its node is dead or no longer publishes the
      * slot's releases). resubscribe() moves a channel to its slot's current owner: ReleaseChannels calls
-     * it for every watched channel when Lettuce reports a topology change (the partitions are updated
-     * before that event is published) and for a channel whenever another waiter starts waiting on it.
+     * it for every watched channel when Lettuce reports a topology change and for a channel whenever
+     * another waiter starts waiting on it. The owner is looked up in the topology the last change event
+     * announced: Lettuce 7.7 updates the connection's partitions before publishing that event, but 6.x and
+     * 7.5 publish it first, so reading the partitions there would find the old owner again.
      * The old subscription is dropped only after the new one is confirmed; a failed move keeps the old
      * entry, so the next topology change or waiter tries again.
      */
@@ -32,6 +35,7 @@ final class ShardedSubscriber implements ReleaseChannels.Subscriber {
     private final Map<String, Subscription> subscribedAt = new ConcurrentHashMap<>();
     private final Set<StatefulRedisPubSubConnection<String, String>> listened = ConcurrentHashMap.newKeySet();
     private final RedisPubSubAdapter<String, String> listener;
+    private volatile @Nullable List<RedisClusterNode> announced;
 
     ShardedSubscriber(StatefulRedisClusterPubSubConnection<String, String> pubSub, ReleaseChannels channels) {
         this.pubSub = pubSub;
@@ -76,8 +80,18 @@ final class ShardedSubscriber implements ReleaseChannels.Subscriber {
         }
     }
 
+    /** Remembers the topology a change event announced; owners are looked up there from now on. */
+    void topologyChanged(List<RedisClusterNode> after) {
+        announced = List.copyOf(after);
+    }
+
     private @Nullable RedisClusterNode owner(String channel) {
-        return pubSub.getPartitions().getPartitionBySlot(SlotHash.getSlot(channel));
+        int slot = SlotHash.getSlot(channel);
+        List<RedisClusterNode> nodes = announced;
+        if (nodes == null) {
+            return pubSub.getPartitions().getPartitionBySlot(slot);
+        }
+        return nodes.stream().filter(node -> node.hasSlot(slot)).findFirst().orElse(null);
     }
 
     /** Subscribes at the node; {@code connected} sees the subscription once the node's connection is there, before SSUBSCRIBE is sent. */

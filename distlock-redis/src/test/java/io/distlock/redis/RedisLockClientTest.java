@@ -20,6 +20,8 @@ import io.lettuce.core.SetArgs;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -323,5 +325,28 @@ class RedisLockClientTest {
                         .isInstanceOf(LockException.class).hasMessageContaining("NOPERM").hasMessageContaining("acl");
             }
         }
+    }
+
+    @Test
+    void sharedClientResourcesCarryTheLocksAndOutliveTheClient() throws Exception {
+        ClientResources shared = DefaultClientResources.create();
+        try {
+            try (RedisLockClient locks = RedisLockClient.builder().uri(redis.server().uri()).clientResources(shared).build();
+                    Lease lease = locks.getLock("shared-resources").acquire(Duration.ofSeconds(5))) {
+                assertThat(lease.isValid()).isTrue();
+                assertThat(raw().get("distlock:{shared-resources}")).startsWith(lease.fencingToken() + ":");
+            }
+            // closing the lock client left the application's threads running: its own client still works on them
+            RedisClient application = RedisClient.create(shared, redis.server().uri());
+            try (StatefulRedisConnection<String, String> connection = application.connect()) {
+                assertThat(connection.sync().ping()).isEqualTo("PONG");
+            } finally {
+                application.shutdown();
+            }
+        } finally {
+            shared.shutdown(0, 2, TimeUnit.SECONDS);
+        }
+        assertThatThrownBy(() -> RedisLockClient.builder().clientResources(null)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("clientResources");
     }
 }
