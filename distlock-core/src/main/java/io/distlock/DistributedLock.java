@@ -74,6 +74,21 @@ public interface DistributedLock extends Lock {
     Optional<Lease> tryAcquire(Duration waitTime) throws InterruptedException;
 
     /**
+     * Attempts to acquire the lock for work that no single thread carries, such as a
+     * {@code CompletableFuture} chain or a reactive pipeline, waiting at most {@code waitTime} (zero: one
+     * attempt). The lease belongs to no thread: no thread re-enters it, so any further acquisition of this
+     * lock in this client, on any thread, waits until the lease is closed; {@link #unlock()} and
+     * {@link #heldLease()} do not see it. Only {@link Lease#close()} releases it, from any thread.
+     *
+     * @return the lease, or empty if the lock stayed held within {@code waitTime}
+     * @throws IllegalArgumentException if {@code waitTime} is null or negative
+     * @throws IllegalStateException if the calling thread holds this lock itself (it would wait for itself)
+     * @throws InterruptedException if interrupted while waiting; nothing is held then
+     * @throws BackendUnavailableException if the backend does not answer within the operation timeout
+     */
+    Optional<Lease> tryAcquireDetached(Duration waitTime) throws InterruptedException;
+
+    /**
      * Returns the calling thread's current lease: its fencing token, validity and loss listeners.
      * Closing the returned view releases nothing; use {@link #unlock()} or the lease from
      * {@link #acquire()}.

@@ -112,23 +112,42 @@ public final class MultiLock implements DistributedLock {
         return acquireAll(waitTime.compareTo(Duration.ofDays(365 * 100)) > 0 ? -1 : waitTime.toNanos());
     }
 
+    @Override
+    public Optional<Lease> tryAcquireDetached(Duration waitTime) throws InterruptedException {
+        if (waitTime == null || waitTime.isNegative()) {
+            throw new IllegalArgumentException("waitTime must not be null or negative, was " + waitTime);
+        }
+        if (waitTime.compareTo(Duration.ofDays(365 * 100)) > 0) {
+            return acquireAll(part -> part.tryAcquireDetached(waitTime));
+        }
+        long deadline = System.nanoTime() + waitTime.toNanos();
+        return acquireAll(part -> part.tryAcquireDetached(Duration.ofNanos(Math.max(0, deadline - System.nanoTime()))));
+    }
+
+    /** Acquires one part within what is left of the wait. */
+    private interface PartAcquiring {
+        Optional<Lease> acquire(DistributedLock part) throws InterruptedException;
+    }
+
     /** Acquires every part in order within {@code waitNanos} (-1: forever), or none of them. */
     private Optional<Lease> acquireAll(long waitNanos) throws InterruptedException {
         long deadline = System.nanoTime() + Math.max(0, waitNanos);
+        return acquireAll(part -> waitNanos < 0 ? Optional.of(part.acquire())
+                : part.tryAcquire(Duration.ofNanos(Math.max(0, deadline - System.nanoTime()))));
+    }
+
+    /** Acquires every part in order with {@code acquiring}, or none of them. */
+    private Optional<Lease> acquireAll(PartAcquiring acquiring) throws InterruptedException {
         List<Lease> held = new ArrayList<>(parts.size());
         boolean complete = false;
         Throwable failure = null;
         try {
             for (DistributedLock part : parts) {
-                if (waitNanos < 0) {
-                    held.add(part.acquire());
-                } else {
-                    Optional<Lease> lease = part.tryAcquire(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
-                    if (lease.isEmpty()) {
-                        return Optional.empty();
-                    }
-                    held.add(lease.get());
+                Optional<Lease> lease = acquiring.acquire(part);
+                if (lease.isEmpty()) {
+                    return Optional.empty();
                 }
+                held.add(lease.get());
             }
             complete = true;
             return Optional.of(new MultiLease(name, held));

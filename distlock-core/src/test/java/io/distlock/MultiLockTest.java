@@ -50,6 +50,24 @@ class MultiLockTest {
     }
 
     @Test
+    void aDetachedMultiLeaseHoldsEveryPartForNoThreadUntilClosedElsewhere() throws Exception {
+        try (LockClient first = client(); LockClient second = client()) {
+            MultiLock all = MultiLock.of(first.getLock("multi-d1"), first.getLock("multi-d2"));
+            Lease lease = all.tryAcquireDetached(Duration.ofSeconds(5)).orElseThrow();
+            assertThat(all.isHeldByCurrentThread()).isFalse();
+            assertThat(first.getLock("multi-d2").tryAcquire(Duration.ZERO)).as("no re-entry by the acquiring thread").isEmpty();
+            assertThat(second.getLock("multi-d1").isLocked()).isTrue();
+            CompletableFuture.runAsync(lease::close).get(10, TimeUnit.SECONDS);
+            assertThat(all.isLocked()).isFalse();
+
+            Lease blocker = second.getLock("multi-d2").acquire();
+            assertThat(all.tryAcquireDetached(Duration.ofMillis(200))).as("a busy part: none held").isEmpty();
+            assertThat(first.getLock("multi-d1").isLocked()).isFalse();
+            blocker.close();
+        }
+    }
+
+    @Test
     void twoClientsLockingOverlappingSetsInOppositeOrdersDoNotDeadlockAndExclude() throws Exception {
         try (LockClient first = client(); LockClient second = client()) {
             MultiLock forward = MultiLock.of(first.getLock("multi-x"), first.getLock("multi-y"));

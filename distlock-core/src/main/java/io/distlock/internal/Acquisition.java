@@ -39,7 +39,8 @@ final class Acquisition {
     final String ownerId;
     final long fencingToken;
     final LockOptions options;
-    final Thread ownerThread;
+    /** The thread whose holds these are; null once detached (then no thread re-enters it). */
+    volatile @Nullable Thread ownerThread;
     /** When the request that was granted was sent; renewals are timed from here, not from the answer. */
     final long sentNanos;
 
@@ -71,6 +72,11 @@ final class Acquisition {
         this.clock = clock;
         this.events = events;
         this.validUntilNanos = ClockDrift.deadlineNanos(grant.sentNanos(), options.leaseTime());
+    }
+
+    /** Leaves the acquisition to no thread: called by the acquiring thread before anyone else sees it. */
+    void detach() {
+        ownerThread = null;
     }
 
     String lockName() {

@@ -56,6 +56,27 @@ final class EngineLock implements DistributedLock {
     }
 
     @Override
+    public Optional<Lease> tryAcquireDetached(Duration waitTime) throws InterruptedException {
+        long waitNanos = checkWait(waitTime);
+        if (ownedByCurrentThread() != null) {
+            throw new IllegalStateException("lock '" + name + "' is held by this thread (" + Thread.currentThread().getName()
+                    + "); a detached acquisition of it would wait for itself");
+        }
+        client.checkOpen();
+        LockSlot slot = client.slots().enter(name);
+        try {
+            Acquisition held = client.acquirer().acquire(slot, options, waitNanos);
+            if (held == null) {
+                return Optional.empty();
+            }
+            held.detach();
+            return Optional.of(LeaseHandle.owning(this, held));
+        } finally {
+            slot.leave(); // a new acquisition entered the slot for itself
+        }
+    }
+
+    @Override
     public void lock() {
         boolean interrupted = false;
         try {

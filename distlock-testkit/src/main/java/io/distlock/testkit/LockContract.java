@@ -109,6 +109,36 @@ public abstract class LockContract extends ContractSupport {
     }
 
     @Test
+    void aDetachedLeaseBelongsToNoThreadAndOnlyItsCloseReleasesIt() throws Exception {
+        String name = uniqueName();
+        LockClient client = newClient();
+        DistributedLock lock = client.getLock(name);
+        Lease detached = lock.tryAcquireDetached(Duration.ZERO).orElseThrow();
+        assertLocked(name);
+        assertThat(lock.isHeldByCurrentThread()).isFalse();
+        assertThat(lock.getHoldCount()).isZero();
+        assertThatThrownBy(lock::unlock).as("unlock() sees no hold of this thread").isInstanceOf(IllegalMonitorStateException.class);
+        assertThat(lock.tryAcquire(Duration.ZERO)).as("the acquiring thread does not re-enter it").isEmpty();
+        assertThat(client.getLock(name).tryAcquireDetached(Duration.ZERO)).as("nor does a second detached acquisition").isEmpty();
+        assertThat(inBackground(() -> lock.tryAcquire(Duration.ZERO).isPresent()).get(30, TimeUnit.SECONDS))
+                .as("another thread of the same client").isFalse();
+        assertThat(detached.isValid()).isTrue();
+
+        // closed on another thread, as a future's completion would
+        inBackground(() -> {
+            detached.close();
+            return null;
+        }).get(30, TimeUnit.SECONDS);
+        assertUnlocked(name);
+        try (Lease next = lock.acquire(Duration.ofSeconds(10))) {
+            assertThat(next.fencingToken()).isGreaterThan(detached.fencingToken());
+            assertThatThrownBy(() -> lock.tryAcquireDetached(Duration.ZERO)).as("a holder would wait for itself")
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining(name);
+        }
+        assertThatThrownBy(() -> lock.tryAcquireDetached(Duration.ofSeconds(-1))).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void unlockByAThreadOrClientThatDoesNotHoldTheLockThrowsAndReleasesNothing() throws Exception {
         String name = uniqueName();
         DistributedLock lock = newClient().getLock(name);

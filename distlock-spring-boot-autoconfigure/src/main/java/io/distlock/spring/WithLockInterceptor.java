@@ -1,0 +1,267 @@
+package io.distlock.spring;
+
+import io.distlock.DistributedLock;
+import io.distlock.Lease;
+import io.distlock.LockAcquireTimeoutException;
+import io.distlock.LockClient;
+import io.distlock.LockOptions;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Runs {@link WithLock} methods under their lock. Synchronous methods hold a thread-bound (reentrant)
+ * lease for the duration of the call; methods returning a {@code CompletionStage} hold a detached lease
+ * ({@link DistributedLock#tryAcquireDetached}) until the returned stage completes.
+ */
+public final class WithLockInterceptor implements MethodInterceptor, DisposableBean {
+    private static final Logger log = LoggerFactory.getLogger(WithLockInterceptor.class);
+
+    private final Supplier<LockClient> client;
+    private final Duration defaultWait;
+    private final LockNameExpressions expressions;
+    private final @Nullable BeanFactory beanFactory;
+    private final Map<Method, Plan> plans = new ConcurrentHashMap<>();
+    private volatile @Nullable ScheduledExecutorService delayedReleases;
+
+    /**
+     * @param client the lock client, looked up on first use
+     * @param defaultWait the wait of annotations that name none
+     * @param beanFactory resolves {@code @bean} references in keys and {@code ${...}} in durations; may be null
+     */
+    public WithLockInterceptor(Supplier<LockClient> client, Duration defaultWait, @Nullable BeanFactory beanFactory) {
+        this.client = client;
+        this.defaultWait = defaultWait;
+        this.beanFactory = beanFactory;
+        this.expressions = new LockNameExpressions(beanFactory);
+    }
+
+    /** What the annotation on one method says, parsed once. */
+    private record Plan(String where, String name, String key, Duration waitTime, @Nullable LockOptions options, WithLock.OnFailure onFailure,
+            Duration minHold, WithLock.OnLost onLost, boolean async) {}
+
+    @Override
+    public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
+        Object target = invocation.getThis();
+        Class<?> targetClass = target == null ? invocation.getMethod().getDeclaringClass() : AopUtils.getTargetClass(target);
+        Plan plan = plans.computeIfAbsent(invocation.getMethod(), method -> plan(method, targetClass));
+        String lockName = plan.key().isEmpty() ? plan.name() : plan.name() + ":" + expressions.key(plan.key(), plan.where(),
+                new LockNameExpressions.Root(invocation.getMethod(), invocation.getArguments(), target, targetClass));
+        DistributedLock lock = plan.options() == null ? client.get().getLock(lockName) : client.get().getLock(lockName, plan.options());
+        return plan.async() ? invokeHoldingUntilComplete(invocation, plan, lock) : invokeHolding(invocation, plan, lock);
+    }
+
+    private @Nullable Object invokeHolding(MethodInvocation invocation, Plan plan, DistributedLock lock) throws Throwable {
+        Optional<Lease> acquired = lock.tryAcquire(plan.waitTime());
+        if (acquired.isEmpty()) {
+            return notAcquired(plan, lock, invocation.getMethod().getReturnType());
+        }
+        Lease lease = acquired.get();
+        long started = System.nanoTime();
+        RunningCall call = new RunningCall(Thread.currentThread());
+        lease.onLost(lost -> {
+            log.warn("@WithLock {}: the lease on '{}' was lost while the method ran ({}): {}", plan.where(), lock.name(), lost.reason(),
+                    lost.getMessage());
+            if (plan.onLost() == WithLock.OnLost.INTERRUPT) {
+                call.interruptIfRunning();
+            }
+        });
+        try (LockContext.Scope scope = LockContext.enter(lease)) {
+            return invocation.proceed();
+        } finally {
+            call.finished();
+            release(lease, plan, started);
+        }
+    }
+
+    private @Nullable Object invokeHoldingUntilComplete(MethodInvocation invocation, Plan plan, DistributedLock lock) throws Throwable {
+        Class<?> returnType = invocation.getMethod().getReturnType();
+        Optional<Lease> acquired = lock.tryAcquireDetached(plan.waitTime());
+        if (acquired.isEmpty()) {
+            return notAcquired(plan, lock, returnType);
+        }
+        Lease lease = acquired.get();
+        long started = System.nanoTime();
+        lease.onLost(lost -> log.warn("@WithLock {}: the lease on '{}' was lost before the returned stage completed ({}): {}", plan.where(),
+                lock.name(), lost.reason(), lost.getMessage()));
+        Object result;
+        try (LockContext.Scope scope = LockContext.enter(lease)) {
+            result = invocation.proceed();
+        } catch (Throwable t) {
+            release(lease, plan, started);
+            throw t;
+        }
+        if (!(result instanceof CompletionStage<?> stage)) {
+            release(lease, plan, started);
+            return result;
+        }
+        if (!returnType.isAssignableFrom(CompletableFuture.class)) {
+            // a CompletionStage type of its own: we cannot hand back another object, so release alongside its other dependents
+            stage.whenComplete((value, error) -> release(lease, plan, started));
+            return result;
+        }
+        // released before the caller's continuations run, so that they may take the same lock again
+        CompletableFuture<Object> afterRelease = new CompletableFuture<>();
+        stage.whenComplete((value, error) -> {
+            try {
+                release(lease, plan, started);
+            } finally {
+                if (error != null) {
+                    afterRelease.completeExceptionally(error);
+                } else {
+                    afterRelease.complete(value);
+                }
+            }
+        });
+        return afterRelease;
+    }
+
+    private @Nullable Object notAcquired(Plan plan, DistributedLock lock, Class<?> returnType) {
+        if (plan.onFailure() == WithLock.OnFailure.THROW) {
+            throw new LockAcquireTimeoutException(lock.name(), plan.waitTime());
+        }
+        log.debug("@WithLock {}: '{}' is held elsewhere; skipped", plan.where(), lock.name());
+        return skippedValue(returnType);
+    }
+
+    /** Closes the lease now, or once minHold has passed since the method started. */
+    private void release(Lease lease, Plan plan, long startedNanos) {
+        long left = plan.minHold().toNanos() - (System.nanoTime() - startedNanos);
+        if (left <= 0) {
+            lease.close();
+        } else {
+            delayedReleases().schedule(lease::close, left, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    private ScheduledExecutorService delayedReleases() {
+        ScheduledExecutorService executor = delayedReleases;
+        if (executor == null) {
+            synchronized (this) {
+                executor = delayedReleases;
+                if (executor == null) {
+                    ScheduledThreadPoolExecutor created = new ScheduledThreadPoolExecutor(1, runnable -> {
+                        Thread thread = new Thread(runnable, "distlock-min-hold");
+                        thread.setDaemon(true);
+                        return thread;
+                    });
+                    created.setRemoveOnCancelPolicy(true);
+                    delayedReleases = executor = created;
+                }
+            }
+        }
+        return executor;
+    }
+
+    /** Releases at once what minHold still keeps: the context is closing. */
+    @Override
+    public void destroy() {
+        ScheduledExecutorService executor = delayedReleases;
+        if (executor != null) {
+            executor.shutdownNow().forEach(Runnable::run);
+        }
+    }
+
+    static @Nullable Object skippedValue(Class<?> type) {
+        if (type == Optional.class) {
+            return Optional.empty();
+        }
+        if (type.isAssignableFrom(CompletableFuture.class)) {
+            return type == Object.class ? null : CompletableFuture.completedFuture(null);
+        }
+        if (ReactorSupport.isMono(type)) {
+            return ReactorSupport.emptyMono();
+        }
+        if (type == boolean.class) {
+            return false;
+        }
+        if (type == char.class) {
+            return '\0';
+        }
+        if (type.isPrimitive() && type != void.class) {
+            return switch (type.getName()) {
+                case "byte" -> (byte) 0;
+                case "short" -> (short) 0;
+                case "int" -> 0;
+                case "long" -> 0L;
+                case "float" -> 0f;
+                default -> 0d;
+            };
+        }
+        return null;
+    }
+
+    private Plan plan(Method method, Class<?> targetClass) {
+        Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
+        WithLock annotation = AnnotatedElementUtils.findMergedAnnotation(specific, WithLock.class);
+        if (annotation == null) {
+            annotation = AnnotatedElementUtils.findMergedAnnotation(method, WithLock.class);
+        }
+        if (annotation == null) {
+            throw new IllegalStateException("no @WithLock on " + method);
+        }
+        String where = ClassUtils.getUserClass(targetClass).getSimpleName() + "." + method.getName();
+        String name = resolve(annotation.name()).isBlank() ? where : resolve(annotation.name());
+        String key = annotation.key().trim();
+        if (!key.isEmpty()) {
+            expressions.check(key, where);
+        }
+        Duration wait = annotation.waitTime().isBlank() ? defaultWait : Durations.parse(resolve(annotation.waitTime()), "waitTime", where);
+        LockOptions options = annotation.leaseTime().isBlank() ? null
+                : LockOptions.builder().leaseTime(Durations.parse(resolve(annotation.leaseTime()), "leaseTime", where)).build();
+        Duration minHold = Durations.parse(resolve(annotation.minHold()), "minHold", where);
+        boolean async = CompletionStage.class.isAssignableFrom(method.getReturnType());
+        if (ReactorSupport.isMono(method.getReturnType()) || ReactorSupport.isFlux(method.getReturnType())) {
+            throw new IllegalStateException("@WithLock on " + where + ": Reactor return types are not supported yet; return a "
+                    + "CompletableFuture, or lock inside the pipeline");
+        }
+        return new Plan(where, name, key, wait, options, annotation.onFailure(), minHold, annotation.onLost(), async);
+    }
+
+    private String resolve(String text) {
+        if (beanFactory instanceof ConfigurableBeanFactory configurable && text.contains("${")) {
+            String resolved = configurable.resolveEmbeddedValue(text);
+            return resolved == null ? text : resolved;
+        }
+        return text;
+    }
+
+    /** The thread running a synchronous method, interruptible only while it runs it. */
+    private static final class RunningCall {
+        private final Thread thread;
+        private boolean running = true;
+
+        RunningCall(Thread thread) {
+            this.thread = thread;
+        }
+
+        synchronized void interruptIfRunning() {
+            if (running) {
+                thread.interrupt();
+            }
+        }
+
+        synchronized void finished() {
+            running = false;
+        }
+    }
+}

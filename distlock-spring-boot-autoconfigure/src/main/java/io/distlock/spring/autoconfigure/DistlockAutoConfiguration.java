@@ -1,0 +1,151 @@
+package io.distlock.spring.autoconfigure;
+
+import io.distlock.LockClient;
+import io.distlock.redis.RedisLockClient;
+import io.distlock.spring.autoconfigure.DistlockProperties.Backend;
+import io.distlock.zookeeper.ZooKeeperLockClient;
+import io.lettuce.core.resource.ClientResources;
+import java.util.Map;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Condition;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+import org.springframework.core.type.AnnotatedTypeMetadata;
+import org.springframework.util.ClassUtils;
+
+/**
+ * One {@link LockClient} bean, {@code distlockClient}, for the backend {@code distlock.backend} names (by
+ * default the one distlock backend module on the classpath, Redis if several), closed when the context
+ * closes. Backs off when the application defines its own {@code LockClient}.
+ *
+ * <p>A new backend adds a nested configuration guarded by {@link OnBackend} and a {@link Backend} constant.
+ */
+@AutoConfiguration(afterName = {
+        "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration", // Boot 3.5
+        "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration" // Boot 4
+})
+@ConditionalOnProperty(prefix = "distlock", name = "enabled", havingValue = "true", matchIfMissing = true)
+@EnableConfigurationProperties(DistlockProperties.class)
+public class DistlockAutoConfiguration {
+    /** Backend module classes, by backend. */
+    static final Map<Backend, String> MODULES = Map.of(
+            Backend.REDIS, "io.distlock.redis.RedisLockClient",
+            Backend.ZOOKEEPER, "io.distlock.zookeeper.ZooKeeperLockClient");
+    private static final Map<Backend, String> ARTIFACTS = Map.of(
+            Backend.REDIS, "io.distlock:distlock-redis",
+            Backend.ZOOKEEPER, "io.distlock:distlock-zookeeper");
+
+    /** Fails at startup, naming the missing module, when distlock.backend names a backend that is not on the classpath. */
+    public DistlockAutoConfiguration(DistlockProperties properties) {
+        Backend backend = properties.getBackend();
+        if (backend != null && !ClassUtils.isPresent(MODULES.get(backend), DistlockAutoConfiguration.class.getClassLoader())) {
+            throw new IllegalStateException("distlock.backend=" + backend.name().toLowerCase(java.util.Locale.ROOT) + " but "
+                    + ARTIFACTS.get(backend) + " is not on the classpath: add it as a dependency, or choose another backend");
+        }
+    }
+
+    /** Redis, from distlock.redis.uri or else the application's spring.data.redis.*, on its Lettuce ClientResources if it has one. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(RedisLockClient.class)
+    @Conditional(OnBackend.Redis.class)
+    static class RedisBackendConfiguration {
+        @Bean(destroyMethod = "close")
+        @ConditionalOnMissingBean(LockClient.class)
+        RedisLockClient distlockClient(DistlockProperties properties, Environment environment, ObjectProvider<ClientResources> clientResources) {
+            DistlockProperties.Redis redis = properties.getRedis();
+            SpringRedisUri spring = SpringRedisUri.from(environment);
+            RedisLockClient.Builder builder = RedisLockClient.builder()
+                    .uri(redis.getUri() != null ? redis.getUri() : spring.uri())
+                    .cluster(redis.getCluster() != null ? redis.getCluster() : redis.getUri() == null && spring.cluster())
+                    .keyPrefix(redis.getKeyPrefix())
+                    .minReplicas(redis.getMinReplicas());
+            String clientName = redis.getClientName() != null ? redis.getClientName() : environment.getProperty("spring.application.name");
+            if (clientName != null && !clientName.isBlank()) {
+                builder.clientName(clientName.trim().replace(' ', '-'));
+            }
+            if (properties.getLeaseTime() != null) {
+                builder.leaseTime(properties.getLeaseTime());
+            }
+            if (properties.getOperationTimeout() != null) {
+                builder.operationTimeout(properties.getOperationTimeout());
+            }
+            clientResources.ifUnique(builder::clientResources);
+            return builder.build();
+        }
+    }
+
+    /** ZooKeeper, from distlock.zookeeper.*. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(ZooKeeperLockClient.class)
+    @Conditional(OnBackend.ZooKeeper.class)
+    static class ZooKeeperBackendConfiguration {
+        @Bean(destroyMethod = "close")
+        @ConditionalOnMissingBean(LockClient.class)
+        ZooKeeperLockClient distlockClient(DistlockProperties properties) {
+            DistlockProperties.Zookeeper zookeeper = properties.getZookeeper();
+            if (zookeeper.getConnectString() == null || zookeeper.getConnectString().isBlank()) {
+                throw new IllegalStateException("distlock.backend is zookeeper but distlock.zookeeper.connect-string is not set "
+                        + "(host:port[,host:port...])");
+            }
+            ZooKeeperLockClient.Builder builder = ZooKeeperLockClient.builder()
+                    .connectString(zookeeper.getConnectString())
+                    .namespace(zookeeper.getNamespace())
+                    .sessionTimeout(zookeeper.getSessionTimeout());
+            if (properties.getLeaseTime() != null) {
+                builder.leaseTime(properties.getLeaseTime());
+            }
+            if (properties.getOperationTimeout() != null) {
+                builder.operationTimeout(properties.getOperationTimeout());
+            }
+            return builder.build();
+        }
+    }
+
+    /** Matches the backend in effect: distlock.backend, or else the first backend module on the classpath (Redis before ZooKeeper). */
+    abstract static class OnBackend implements Condition {
+        private final Backend backend;
+
+        OnBackend(Backend backend) {
+            this.backend = backend;
+        }
+
+        @Override
+        public boolean matches(ConditionContext context, AnnotatedTypeMetadata metadata) {
+            return backend == effective(context.getEnvironment(), context.getClassLoader());
+        }
+
+        static Backend effective(Environment environment, ClassLoader loader) {
+            Backend configured = Binder.get(environment).bind("distlock.backend", Backend.class).orElse(null);
+            if (configured != null) {
+                return configured;
+            }
+            for (Backend candidate : Backend.values()) {
+                if (ClassUtils.isPresent(MODULES.get(candidate), loader)) {
+                    return candidate;
+                }
+            }
+            return Backend.REDIS;
+        }
+
+        static final class Redis extends OnBackend {
+            Redis() {
+                super(Backend.REDIS);
+            }
+        }
+
+        static final class ZooKeeper extends OnBackend {
+            ZooKeeper() {
+                super(Backend.ZOOKEEPER);
+            }
+        }
+    }
+}

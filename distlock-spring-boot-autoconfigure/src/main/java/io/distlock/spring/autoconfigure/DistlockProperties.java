@@ -1,0 +1,199 @@
+package io.distlock.spring.autoconfigure;
+
+import io.distlock.spring.WithLockAdvisor;
+import java.time.Duration;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * {@code distlock.*}: which backend the auto-configured {@code LockClient} uses, where it is, and the
+ * defaults of {@code @WithLock}.
+ */
+@ConfigurationProperties(prefix = "distlock")
+public class DistlockProperties {
+    /** The backends the starter can configure. */
+    public enum Backend {
+        /** Redis through distlock-redis (standalone, Sentinel or Cluster). */
+        REDIS,
+        /** ZooKeeper through distlock-zookeeper. */
+        ZOOKEEPER
+    }
+
+    /** Whether to auto-configure a LockClient (@WithLock still works with a LockClient bean of the application's). */
+    private boolean enabled = true;
+
+    /**
+     * The backend. Default: the only distlock backend module on the classpath; with several, Redis.
+     */
+    private @Nullable Backend backend;
+
+    /** Lease of each lock unless @WithLock says otherwise; renewed while held. Default 30 s (ZooKeeper: the session timeout). */
+    private @Nullable Duration leaseTime;
+
+    /** How long @WithLock waits for a lock unless it says otherwise. 0 tries once. */
+    private Duration waitTime = Duration.ZERO;
+
+    /** How long one backend operation (acquire, renew, release) may take. Default 3 s. */
+    private @Nullable Duration operationTimeout;
+
+    /** Order of the @WithLock advice among other advice; the default runs it outside @Transactional and @Cacheable. */
+    private int adviceOrder = WithLockAdvisor.DEFAULT_ORDER;
+
+    private final Redis redis = new Redis();
+
+    private final Zookeeper zookeeper = new Zookeeper();
+
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public @Nullable Backend getBackend() {
+        return backend;
+    }
+
+    public void setBackend(@Nullable Backend backend) {
+        this.backend = backend;
+    }
+
+    public @Nullable Duration getLeaseTime() {
+        return leaseTime;
+    }
+
+    public void setLeaseTime(@Nullable Duration leaseTime) {
+        this.leaseTime = leaseTime;
+    }
+
+    public Duration getWaitTime() {
+        return waitTime;
+    }
+
+    public void setWaitTime(Duration waitTime) {
+        this.waitTime = waitTime;
+    }
+
+    public @Nullable Duration getOperationTimeout() {
+        return operationTimeout;
+    }
+
+    public void setOperationTimeout(@Nullable Duration operationTimeout) {
+        this.operationTimeout = operationTimeout;
+    }
+
+    public int getAdviceOrder() {
+        return adviceOrder;
+    }
+
+    public void setAdviceOrder(int adviceOrder) {
+        this.adviceOrder = adviceOrder;
+    }
+
+    public Redis getRedis() {
+        return redis;
+    }
+
+    public Zookeeper getZookeeper() {
+        return zookeeper;
+    }
+
+    /** {@code distlock.redis.*}. */
+    public static class Redis {
+        /**
+         * Redis URI: redis://[user:password@]host:port[/db], rediss://..., or redis-sentinel://host:port[,host:port]#master.
+         * Default: built from the application's spring.data.redis.* (url, host, port, username, password, database,
+         * ssl, sentinel, cluster).
+         */
+        private @Nullable String uri;
+
+        /** Treat the URI as a seed node of a Redis Cluster. Default: true when spring.data.redis.cluster.nodes is set. */
+        private @Nullable Boolean cluster;
+
+        /** Prefix of every lock key. */
+        private String keyPrefix = "distlock:";
+
+        /** Replicas that must acknowledge each lock write (Redis WAIT); 0 for none. */
+        private int minReplicas;
+
+        /** Connection name shown by CLIENT LIST. Default: spring.application.name, when set. */
+        private @Nullable String clientName;
+
+        public @Nullable String getUri() {
+            return uri;
+        }
+
+        public void setUri(@Nullable String uri) {
+            this.uri = uri;
+        }
+
+        public @Nullable Boolean getCluster() {
+            return cluster;
+        }
+
+        public void setCluster(@Nullable Boolean cluster) {
+            this.cluster = cluster;
+        }
+
+        public String getKeyPrefix() {
+            return keyPrefix;
+        }
+
+        public void setKeyPrefix(String keyPrefix) {
+            this.keyPrefix = keyPrefix;
+        }
+
+        public int getMinReplicas() {
+            return minReplicas;
+        }
+
+        public void setMinReplicas(int minReplicas) {
+            this.minReplicas = minReplicas;
+        }
+
+        public @Nullable String getClientName() {
+            return clientName;
+        }
+
+        public void setClientName(@Nullable String clientName) {
+            this.clientName = clientName;
+        }
+    }
+
+    /** {@code distlock.zookeeper.*}. */
+    public static class Zookeeper {
+        /** The ensemble, host:port[,host:port...]. */
+        private @Nullable String connectString;
+
+        /** Root node of all locks. */
+        private String namespace = "distlock";
+
+        /** Session timeout to ask for: how long a crashed holder's lock survives it. */
+        private Duration sessionTimeout = Duration.ofSeconds(15);
+
+        public @Nullable String getConnectString() {
+            return connectString;
+        }
+
+        public void setConnectString(@Nullable String connectString) {
+            this.connectString = connectString;
+        }
+
+        public String getNamespace() {
+            return namespace;
+        }
+
+        public void setNamespace(String namespace) {
+            this.namespace = namespace;
+        }
+
+        public Duration getSessionTimeout() {
+            return sessionTimeout;
+        }
+
+        public void setSessionTimeout(Duration sessionTimeout) {
+            this.sessionTimeout = sessionTimeout;
+        }
+    }
+}

@@ -1,0 +1,54 @@
+package io.distlock.spring.autoconfigure;
+
+import io.distlock.LockClient;
+import io.distlock.spring.WithLock;
+import io.distlock.spring.WithLockAdvisor;
+import io.distlock.spring.WithLockInterceptor;
+import org.springframework.aop.config.AopConfigUtils;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.support.BeanDefinitionRegistry;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.type.AnnotationMetadata;
+
+/**
+ * {@link WithLock} on every bean, when there is a {@link LockClient} (ours or the application's). The
+ * advice order is {@code distlock.advice-order} (default {@link WithLockAdvisor#DEFAULT_ORDER}: outside
+ * transactions and caching). Works with {@code distlock.enabled=false} and a client of the application's.
+ */
+@AutoConfiguration(after = DistlockAutoConfiguration.class)
+@ConditionalOnBean(LockClient.class)
+@EnableConfigurationProperties(DistlockProperties.class)
+@Import(WithLockAutoConfiguration.AutoProxying.class)
+public class WithLockAutoConfiguration {
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    @ConditionalOnMissingBean
+    static WithLockInterceptor distlockWithLockInterceptor(ObjectProvider<LockClient> client, DistlockProperties properties,
+            BeanFactory beanFactory) {
+        return new WithLockInterceptor(client::getObject, properties.getWaitTime(), beanFactory);
+    }
+
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    @ConditionalOnMissingBean
+    static WithLockAdvisor distlockWithLockAdvisor(WithLockInterceptor distlockWithLockInterceptor, DistlockProperties properties) {
+        return new WithLockAdvisor(distlockWithLockInterceptor, properties.getAdviceOrder());
+    }
+
+    /** Makes sure an auto-proxy creator exists (Boot's AOP auto-configuration may be off); one that does is kept. */
+    static class AutoProxying implements ImportBeanDefinitionRegistrar {
+        @Override
+        public void registerBeanDefinitions(AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
+            AopConfigUtils.registerAutoProxyCreatorIfNecessary(registry);
+        }
+    }
+}

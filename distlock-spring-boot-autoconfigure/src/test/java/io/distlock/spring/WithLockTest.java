@@ -1,0 +1,206 @@
+package io.distlock.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.distlock.Lease;
+import io.distlock.LockAcquireTimeoutException;
+import io.distlock.LockClient;
+import io.distlock.redis.RedisLockClient;
+import io.distlock.servers.Await;
+import io.distlock.spring.ShopService.Order;
+import io.distlock.spring.autoconfigure.DistlockAutoConfiguration;
+import io.distlock.spring.autoconfigure.WithLockAutoConfiguration;
+import io.distlock.testkit.RedisServerExtension;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.annotation.EnableTransactionManagement;
+
+/** @WithLock on a real bean, with a real transaction manager, against a real redis-server. */
+class WithLockTest {
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    private static RedisLockClient other;
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(DistlockAutoConfiguration.class, WithLockAutoConfiguration.class))
+            .withUserConfiguration(ShopConfiguration.class)
+            .withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.server().port());
+
+    @BeforeAll
+    static void connectOther() {
+        other = RedisLockClient.create(redis.server().uri()); // another instance of the application
+    }
+
+    @AfterAll
+    static void closeOther() {
+        other.close();
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableTransactionManagement
+    static class ShopConfiguration {
+        @Bean
+        DataSource dataSource() {
+            return new DriverManagerDataSource("jdbc:h2:mem:withlock-" + System.nanoTime() + ";DB_CLOSE_DELAY=-1");
+        }
+
+        @Bean
+        JdbcTemplate jdbcTemplate(DataSource dataSource) {
+            JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+            jdbc.execute("CREATE TABLE orders(id VARCHAR(64) PRIMARY KEY)");
+            return jdbc;
+        }
+
+        @Bean
+        PlatformTransactionManager transactionManager(DataSource dataSource) {
+            return new DataSourceTransactionManager(dataSource);
+        }
+
+        @Bean
+        String skuSuffix() {
+            return "eu";
+        }
+
+        @Bean
+        ShopService shopService(JdbcTemplate jdbcTemplate, LockClient locks) {
+            return new ShopService(jdbcTemplate, locks);
+        }
+    }
+
+    private static ShopService shop(org.springframework.context.ApplicationContext context) {
+        ShopService shop = context.getBean(ShopService.class);
+        shop.self(shop);
+        return shop;
+    }
+
+    @Test
+    void callsOnOneKeyExcludeEachOtherAndTheNameIsNameColonKey() throws Exception {
+        runner.run(context -> {
+            ShopService shop = shop(context);
+            ExecutorService pool = Executors.newFixedThreadPool(6);
+            try {
+                List<Future<String>> calls = new ArrayList<>();
+                for (int i = 0; i < 60; i++) {
+                    calls.add(pool.submit(() -> shop.buy(new Order("sku-1", 1))));
+                }
+                for (Future<String> call : calls) {
+                    assertThat(call.get(60, TimeUnit.SECONDS)).isEqualTo("stock:sku-1");
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+            assertThat(shop.maxInside()).as("never two callers inside at once").isEqualTo(1);
+        });
+    }
+
+    @Test
+    void theDefaultNameIsClassDotMethodAndKeysReachArgumentsByPositionAndBeans() {
+        runner.run(context -> assertThat(shop(context).defaultName("sku-9")).isEqualTo("ShopService.defaultName:sku-9-eu"));
+    }
+
+    @Test
+    void aLockHeldElsewhereThrowsOrSkipsWithoutRunningTheMethod() throws Exception {
+        runner.run(context -> {
+            ShopService shop = shop(context);
+            try (Lease elsewhere = other.getLock("busy").acquire(Duration.ofSeconds(5))) {
+                assertThatThrownBy(shop::throwWhenBusy).isInstanceOf(LockAcquireTimeoutException.class).hasMessageContaining("busy");
+                assertThat(shop.skipWhenBusy()).isNull();
+                assertThat(shop.skipOptional()).isEmpty();
+                assertThat(shop.skipInt()).isZero();
+                assertThat(shop.skipFuture().get(5, TimeUnit.SECONDS)).isNull();
+                assertThat(shop.runs()).as("no method ran").isZero();
+            }
+            assertThat(shop.throwWhenBusy()).isEqualTo("ran");
+            assertThat(shop.skipOptional()).contains("ran");
+        });
+    }
+
+    @Test
+    void minHoldKeepsTheLockAfterAFastMethodSoAnotherInstanceSkipsTheSamePeriod() throws Exception {
+        runner.run(context -> {
+            ShopService shop = shop(context);
+            shop.quickJob();
+            assertThat(shop.runs()).isEqualTo(1);
+            assertThat(other.getLock("job").isLocked()).as("still held after the method returned").isTrue();
+            assertThat(other.getLock("job").tryAcquire(Duration.ZERO)).as("another instance's run of the job").isEmpty();
+            Await.until(Duration.ofSeconds(20), "the min-hold release", () -> !other.getLock("job").isLocked());
+        });
+    }
+
+    @Test
+    void theTransactionCommitsBeforeTheLockIsReleased() {
+        runner.run(context -> {
+            ShopService shop = shop(context);
+            shop.record("order-1");
+            assertThat(shop.events()).containsExactly("commit, lock held: true");
+            assertThat(other.getLock("orders:order-1").isLocked()).as("released after the commit").isFalse();
+            assertThat(context.getBean(JdbcTemplate.class).queryForObject("SELECT COUNT(*) FROM orders", Integer.class)).isEqualTo(1);
+        });
+    }
+
+    @Test
+    void aNestedCallOnTheSameNameReentersWithTheSameToken() {
+        runner.run(context -> {
+            ShopService shop = shop(context);
+            assertThat(shop.outer()).isPositive();
+            assertThat(shop.events()).containsExactly("outer again: true");
+            assertThatThrownBy(LockContext::currentLease).isInstanceOf(IllegalStateException.class).hasMessageContaining("no @WithLock");
+            assertThat(LockContext.findCurrentLease()).isEmpty();
+        });
+    }
+
+    @Test
+    void aFutureHoldsTheLockUntilItCompletesWhateverThreadsAreInvolved() throws Exception {
+        runner.run(context -> {
+            ShopService shop = shop(context);
+            CompletableFuture<String> result = shop.async("a1");
+            assertThat(other.getLock("async:a1").isLocked()).isTrue();
+            LockClient locks = context.getBean(LockClient.class);
+            assertThat(locks.getLock("async:a1").tryAcquire(Duration.ZERO)).as("not even the calling thread re-enters it").isEmpty();
+            assertThat(result).isNotDone();
+
+            CompletableFuture.runAsync(() -> shop.pending().complete("done")).get(10, TimeUnit.SECONDS);
+            assertThat(result.get(10, TimeUnit.SECONDS)).isEqualTo("done under async:a1");
+            assertThat(other.getLock("async:a1").isLocked()).as("released before the caller saw the result").isFalse();
+        });
+    }
+
+    @Test
+    void aLostLeaseInterruptsTheMethodWhenAskedTo() throws Exception {
+        runner.run(context -> {
+            ShopService shop = shop(context);
+            CompletableFuture<String> running = CompletableFuture.supplyAsync(shop::runsUntilInterrupted);
+            Await.until(Duration.ofSeconds(10), "the method to start", () -> shop.events().contains("started"));
+            assertThat(other.getLock("interruptible").forceUnlock()).isTrue();
+            assertThat(running.get(30, TimeUnit.SECONDS)).isEqualTo("interrupted after false");
+        });
+    }
+
+    @Test
+    void aKeyThatFailsNamesTheMethodAndTheExpression() {
+        runner.run(context -> assertThatThrownBy(() -> shop(context).brokenKey(new Order("x", 1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("#missing.sku").hasMessageContaining("ShopService.brokenKey"));
+    }
+}

@@ -1,0 +1,157 @@
+package io.distlock.spring.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.Lease;
+import io.distlock.LockClient;
+import io.distlock.redis.RedisLockClient;
+import io.distlock.servers.FreePorts;
+import io.distlock.testkit.RedisServerExtension;
+import io.distlock.testkit.ZooKeeperServerExtension;
+import io.distlock.zookeeper.ZooKeeperLockClient;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import java.lang.reflect.Proxy;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/** Which LockClient the starter builds, from which properties, and when it backs off; against real servers. */
+class DistlockAutoConfigurationTest {
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+    @RegisterExtension
+    static final ZooKeeperServerExtension zookeeper = new ZooKeeperServerExtension();
+
+    private static RedisClient raw;
+    private static StatefulRedisConnection<String, String> rawConnection;
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(DistlockAutoConfiguration.class, WithLockAutoConfiguration.class))
+            .withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.server().port());
+
+    @BeforeAll
+    static void connectRaw() {
+        raw = RedisClient.create(redis.server().uri());
+        rawConnection = raw.connect();
+    }
+
+    @AfterAll
+    static void disconnectRaw() {
+        rawConnection.close();
+        raw.shutdown();
+        if (observer != null) {
+            observer.close();
+        }
+    }
+
+    private static RedisLockClient observer;
+
+    /** Another client of the same Redis, as another instance of the application would be. */
+    private static synchronized RedisLockClient observer() {
+        if (observer == null) {
+            observer = RedisLockClient.create(redis.server().uri());
+        }
+        return observer;
+    }
+
+    @Test
+    void redisFromTheApplicationsSpringDataRedisPropertiesWithOurPrefixAndLease() {
+        runner.withPropertyValues("distlock.redis.key-prefix=shop:", "distlock.lease-time=7s").run(context -> {
+            assertThat(context).hasSingleBean(LockClient.class).hasSingleBean(RedisLockClient.class);
+            LockClient locks = context.getBean(LockClient.class);
+            try (Lease lease = locks.getLock("auto").acquire(Duration.ofSeconds(5))) {
+                assertThat(rawConnection.sync().get("shop:{auto}")).startsWith(lease.fencingToken() + ":");
+                assertThat(rawConnection.sync().pttl("shop:{auto}")).isBetween(1L, 7000L);
+            }
+        });
+    }
+
+    @Test
+    void closingTheContextClosesTheClientAndReleasesWhatItHeld() {
+        LockClient[] client = new LockClient[1];
+        runner.run(context -> {
+            client[0] = context.getBean(LockClient.class);
+            client[0].getLock("held-at-close").acquire(Duration.ofSeconds(5));
+            assertThat(observer().getLock("held-at-close").isLocked()).isTrue();
+        });
+        assertThatThrownBy(() -> client[0].getLock("after-close").tryAcquire(Duration.ZERO)).as("the client was closed")
+                .isInstanceOf(IllegalStateException.class);
+        assertThat(observer().getLock("held-at-close").isLocked()).as("released when the context closed").isFalse();
+    }
+
+    @Test
+    void distlockRedisUriWinsOverSpringDataRedis() {
+        runner.withPropertyValues("spring.data.redis.port=" + FreePorts.next(), "distlock.redis.uri=" + redis.server().uri())
+                .run(context -> assertThat(context.getBean(LockClient.class).getLock("uri").tryAcquire(Duration.ZERO)).isPresent());
+    }
+
+    @Test
+    void backsOffWhenTheApplicationDefinesALockClient() {
+        try (RedisLockClient own = RedisLockClient.builder().uri(redis.server().uri()).keyPrefix("own:").build()) {
+            runner.withBean("myLocks", LockClient.class, () -> own).run(context -> {
+                assertThat(context).hasSingleBean(LockClient.class);
+                assertThat(context.getBean(LockClient.class)).isSameAs(own);
+                assertThat(context).hasBean("distlockWithLockAdvisor");
+            });
+        }
+    }
+
+    @Test
+    void disabledMeansNoClient() {
+        runner.withPropertyValues("distlock.enabled=false").run(context -> assertThat(context).doesNotHaveBean(LockClient.class)
+                .doesNotHaveBean("distlockWithLockAdvisor"));
+    }
+
+    @Test
+    void anUnreachableRedisFailsTheStartupNamingTheServer() {
+        int nobody = FreePorts.next();
+        runner.withPropertyValues("spring.data.redis.port=" + nobody).run(context -> assertThat(context).hasFailed()
+                .getFailure().hasStackTraceContaining(BackendUnavailableException.class.getName() + ": cannot connect to Redis at redis://127.0.0.1:"
+                        + nobody));
+    }
+
+    @Test
+    void zookeeperWhenChosen() {
+        runner.withPropertyValues("distlock.backend=zookeeper", "distlock.zookeeper.connect-string=" + zookeeper.directTarget(),
+                "distlock.zookeeper.namespace=shop").run(context -> {
+                    assertThat(context).hasSingleBean(ZooKeeperLockClient.class);
+                    assertThat(context.getBean(LockClient.class).getLock("zk").tryAcquire(Duration.ofSeconds(5))).isPresent();
+                });
+    }
+
+    @Test
+    void zookeeperWithoutAConnectStringFailsSayingWhichPropertyIsMissing() {
+        runner.withPropertyValues("distlock.backend=zookeeper").run(context -> assertThat(context).hasFailed()
+                .getFailure().rootCause().hasMessageContaining("distlock.zookeeper.connect-string"));
+    }
+
+    @Test
+    void theApplicationsLettuceClientResourcesAreBorrowedAndLeftRunning() {
+        DefaultClientResources real = DefaultClientResources.create();
+        Set<String> used = ConcurrentHashMap.newKeySet();
+        ClientResources watched = (ClientResources) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {ClientResources.class},
+                (proxy, method, args) -> {
+                    used.add(method.getName());
+                    return method.invoke(real, args);
+                });
+        try {
+            runner.withBean(ClientResources.class, () -> watched).run(context ->
+                    assertThat(context.getBean(LockClient.class).getLock("resources").tryAcquire(Duration.ofSeconds(5))).isPresent());
+            assertThat(used).contains("eventLoopGroupProvider", "eventExecutorGroup", "timer");
+            assertThat(used).as("the client never shut the application's resources down").doesNotContain("shutdown");
+        } finally {
+            real.shutdown();
+        }
+    }
+}
