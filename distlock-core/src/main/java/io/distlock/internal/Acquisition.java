@@ -51,6 +51,8 @@ final class Acquisition {
     private final List<Consumer<LeaseLostException>> listeners = new ArrayList<>(1);
     private final EngineClock clock;
     private final Executor events;
+    private final LockEvents lockEvents;
+    private final LeaseHandle view;
     private volatile long validUntilNanos;
     private volatile boolean suspended;
     private volatile boolean releasing;
@@ -62,7 +64,7 @@ final class Acquisition {
     int queuedEntries;
     boolean expiryQueued;
 
-    Acquisition(LockSlot slot, Grant grant, LockOptions options, EngineClock clock, Executor events) {
+    Acquisition(LockSlot slot, Grant grant, LockOptions options, EngineClock clock, Executor events, LockEvents lockEvents) {
         this.slot = slot;
         this.ownerId = grant.ownerId();
         this.fencingToken = grant.fencingToken();
@@ -71,6 +73,8 @@ final class Acquisition {
         this.sentNanos = grant.sentNanos();
         this.clock = clock;
         this.events = events;
+        this.lockEvents = lockEvents;
+        this.view = LeaseHandle.observing(this);
         this.validUntilNanos = ClockDrift.deadlineNanos(grant.sentNanos(), options.leaseTime());
     }
 
@@ -93,6 +97,17 @@ final class Acquisition {
         if (candidate - validUntilNanos > 0) {
             validUntilNanos = candidate;
         }
+        lockEvents.renewed(this);
+    }
+
+    /** A renewal got no answer or an error (the watchdog retries it). */
+    void renewalFailed(Throwable error) {
+        lockEvents.renewalFailed(this, error);
+    }
+
+    /** The lease as listeners see it: one view per acquisition (listeners may key maps by it) that releases nothing. */
+    LeaseHandle view() {
+        return view;
     }
 
     State state() {
@@ -166,7 +181,11 @@ final class Acquisition {
     }
 
     boolean markReleased() {
-        return state.compareAndSet(State.ACTIVE, State.RELEASED);
+        if (!state.compareAndSet(State.ACTIVE, State.RELEASED)) {
+            return false;
+        }
+        lockEvents.ended(this);
+        return true;
     }
 
     /**
@@ -189,6 +208,8 @@ final class Acquisition {
         }
         log.warn("{}", lost.getMessage());
         toTell.forEach(listener -> tell(listener, lost));
+        lockEvents.lost(this, lost);
+        lockEvents.ended(this);
         return true;
     }
 

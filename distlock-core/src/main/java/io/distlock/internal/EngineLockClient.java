@@ -38,6 +38,7 @@ public final class EngineLockClient implements LockClient {
 
     private final LockBackend backend;
     private final EngineSettings settings;
+    private final LockEvents lockEvents;
     private final EngineClock clock;
     private final BackendCalls calls;
     private final OwnerIds ownerIds = new OwnerIds();
@@ -78,6 +79,7 @@ public final class EngineLockClient implements LockClient {
         this.settings = settings;
         this.clock = clock;
         this.calls = new BackendCalls(backend);
+        this.lockEvents = settings.listeners().isEmpty() ? LockEvents.NONE : new LockEvents(settings.listeners());
         this.events = new ThreadPoolExecutor(EVENT_THREADS, EVENT_THREADS, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
                 DaemonThreads.named(settings.threadNamePrefix() + "-events"));
         this.events.allowCoreThreadTimeOut(true);
@@ -160,6 +162,10 @@ public final class EngineLockClient implements LockClient {
 
     LockBackend backend() {
         return backend;
+    }
+
+    LockEvents lockEvents() {
+        return lockEvents;
     }
 
     EngineClock clock() {

@@ -5,18 +5,19 @@ import io.distlock.LeaseLostException;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link Lease}: one hold on an {@link Acquisition}. Closing it releases that hold, once, from any
  * thread. A view (from {@code heldLease()}) owns no hold and closing it does nothing.
  */
 final class LeaseHandle implements Lease {
-    private final EngineLock lock;
+    private final @Nullable EngineLock lock;
     private final Acquisition acquisition;
     private final boolean ownsHold;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private LeaseHandle(EngineLock lock, Acquisition acquisition, boolean ownsHold) {
+    private LeaseHandle(@Nullable EngineLock lock, Acquisition acquisition, boolean ownsHold) {
         this.lock = lock;
         this.acquisition = acquisition;
         this.ownsHold = ownsHold;
@@ -28,6 +29,11 @@ final class LeaseHandle implements Lease {
 
     static LeaseHandle view(EngineLock lock, Acquisition acquisition) {
         return new LeaseHandle(lock, acquisition, false);
+    }
+
+    /** A view for {@link io.distlock.LockListener}s. */
+    static LeaseHandle observing(Acquisition acquisition) {
+        return new LeaseHandle(null, acquisition, false);
     }
 
     @Override
@@ -60,7 +66,7 @@ final class LeaseHandle implements Lease {
 
     @Override
     public void close() {
-        if (ownsHold && closed.compareAndSet(false, true)) {
+        if (ownsHold && lock != null && closed.compareAndSet(false, true)) {
             lock.releaseHold(acquisition, false);
         }
     }

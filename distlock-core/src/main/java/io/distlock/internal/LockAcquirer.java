@@ -57,9 +57,10 @@ final class LockAcquirer {
                 return null;
             }
             slot.enter(); // the acquisition uses the slot until its last hold is released
-            Acquisition acquisition = new Acquisition(slot, grant, options, client.clock(), client.events());
+            Acquisition acquisition = new Acquisition(slot, grant, options, client.clock(), client.events(), client.lockEvents());
             slot.holder = acquisition;
             handedOver = true;
+            client.lockEvents().acquired(acquisition); // before anything can end it, so every ended() has its acquired()
             if (!client.registerHeld(acquisition, grant)) {
                 releaseForClose(acquisition); // the client closed while we acquired: do not leak it
                 client.checkOpen();

@@ -221,6 +221,7 @@ final class Watchdog {
         if (error != null || found == null) {
             long retryIn = retryDelay(entry);
             log.debug("renewal of lock '{}' failed, retrying in {} ms", acquisition.lockName(), retryIn / 1_000_000, error);
+            acquisition.renewalFailed(error != null ? error : new IllegalStateException("the backend gave no answer"));
             enqueue(new Entry(acquisition, clock.nanoTime() + retryIn, entry.intervalNanos));
             return;
         }

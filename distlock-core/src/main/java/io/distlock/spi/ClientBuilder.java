@@ -1,7 +1,10 @@
 package io.distlock.spi;
 
+import io.distlock.LockListener;
 import io.distlock.LockOptions;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The settings every backend's client builder shares: default lock options, operation timeout and
@@ -14,6 +17,7 @@ public abstract class ClientBuilder<B extends ClientBuilder<B>> {
     private boolean lockOptionsSet;
     private Duration operationTimeout;
     private Duration fallbackPoll = EngineSettings.DEFAULT_FALLBACK_POLL;
+    private final List<LockListener> listeners = new ArrayList<>();
 
     /** Starts with the backend's defaults. */
     protected ClientBuilder(LockOptions defaultOptions, Duration defaultOperationTimeout) {
@@ -54,6 +58,19 @@ public abstract class ClientBuilder<B extends ClientBuilder<B>> {
     }
 
     /** Returns the lock options set so far. */
+    /**
+     * Adds a listener told what happens to the client's leases (acquired, renewed, renewal failed, lost,
+     * ended), for metrics or an inventory of held locks; for Micrometer, distlock-micrometer's
+     * {@code DistlockMetrics}. Listeners run on distlock's threads and must return quickly.
+     */
+    public B listener(LockListener listener) {
+        if (listener == null) {
+            throw new IllegalArgumentException("listener must not be null");
+        }
+        this.listeners.add(listener);
+        return self();
+    }
+
     protected LockOptions lockOptions() {
         return lockOptions;
     }
@@ -75,7 +92,7 @@ public abstract class ClientBuilder<B extends ClientBuilder<B>> {
 
     /** Returns the engine settings for these options, with the backend's thread name prefix. */
     protected EngineSettings engineSettings(String threadNamePrefix) {
-        return new EngineSettings(lockOptions, fallbackPoll, threadNamePrefix);
+        return new EngineSettings(lockOptions, fallbackPoll, threadNamePrefix, listeners);
     }
 
     /** Returns {@code value} if it is a positive duration; otherwise throws naming {@code what}. */

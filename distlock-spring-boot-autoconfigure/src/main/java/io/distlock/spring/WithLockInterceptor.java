@@ -37,6 +37,8 @@ public final class WithLockInterceptor implements MethodInterceptor, DisposableB
     private static final Logger log = LoggerFactory.getLogger(WithLockInterceptor.class);
 
     private final Supplier<LockClient> client;
+    private final Supplier<String> backend;
+    private final Supplier<AcquireObservation> observation;
     private final Duration defaultWait;
     private final LockNameExpressions expressions;
     private final @Nullable BeanFactory beanFactory;
@@ -45,11 +47,17 @@ public final class WithLockInterceptor implements MethodInterceptor, DisposableB
 
     /**
      * @param client the lock client, looked up on first use
+     * @param backend the client's backend, for observations, e.g. {@code redis}; looked up on first use
+     * @param observation observes each acquisition ({@link AcquireObservation#NONE} for none); looked up on first use, so that
+     *     an advisor created early (auto-proxy creators fetch advisors first) does not create the observation registry early
      * @param defaultWait the wait of annotations that name none
      * @param beanFactory resolves {@code @bean} references in keys and {@code ${...}} in durations; may be null
      */
-    public WithLockInterceptor(Supplier<LockClient> client, Duration defaultWait, @Nullable BeanFactory beanFactory) {
-        this.client = client;
+    public WithLockInterceptor(Supplier<LockClient> client, Supplier<String> backend, Supplier<AcquireObservation> observation,
+            Duration defaultWait, @Nullable BeanFactory beanFactory) {
+        this.client = memoized(client);
+        this.backend = memoized(backend);
+        this.observation = memoized(observation);
         this.defaultWait = defaultWait;
         this.beanFactory = beanFactory;
         this.expressions = new LockNameExpressions(beanFactory);
@@ -71,7 +79,7 @@ public final class WithLockInterceptor implements MethodInterceptor, DisposableB
     }
 
     private @Nullable Object invokeHolding(MethodInvocation invocation, Plan plan, DistributedLock lock) throws Throwable {
-        Optional<Lease> acquired = lock.tryAcquire(plan.waitTime());
+        Optional<Lease> acquired = observed(plan, () -> lock.tryAcquire(plan.waitTime()));
         if (acquired.isEmpty()) {
             return notAcquired(plan, lock, invocation.getMethod().getReturnType());
         }
@@ -95,7 +103,7 @@ public final class WithLockInterceptor implements MethodInterceptor, DisposableB
 
     private @Nullable Object invokeHoldingUntilComplete(MethodInvocation invocation, Plan plan, DistributedLock lock) throws Throwable {
         Class<?> returnType = invocation.getMethod().getReturnType();
-        Optional<Lease> acquired = lock.tryAcquireDetached(plan.waitTime());
+        Optional<Lease> acquired = observed(plan, () -> lock.tryAcquireDetached(plan.waitTime()));
         if (acquired.isEmpty()) {
             return notAcquired(plan, lock, returnType);
         }
@@ -133,6 +141,24 @@ public final class WithLockInterceptor implements MethodInterceptor, DisposableB
             }
         });
         return afterRelease;
+    }
+
+    /** An acquisition. */
+    private interface Acquiring {
+        Optional<Lease> acquire() throws InterruptedException;
+    }
+
+    private Optional<Lease> observed(Plan plan, Acquiring acquiring) throws InterruptedException {
+        AcquireObservation.Scope scope = observation.get().start(plan.name(), backend.get());
+        Optional<Lease> acquired;
+        try {
+            acquired = acquiring.acquire();
+        } catch (InterruptedException | RuntimeException | Error e) {
+            scope.failed(e);
+            throw e;
+        }
+        scope.finished(acquired.isPresent() ? "acquired" : plan.onFailure() == WithLock.OnFailure.SKIP ? "skipped" : "timeout");
+        return acquired;
     }
 
     private @Nullable Object notAcquired(Plan plan, DistributedLock lock, Class<?> returnType) {
@@ -179,6 +205,22 @@ public final class WithLockInterceptor implements MethodInterceptor, DisposableB
         if (executor != null) {
             executor.shutdownNow().forEach(Runnable::run);
         }
+    }
+
+    private static <T> Supplier<T> memoized(Supplier<T> supplier) {
+        return new Supplier<>() {
+            private volatile @Nullable T value;
+
+            @Override
+            public T get() {
+                T found = value;
+                if (found == null) {
+                    found = supplier.get();
+                    value = found;
+                }
+                return found;
+            }
+        };
     }
 
     static @Nullable Object skippedValue(Class<?> type) {

@@ -1,6 +1,9 @@
 package io.distlock.spring.autoconfigure;
 
 import io.distlock.LockClient;
+import io.distlock.LockListener;
+import io.distlock.spi.ClientBuilder;
+import io.distlock.spring.HeldLocks;
 import io.distlock.redis.RedisLockClient;
 import io.distlock.spring.autoconfigure.DistlockProperties.Backend;
 import io.distlock.zookeeper.ZooKeeperLockClient;
@@ -53,6 +56,37 @@ public class DistlockAutoConfiguration {
         }
     }
 
+    /** The locks the auto-configured client holds, for the distlocks endpoint and the health indicator. */
+    @Bean
+    @ConditionalOnMissingBean
+    HeldLocks distlockHeldLocks(Environment environment) {
+        return new HeldLocks(backendName(OnBackend.effective(environment, DistlockAutoConfiguration.class.getClassLoader())));
+    }
+
+    /** Micrometer meters for the auto-configured client, when Micrometer and distlock-micrometer are on the classpath. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = {"io.micrometer.core.instrument.MeterRegistry", "io.distlock.micrometer.DistlockMetrics"})
+    static class MetricsConfiguration {
+        @Bean
+        LockListener distlockMetrics(ObjectProvider<io.micrometer.core.instrument.MeterRegistry> registry, Environment environment) {
+            io.micrometer.core.instrument.MeterRegistry meters = registry.getIfUnique();
+            if (meters == null) {
+                return new LockListener() {}; // no registry in this application: nothing to meter into
+            }
+            return io.distlock.micrometer.DistlockMetrics.of(meters,
+                    backendName(OnBackend.effective(environment, DistlockAutoConfiguration.class.getClassLoader())));
+        }
+    }
+
+    static String backendName(Backend backend) {
+        return backend.name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /** Adds the application's LockListener beans (ours among them: held locks, metrics) to a client being built. */
+    static void addListeners(ClientBuilder<?> builder, ObjectProvider<LockListener> listeners) {
+        listeners.orderedStream().forEach(builder::listener);
+    }
+
     /** Redis, from distlock.redis.uri or else the application's spring.data.redis.*, on its Lettuce ClientResources if it has one. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(RedisLockClient.class)
@@ -60,7 +94,8 @@ public class DistlockAutoConfiguration {
     static class RedisBackendConfiguration {
         @Bean(destroyMethod = "close")
         @ConditionalOnMissingBean(LockClient.class)
-        RedisLockClient distlockClient(DistlockProperties properties, Environment environment, ObjectProvider<ClientResources> clientResources) {
+        RedisLockClient distlockClient(DistlockProperties properties, Environment environment, ObjectProvider<ClientResources> clientResources,
+                ObjectProvider<LockListener> listeners) {
             DistlockProperties.Redis redis = properties.getRedis();
             SpringRedisUri spring = SpringRedisUri.from(environment);
             RedisLockClient.Builder builder = RedisLockClient.builder()
@@ -79,6 +114,7 @@ public class DistlockAutoConfiguration {
                 builder.operationTimeout(properties.getOperationTimeout());
             }
             clientResources.ifUnique(builder::clientResources);
+            addListeners(builder, listeners);
             return builder.build();
         }
     }
@@ -90,7 +126,7 @@ public class DistlockAutoConfiguration {
     static class ZooKeeperBackendConfiguration {
         @Bean(destroyMethod = "close")
         @ConditionalOnMissingBean(LockClient.class)
-        ZooKeeperLockClient distlockClient(DistlockProperties properties) {
+        ZooKeeperLockClient distlockClient(DistlockProperties properties, ObjectProvider<LockListener> listeners) {
             DistlockProperties.Zookeeper zookeeper = properties.getZookeeper();
             if (zookeeper.getConnectString() == null || zookeeper.getConnectString().isBlank()) {
                 throw new IllegalStateException("distlock.backend is zookeeper but distlock.zookeeper.connect-string is not set "
@@ -106,6 +142,7 @@ public class DistlockAutoConfiguration {
             if (properties.getOperationTimeout() != null) {
                 builder.operationTimeout(properties.getOperationTimeout());
             }
+            addListeners(builder, listeners);
             return builder.build();
         }
     }

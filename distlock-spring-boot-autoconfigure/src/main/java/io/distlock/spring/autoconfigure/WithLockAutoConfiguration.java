@@ -1,6 +1,8 @@
 package io.distlock.spring.autoconfigure;
 
 import io.distlock.LockClient;
+import io.distlock.spring.AcquireObservation;
+import io.distlock.spring.HeldLocks;
 import io.distlock.spring.WithLock;
 import io.distlock.spring.WithLockAdvisor;
 import io.distlock.spring.WithLockInterceptor;
@@ -13,7 +15,9 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.context.annotation.Role;
@@ -33,8 +37,23 @@ public class WithLockAutoConfiguration {
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     @ConditionalOnMissingBean
     static WithLockInterceptor distlockWithLockInterceptor(ObjectProvider<LockClient> client, DistlockProperties properties,
-            BeanFactory beanFactory) {
-        return new WithLockInterceptor(client::getObject, properties.getWaitTime(), beanFactory);
+            ObjectProvider<HeldLocks> held, ObjectProvider<AcquireObservation> observation, BeanFactory beanFactory) {
+        return new WithLockInterceptor(client::getObject, () -> {
+            HeldLocks ours = held.getIfUnique();
+            return ours != null ? ours.backend() : "unknown";
+        }, () -> observation.getIfUnique(() -> AcquireObservation.NONE), properties.getWaitTime(), beanFactory);
+    }
+
+    /** distlock.acquire observations, when Micrometer's ObservationRegistry is there. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "io.micrometer.observation.ObservationRegistry")
+    static class ObservationConfiguration {
+        @Bean
+        @ConditionalOnMissingBean
+        AcquireObservation distlockAcquireObservation(ObjectProvider<io.micrometer.observation.ObservationRegistry> registry) {
+            io.micrometer.observation.ObservationRegistry observations = registry.getIfUnique();
+            return observations == null ? AcquireObservation.NONE : new MicrometerAcquireObservation(observations);
+        }
     }
 
     @Bean

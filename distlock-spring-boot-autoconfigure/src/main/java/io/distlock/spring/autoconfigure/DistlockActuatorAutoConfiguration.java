@@ -1,0 +1,59 @@
+package io.distlock.spring.autoconfigure;
+
+import io.distlock.LockClient;
+import io.distlock.spring.HeldLocks;
+import io.distlock.spring.actuate.Boot3DistlockHealthIndicator;
+import io.distlock.spring.actuate.Boot4DistlockHealthIndicator;
+import io.distlock.spring.actuate.DistlockHealth;
+import io.distlock.spring.actuate.DistlocksEndpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * With Actuator: the read-only {@code distlocks} endpoint (locks this instance holds) and the
+ * {@code distlock} health indicator, on Boot 3.5's health API or Boot 4's, whichever is present. The
+ * indicator is in no health group but the default one: Boot puts only liveness and readiness state in
+ * those groups unless configured to.
+ */
+@AutoConfiguration(after = DistlockAutoConfiguration.class)
+@ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
+@ConditionalOnBean({LockClient.class, HeldLocks.class})
+public class DistlockActuatorAutoConfiguration {
+    @Bean
+    @ConditionalOnMissingBean
+    DistlocksEndpoint distlocksEndpoint(HeldLocks held) {
+        return new DistlocksEndpoint(held);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    DistlockHealth distlockHealth(LockClient client, HeldLocks held) {
+        return new DistlockHealth(client, held);
+    }
+
+    /** Boot 4: health indicators live in spring-boot-health. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")
+    static class Boot4Health {
+        @Bean
+        @ConditionalOnMissingBean(name = "distlockHealthIndicator")
+        Boot4DistlockHealthIndicator distlockHealthIndicator(DistlockHealth health) {
+            return new Boot4DistlockHealthIndicator(health);
+        }
+    }
+
+    /** Boot 3.5: health indicators live in spring-boot-actuator. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.boot.actuate.health.HealthIndicator")
+    static class Boot3Health {
+        @Bean
+        @ConditionalOnMissingBean(name = "distlockHealthIndicator")
+        Boot3DistlockHealthIndicator distlockHealthIndicator(DistlockHealth health) {
+            return new Boot3DistlockHealthIndicator(health);
+        }
+    }
+}
