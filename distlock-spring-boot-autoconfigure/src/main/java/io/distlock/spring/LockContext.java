@@ -15,11 +15,11 @@ import java.util.Optional;
  *
  * <p>Set for the duration of the method's own call on the thread that runs it (nested {@code @WithLock}
  * methods see their own lease, then the outer one again). Work the method hands to other threads does not
- * see it through this class: pass the lease or its token along. A {@code Mono} returned by the method
+ * see it through this class: pass the lease or its token along. A {@code Mono} or {@code Flux} returned by the method
  * carries it in its Reactor context under {@link #REACTOR_CONTEXT_KEY}.
  */
 public final class LockContext {
-    /** The Reactor context key under which a {@code Mono} returned by a {@code @WithLock} method finds its {@link Lease}. */
+    /** The Reactor context key under which a {@code Mono} or {@code Flux} returned by a {@code @WithLock} method finds its {@link Lease}. */
     public static final String REACTOR_CONTEXT_KEY = "io.distlock.spring.lease";
 
     private static final ThreadLocal<Deque<Lease>> LEASES = ThreadLocal.withInitial(ArrayDeque::new);

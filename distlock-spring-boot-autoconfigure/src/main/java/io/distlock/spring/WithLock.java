@@ -22,8 +22,9 @@ import java.lang.annotation.Target;
  * <p>The lock is named {@code name + ":" + key}, or just {@code name} without a key. It is taken before
  * the method and any transaction start (the advice is ordered outside {@code @Transactional}), and
  * released after the method returned and its transaction committed or rolled back. For a method
- * returning {@code CompletableFuture}, {@code CompletionStage} or (with Reactor) {@code Mono}, it is
- * released when the returned value completes. Within one call chain the lock is reentrant: a nested
+ * returning {@code CompletableFuture} or {@code CompletionStage}, it is released when the returned stage
+ * completes; a (Reactor) {@code Mono} or {@code Flux} takes it per subscription and releases it when it
+ * terminates. docs/spring-boot.md has every rule. Within one call chain the lock is reentrant: a nested
  * {@code @WithLock} method on the same name and thread takes another hold on the same lease.
  *
  * <p>Works on Spring beans called through their proxy: a call from the bean to itself is not advised.
@@ -39,7 +40,7 @@ public @interface WithLock {
         THROW,
         /**
          * Do not run the method: return null, an empty {@code Optional}, a completed future of null or an
-         * empty {@code Mono} (for a primitive return type, its zero). For a {@code @Scheduled} job on several
+         * empty {@code Mono}/{@code Flux} (for a primitive return type, its zero). For a {@code @Scheduled} job on several
          * instances: one runs it, the others skip.
          */
         SKIP

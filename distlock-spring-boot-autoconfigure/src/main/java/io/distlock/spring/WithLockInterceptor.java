@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
+import org.springframework.aop.ProxyMethodInvocation;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,7 +32,8 @@ import org.springframework.util.ClassUtils;
 /**
  * Runs {@link WithLock} methods under their lock. Synchronous methods hold a thread-bound (reentrant)
  * lease for the duration of the call; methods returning a {@code CompletionStage} hold a detached lease
- * ({@link DistributedLock#tryAcquireDetached}) until the returned stage completes.
+ * ({@link DistributedLock#tryAcquireDetached}) until the returned stage completes; a {@code Mono} or
+ * {@code Flux} takes a detached lease per subscription and holds it until the publisher terminates.
  */
 public final class WithLockInterceptor implements MethodInterceptor, DisposableBean {
     private static final Logger log = LoggerFactory.getLogger(WithLockInterceptor.class);
@@ -63,9 +65,22 @@ public final class WithLockInterceptor implements MethodInterceptor, DisposableB
         this.expressions = new LockNameExpressions(beanFactory);
     }
 
+    /** How a method's result relates to the time the lock is held. */
+    private enum Kind {
+        /** Held while the method runs, by the calling thread. */
+        SYNC,
+        /** Held, by no thread, until the returned CompletionStage completes. */
+        STAGE,
+        /** Taken per subscription to the returned Mono or Flux, held until it terminates. */
+        REACTIVE
+    }
+
     /** What the annotation on one method says, parsed once. */
     private record Plan(String where, String name, String key, Duration waitTime, @Nullable LockOptions options, WithLock.OnFailure onFailure,
-            Duration minHold, WithLock.OnLost onLost, boolean async) {}
+            Duration minHold, WithLock.OnLost onLost, Kind kind) {}
+
+    /** A lease and when it was taken (minHold counts from there). */
+    private record Held(Lease lease, long startedNanos) {}
 
     @Override
     public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
@@ -75,7 +90,11 @@ public final class WithLockInterceptor implements MethodInterceptor, DisposableB
         String lockName = plan.key().isEmpty() ? plan.name() : plan.name() + ":" + expressions.key(plan.key(), plan.where(),
                 new LockNameExpressions.Root(invocation.getMethod(), invocation.getArguments(), target, targetClass));
         DistributedLock lock = plan.options() == null ? client.get().getLock(lockName) : client.get().getLock(lockName, plan.options());
-        return plan.async() ? invokeHoldingUntilComplete(invocation, plan, lock) : invokeHolding(invocation, plan, lock);
+        return switch (plan.kind()) {
+            case SYNC -> invokeHolding(invocation, plan, lock);
+            case STAGE -> invokeHoldingUntilComplete(invocation, plan, lock);
+            case REACTIVE -> invokeReactive(invocation, plan, lock);
+        };
     }
 
     private @Nullable Object invokeHolding(MethodInvocation invocation, Plan plan, DistributedLock lock) throws Throwable {
@@ -159,6 +178,27 @@ public final class WithLockInterceptor implements MethodInterceptor, DisposableB
         }
         scope.finished(acquired.isPresent() ? "acquired" : plan.onFailure() == WithLock.OnFailure.SKIP ? "skipped" : "timeout");
         return acquired;
+    }
+
+    private Object invokeReactive(MethodInvocation invocation, Plan plan, DistributedLock lock) {
+        return ReactorSupport.hold(invocation.getMethod().getReturnType(),
+                () -> observed(plan, () -> lock.tryAcquireDetached(plan.waitTime())).map(lease -> {
+                    lease.onLost(lost -> log.warn("@WithLock {}: the lease on '{}' was lost before the returned publisher terminated ({}): {}",
+                            plan.where(), lock.name(), lost.reason(), lost.getMessage()));
+                    return new Held(lease, System.nanoTime());
+                }).orElse(null),
+                plan.onFailure() == WithLock.OnFailure.THROW ? () -> new LockAcquireTimeoutException(lock.name(), plan.waitTime()) : null,
+                held -> {
+                    // a fresh invocation per subscription: a publisher may be subscribed more than once
+                    MethodInvocation call = invocation instanceof ProxyMethodInvocation proxied ? proxied.invocableClone() : invocation;
+                    try (LockContext.Scope scope = LockContext.enter(held.lease())) {
+                        Object publisher = call.proceed();
+                        return publisher == null ? null : ReactorContext.withLease(publisher, held.lease());
+                    } catch (Throwable t) {
+                        return ReactorContext.error(t);
+                    }
+                },
+                held -> release(held.lease(), plan, held.startedNanos()));
     }
 
     private @Nullable Object notAcquired(Plan plan, DistributedLock lock, Class<?> returnType) {
@@ -271,12 +311,10 @@ public final class WithLockInterceptor implements MethodInterceptor, DisposableB
         LockOptions options = annotation.leaseTime().isBlank() ? null
                 : LockOptions.builder().leaseTime(Durations.parse(resolve(annotation.leaseTime()), "leaseTime", where)).build();
         Duration minHold = Durations.parse(resolve(annotation.minHold()), "minHold", where);
-        boolean async = CompletionStage.class.isAssignableFrom(method.getReturnType());
-        if (ReactorSupport.isMono(method.getReturnType()) || ReactorSupport.isFlux(method.getReturnType())) {
-            throw new IllegalStateException("@WithLock on " + where + ": Reactor return types are not supported yet; return a "
-                    + "CompletableFuture, or lock inside the pipeline");
-        }
-        return new Plan(where, name, key, wait, options, annotation.onFailure(), minHold, annotation.onLost(), async);
+        Class<?> returnType = method.getReturnType();
+        Kind kind = CompletionStage.class.isAssignableFrom(returnType) ? Kind.STAGE
+                : ReactorSupport.isMono(returnType) || ReactorSupport.isFlux(returnType) ? Kind.REACTIVE : Kind.SYNC;
+        return new Plan(where, name, key, wait, options, annotation.onFailure(), minHold, annotation.onLost(), kind);
     }
 
     private String resolve(String text) {

@@ -147,6 +147,37 @@ public class ShopService {
         }
     }
 
+    /** Completes when the test says so, with the name of the lease in its Reactor context. */
+    final reactor.core.publisher.Sinks.One<String> reactiveGate = reactor.core.publisher.Sinks.one();
+    final AtomicInteger reactiveCalls = new AtomicInteger();
+
+    @WithLock(name = "reactive", key = "#sku")
+    public reactor.core.publisher.Mono<String> reactive(String sku) {
+        reactiveCalls.incrementAndGet();
+        return reactiveGate.asMono().flatMap(value -> reactor.core.publisher.Mono.deferContextual(context ->
+                reactor.core.publisher.Mono.just(value + " under " + context.<Lease>get(LockContext.REACTOR_CONTEXT_KEY).lockName())));
+    }
+
+    @WithLock(name = "busy", onFailure = WithLock.OnFailure.SKIP)
+    public reactor.core.publisher.Mono<String> skipMono() {
+        reactiveCalls.incrementAndGet();
+        return reactor.core.publisher.Mono.just("ran");
+    }
+
+    @WithLock(name = "busy")
+    public reactor.core.publisher.Flux<Integer> throwFlux() {
+        reactiveCalls.incrementAndGet();
+        return reactor.core.publisher.Flux.just(1, 2, 3);
+    }
+
+    public reactor.core.publisher.Sinks.One<String> reactiveGate() {
+        return reactiveGate;
+    }
+
+    public int reactiveCalls() {
+        return reactiveCalls.get();
+    }
+
     @WithLock(key = "#missing.sku")
     public void brokenKey(Order order) {}
 }

@@ -187,6 +187,38 @@ class WithLockTest {
     }
 
     @Test
+    void aMonoTakesTheLockWhenSubscribedAndHoldsItUntilItTerminates() throws Exception {
+        runner.run(context -> {
+            ShopService shop = shop(context);
+            reactor.core.publisher.Mono<String> mono = shop.reactive("r1");
+            assertThat(other.getLock("reactive:r1").isLocked()).as("nothing is taken before a subscription").isFalse();
+            assertThat(shop.reactiveCalls()).isZero();
+            CompletableFuture<String> result = mono.toFuture();
+            Await.until(Duration.ofSeconds(10), "the subscription to take the lock", () -> other.getLock("reactive:r1").isLocked());
+            assertThat(other.getLock("reactive:r1").tryAcquire(Duration.ZERO)).isEmpty();
+            shop.reactiveGate().tryEmitValue("done");
+            assertThat(result.get(10, TimeUnit.SECONDS)).isEqualTo("done under reactive:r1");
+            Await.until(Duration.ofSeconds(10), "the release", () -> !other.getLock("reactive:r1").isLocked());
+            assertThat(shop.reactiveCalls()).isEqualTo(1);
+        });
+    }
+
+    @Test
+    void aBusyLockSkipsAMonoAndFailsAFlux() throws Exception {
+        runner.run(context -> {
+            ShopService shop = shop(context);
+            try (Lease elsewhere = other.getLock("busy").acquire(Duration.ofSeconds(5))) {
+                assertThat(shop.skipMono().blockOptional(Duration.ofSeconds(10))).isEmpty();
+                assertThatThrownBy(() -> shop.throwFlux().collectList().block(Duration.ofSeconds(10)))
+                        .isInstanceOf(LockAcquireTimeoutException.class);
+                assertThat(shop.reactiveCalls()).as("no method ran").isZero();
+            }
+            assertThat(shop.throwFlux().collectList().block(Duration.ofSeconds(10))).containsExactly(1, 2, 3);
+            assertThat(other.getLock("busy").isLocked()).isFalse();
+        });
+    }
+
+    @Test
     void aLostLeaseInterruptsTheMethodWhenAskedTo() throws Exception {
         runner.run(context -> {
             ShopService shop = shop(context);
