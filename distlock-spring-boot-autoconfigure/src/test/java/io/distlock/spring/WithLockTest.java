@@ -137,6 +137,19 @@ class WithLockTest {
     }
 
     @Test
+    void annotationsWithoutAWaitWaitForDistlockWaitTime() throws Exception {
+        runner.withPropertyValues("distlock.wait-time=20s").run(context -> {
+            ShopService shop = shop(context);
+            Lease elsewhere = other.getLock("busy").acquire(Duration.ofSeconds(5));
+            CompletableFuture<String> waiting = CompletableFuture.supplyAsync(shop::skipWhenBusy);
+            Await.until(Duration.ofSeconds(10), "the call to wait", () -> other.getLock("busy").isLocked());
+            assertThat(waiting).as("waiting, not skipped").isNotDone();
+            elsewhere.close();
+            assertThat(waiting.get(30, TimeUnit.SECONDS)).isEqualTo("ran");
+        });
+    }
+
+    @Test
     void minHoldKeepsTheLockAfterAFastMethodSoAnotherInstanceSkipsTheSamePeriod() throws Exception {
         runner.run(context -> {
             ShopService shop = shop(context);

@@ -154,4 +154,15 @@ class DistlockAutoConfigurationTest {
             real.shutdown();
         }
     }
+
+    @Test
+    void everyPropertyHasMetadataForIdes() throws Exception {
+        try (var in = getClass().getClassLoader().getResourceAsStream("META-INF/spring-configuration-metadata.json")) {
+            assertThat(in).isNotNull();
+            String metadata = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertThat(metadata).contains("\"distlock.backend\"", "\"distlock.lease-time\"", "\"distlock.wait-time\"",
+                    "\"distlock.operation-timeout\"", "\"distlock.redis.uri\"", "\"distlock.redis.key-prefix\"",
+                    "\"distlock.zookeeper.connect-string\"", "\"distlock.zookeeper.namespace\"");
+        }
+    }
 }
