@@ -82,9 +82,19 @@ public class DistlockAutoConfiguration {
         return backend.name().toLowerCase(java.util.Locale.ROOT);
     }
 
-    /** Adds the application's LockListener beans (ours among them: held locks, metrics) to a client being built. */
-    static void addListeners(ClientBuilder<?> builder, ObjectProvider<LockListener> listeners) {
+    /**
+     * Sets what every backend shares: the default lease, the operation timeout, and the application's
+     * LockListener beans (ours among them: held locks, metrics).
+     */
+    static <B extends ClientBuilder<B>> B configureCommon(B builder, DistlockProperties properties, ObjectProvider<LockListener> listeners) {
+        if (properties.getLeaseTime() != null) {
+            builder.leaseTime(properties.getLeaseTime());
+        }
+        if (properties.getOperationTimeout() != null) {
+            builder.operationTimeout(properties.getOperationTimeout());
+        }
         listeners.orderedStream().forEach(builder::listener);
+        return builder;
     }
 
     /** Redis, from distlock.redis.uri or else the application's spring.data.redis.*, on its Lettuce ClientResources if it has one. */
@@ -107,15 +117,8 @@ public class DistlockAutoConfiguration {
             if (clientName != null && !clientName.isBlank()) {
                 builder.clientName(clientName.trim().replace(' ', '-'));
             }
-            if (properties.getLeaseTime() != null) {
-                builder.leaseTime(properties.getLeaseTime());
-            }
-            if (properties.getOperationTimeout() != null) {
-                builder.operationTimeout(properties.getOperationTimeout());
-            }
             clientResources.ifUnique(builder::clientResources);
-            addListeners(builder, listeners);
-            return builder.build();
+            return configureCommon(builder, properties, listeners).build();
         }
     }
 
@@ -136,14 +139,7 @@ public class DistlockAutoConfiguration {
                     .connectString(zookeeper.getConnectString())
                     .namespace(zookeeper.getNamespace())
                     .sessionTimeout(zookeeper.getSessionTimeout());
-            if (properties.getLeaseTime() != null) {
-                builder.leaseTime(properties.getLeaseTime());
-            }
-            if (properties.getOperationTimeout() != null) {
-                builder.operationTimeout(properties.getOperationTimeout());
-            }
-            addListeners(builder, listeners);
-            return builder.build();
+            return configureCommon(builder, properties, listeners).build();
         }
     }
 
