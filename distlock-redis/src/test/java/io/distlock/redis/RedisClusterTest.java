@@ -128,10 +128,7 @@ class RedisClusterTest {
 
     /** Kills the master of the lock's shard and returns the replica that took over. */
     private static RedisServer failOver(RedisClusterGroup cluster) {
-        RedisServer old = cluster.masterOf(KEY);
-        old.kill();
-        Await.untilAnswered(Duration.ofSeconds(60), "a replica took over the shard", () -> cluster.masterOf(KEY) != old);
-        return cluster.masterOf(KEY);
+        return cluster.killMasterAndAwaitPromotion(KEY, Duration.ofSeconds(20));
     }
 
     private static long shardSubscribers(RedisServer node) {
