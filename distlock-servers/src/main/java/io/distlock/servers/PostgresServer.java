@@ -106,6 +106,7 @@ public final class PostgresServer implements BackendControl, AutoCloseable {
             if (isRunning()) {
                 throw new IllegalStateException("postgres on port " + port + " is already running");
             }
+            int logBefore = Files.exists(logFile()) ? log().length() : 0; // every start appends to the log: only this start's lines count
             List<String> command = new ArrayList<>(List.of("sh", "-c", GUARD));
             command.addAll(asServerUser(home.resolve("bin/postgres").toString(), "-D", data().toString(), "-p", Integer.toString(port),
                     "-k", dir.toString(), "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off",
@@ -123,7 +124,7 @@ public final class PostgresServer implements BackendControl, AutoCloseable {
                 throw new IllegalStateException("cannot start postgres from " + home, e);
             }
             RUNNING.add(this);
-            awaitReady();
+            awaitReady(logBefore);
         } finally {
             lock.unlock();
         }
@@ -211,14 +212,15 @@ public final class PostgresServer implements BackendControl, AutoCloseable {
         }
     }
 
-    private void awaitReady() {
+    private void awaitReady(int logBefore) {
         long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
         while (System.nanoTime() < deadline) {
             if (!guard.isAlive()) {
                 RUNNING.remove(this);
                 throw new IllegalStateException("postgres exited on start (port " + port + " taken?): " + log());
             }
-            if (log().contains("database system is ready to accept connections") && accepts()) {
+            String log = log();
+            if (log.length() > logBefore && log.substring(logBefore).contains("database system is ready to accept connections") && accepts()) {
                 return;
             }
             sleepQuietly(50);
