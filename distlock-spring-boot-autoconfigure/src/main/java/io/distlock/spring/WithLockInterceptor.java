@@ -44,7 +44,7 @@ public final class WithLockInterceptor implements MethodInterceptor, DisposableB
     private final Duration defaultWait;
     private final LockNameExpressions expressions;
     private final @Nullable BeanFactory beanFactory;
-    private final Map<Method, Plan> plans = new ConcurrentHashMap<>();
+    private final Map<PlanKey, Plan> plans = new ConcurrentHashMap<>();
     private volatile @Nullable ScheduledExecutorService delayedReleases;
 
     /**
@@ -79,6 +79,9 @@ public final class WithLockInterceptor implements MethodInterceptor, DisposableB
     private record Plan(String where, String name, String key, Duration waitTime, @Nullable LockOptions options, WithLock.OnFailure onFailure,
             Duration minHold, WithLock.OnLost onLost, Kind kind) {}
 
+    /** A method as called on one bean class: the default name and the annotation found depend on both. */
+    private record PlanKey(Method method, Class<?> targetClass) {}
+
     /** A lease and when it was taken (minHold counts from there). */
     private record Held(Lease lease, long startedNanos) {}
 
@@ -86,7 +89,7 @@ public final class WithLockInterceptor implements MethodInterceptor, DisposableB
     public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
         Object target = invocation.getThis();
         Class<?> targetClass = target == null ? invocation.getMethod().getDeclaringClass() : AopUtils.getTargetClass(target);
-        Plan plan = plans.computeIfAbsent(invocation.getMethod(), method -> plan(method, targetClass));
+        Plan plan = plans.computeIfAbsent(new PlanKey(invocation.getMethod(), targetClass), key -> plan(key.method(), key.targetClass()));
         String lockName = plan.key().isEmpty() ? plan.name() : plan.name() + ":" + expressions.key(plan.key(), plan.where(),
                 new LockNameExpressions.Root(invocation.getMethod(), invocation.getArguments(), target, targetClass));
         DistributedLock lock = plan.options() == null ? client.get().getLock(lockName) : client.get().getLock(lockName, plan.options());

@@ -88,6 +88,34 @@ class WithLockTest {
         }
     }
 
+    /** A job interface whose method carries the annotation; two beans implement it. */
+    public interface NamedJob {
+        @WithLock
+        String lockName();
+    }
+
+    public static class FirstJob implements NamedJob {
+        @Override
+        public String lockName() {
+            return LockContext.currentLease().lockName();
+        }
+    }
+
+    public static class SecondJob implements NamedJob {
+        @Override
+        public String lockName() {
+            return LockContext.currentLease().lockName();
+        }
+    }
+
+    @Test
+    void theDefaultNameIsTheBeansClassEvenWhenTheAnnotatedMethodIsOnAnInterface() {
+        runner.withBean("first", NamedJob.class, FirstJob::new).withBean("second", NamedJob.class, SecondJob::new).run(context -> {
+            assertThat(((NamedJob) context.getBean("first")).lockName()).isEqualTo("FirstJob.lockName");
+            assertThat(((NamedJob) context.getBean("second")).lockName()).isEqualTo("SecondJob.lockName");
+        });
+    }
+
     private static ShopService shop(org.springframework.context.ApplicationContext context) {
         ShopService shop = context.getBean(ShopService.class);
         shop.self(shop);
