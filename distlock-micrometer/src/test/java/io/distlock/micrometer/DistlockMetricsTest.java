@@ -32,8 +32,8 @@ class DistlockMetricsTest {
 
     @Test
     void heldLocksRenewalsAndLossesAreMeteredUnderTheNameBeforeTheKey() throws Exception {
-        try (RedisLockClient locks = RedisLockClient.builder().uri(redis.server().uri()).leaseTime(Duration.ofMillis(1500))
-                .operationTimeout(Duration.ofMillis(300)).listener(DistlockMetrics.of(registry, "redis")).build();
+        try (RedisLockClient locks = RedisLockClient.builder().uri(redis.server().uri()).leaseTime(Duration.ofSeconds(3))
+                .operationTimeout(Duration.ofSeconds(1)).listener(DistlockMetrics.of(registry, "redis")).build();
                 RedisLockClient other = RedisLockClient.create(redis.server().uri())) {
             Lease first = locks.getLock("stock:1").acquire();
             Lease second = locks.getLock("stock:2").acquire();
@@ -45,7 +45,7 @@ class DistlockMetricsTest {
             // the watchdog thread tells lost() and then ended(): the held task stops a moment after the count
             Await.until(Duration.ofSeconds(10), "the lost lock's held task to end", () -> held() == 1);
 
-            redis.server().pause(); // renewals time out (300 ms), and are retried until the lease runs out
+            redis.server().pause(); // a renewal times out (1 s) while the lease (3 s) lasts, is retried, and the lease runs out
             try {
                 Await.until(Duration.ofSeconds(10), "the expiry", () -> count("distlock.lease.lost", "reason", "EXPIRED") == 1);
             } finally {

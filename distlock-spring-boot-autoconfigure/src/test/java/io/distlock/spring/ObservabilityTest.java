@@ -109,7 +109,7 @@ class ObservabilityTest {
 
     @Test
     void healthIsUpWhileRedisAnswersAndDownWhileItDoesNot() {
-        runner.withPropertyValues("distlock.operation-timeout=500ms").run(context -> {
+        runner.withPropertyValues("distlock.operation-timeout=1s").run(context -> {
             Object indicator = context.getBean("distlockHealthIndicator");
             assertThat(status(indicator)).isEqualTo("UP");
             redis.server().pause();
@@ -131,7 +131,7 @@ class ObservabilityTest {
 
     @Test
     void theAcquireTimeoutOfAnUnreachableBackendIsObservedAsAnError() {
-        runner.withPropertyValues("distlock.operation-timeout=300ms").run(context -> {
+        runner.withPropertyValues("distlock.operation-timeout=1s").run(context -> {
             ShopService shop = shop(context);
             redis.server().pause();
             try {
