@@ -106,22 +106,24 @@ public final class MultiLock implements DistributedLock {
 
     @Override
     public Optional<Lease> tryAcquire(Duration waitTime) throws InterruptedException {
-        if (waitTime == null || waitTime.isNegative()) {
-            throw new IllegalArgumentException("waitTime must not be null or negative, was " + waitTime);
-        }
+        checkWait(waitTime);
         return acquireAll(waitTime.compareTo(Duration.ofDays(365 * 100)) > 0 ? -1 : waitTime.toNanos());
     }
 
     @Override
     public Optional<Lease> tryAcquireDetached(Duration waitTime) throws InterruptedException {
-        if (waitTime == null || waitTime.isNegative()) {
-            throw new IllegalArgumentException("waitTime must not be null or negative, was " + waitTime);
-        }
+        checkWait(waitTime);
         if (waitTime.compareTo(Duration.ofDays(365 * 100)) > 0) {
             return acquireAll(part -> part.tryAcquireDetached(waitTime));
         }
         long deadline = System.nanoTime() + waitTime.toNanos();
         return acquireAll(part -> part.tryAcquireDetached(Duration.ofNanos(Math.max(0, deadline - System.nanoTime()))));
+    }
+
+    private static void checkWait(Duration waitTime) {
+        if (waitTime == null || waitTime.isNegative()) {
+            throw new IllegalArgumentException("waitTime must not be null or negative, was " + waitTime);
+        }
     }
 
     /** Acquires one part within what is left of the wait. */

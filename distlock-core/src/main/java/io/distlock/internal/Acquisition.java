@@ -52,7 +52,7 @@ final class Acquisition {
     private final EngineClock clock;
     private final Executor events;
     private final LockEvents lockEvents;
-    private final LeaseHandle view;
+    private final @Nullable LeaseHandle view;
     private volatile long validUntilNanos;
     private volatile boolean suspended;
     private volatile boolean releasing;
@@ -74,7 +74,7 @@ final class Acquisition {
         this.clock = clock;
         this.events = events;
         this.lockEvents = lockEvents;
-        this.view = LeaseHandle.observing(this);
+        this.view = lockEvents.hasListeners() ? LeaseHandle.observing(this) : null; // no extra object per lock without listeners
         this.validUntilNanos = ClockDrift.deadlineNanos(grant.sentNanos(), options.leaseTime());
     }
 
@@ -107,6 +107,9 @@ final class Acquisition {
 
     /** The lease as listeners see it: one view per acquisition (listeners may key maps by it) that releases nothing. */
     LeaseHandle view() {
+        if (view == null) {
+            throw new IllegalStateException("no listeners, no view");
+        }
         return view;
     }
 

@@ -41,7 +41,7 @@ final class EngineLock implements DistributedLock {
 
     @Override
     public Lease acquire() throws InterruptedException {
-        return LeaseHandle.owning(this, hold(FOREVER));
+        return LeaseHandle.owning(this, hold(FOREVER, false));
     }
 
     @Override
@@ -51,29 +51,14 @@ final class EngineLock implements DistributedLock {
 
     @Override
     public Optional<Lease> tryAcquire(Duration waitTime) throws InterruptedException {
-        Acquisition held = hold(checkWait(waitTime));
+        Acquisition held = hold(checkWait(waitTime), false);
         return held == null ? Optional.empty() : Optional.of(LeaseHandle.owning(this, held));
     }
 
     @Override
     public Optional<Lease> tryAcquireDetached(Duration waitTime) throws InterruptedException {
-        long waitNanos = checkWait(waitTime);
-        if (ownedByCurrentThread() != null) {
-            throw new IllegalStateException("lock '" + name + "' is held by this thread (" + Thread.currentThread().getName()
-                    + "); a detached acquisition of it would wait for itself");
-        }
-        client.checkOpen();
-        LockSlot slot = client.slots().enter(name);
-        try {
-            Acquisition held = client.acquirer().acquire(slot, options, waitNanos);
-            if (held == null) {
-                return Optional.empty();
-            }
-            held.detach();
-            return Optional.of(LeaseHandle.owning(this, held));
-        } finally {
-            slot.leave(); // a new acquisition entered the slot for itself
-        }
+        Acquisition held = hold(checkWait(waitTime), true);
+        return held == null ? Optional.empty() : Optional.of(LeaseHandle.owning(this, held));
     }
 
     @Override
@@ -82,7 +67,7 @@ final class EngineLock implements DistributedLock {
         try {
             while (true) {
                 try {
-                    hold(FOREVER);
+                    hold(FOREVER, false);
                     return;
                 } catch (InterruptedException e) {
                     interrupted = true;
@@ -97,7 +82,7 @@ final class EngineLock implements DistributedLock {
 
     @Override
     public void lockInterruptibly() throws InterruptedException {
-        hold(FOREVER);
+        hold(FOREVER, false);
     }
 
     @Override
@@ -105,7 +90,7 @@ final class EngineLock implements DistributedLock {
         if (unit == null) {
             throw new IllegalArgumentException("unit must not be null");
         }
-        return hold(Math.max(0, unit.toNanos(time))) != null;
+        return hold(Math.max(0, unit.toNanos(time)), false) != null;
     }
 
     @Override
@@ -169,22 +154,33 @@ final class EngineLock implements DistributedLock {
         return null;
     }
 
-    /** Takes one hold for the calling thread: re-entry, or a new acquisition. Null if the wait ran out. */
-    private @Nullable Acquisition hold(long waitNanos) throws InterruptedException {
+    /**
+     * Takes one hold for the calling thread: re-entry, or a new acquisition; or, {@code detached}, a new
+     * acquisition that belongs to no thread. Null if the wait ran out.
+     */
+    private @Nullable Acquisition hold(long waitNanos, boolean detached) throws InterruptedException {
         client.checkOpen();
         LockSlot slot = client.slots().enter(name);
         try {
             Acquisition held = slot.holder;
             if (held != null && held.ownerThread == Thread.currentThread()) {
+                if (detached && held.holdCount() > 0) {
+                    throw new IllegalStateException("lock '" + name + "' is held by this thread (" + Thread.currentThread().getName()
+                            + "); a detached acquisition of it would wait for itself");
+                }
                 LeaseLostException lost = held.lossReport();
                 if (lost != null && held.holdCount() > 0) {
                     throw lost; // re-entering a lost lock would claim protection that is gone
                 }
-                if (held.tryReenter()) {
+                if (!detached && held.tryReenter()) {
                     return held;
                 }
             }
-            return client.acquirer().acquire(slot, options, waitNanos);
+            Acquisition acquired = client.acquirer().acquire(slot, options, waitNanos);
+            if (detached && acquired != null) {
+                acquired.detach();
+            }
+            return acquired;
         } finally {
             slot.leave(); // a new acquisition entered the slot for itself
         }

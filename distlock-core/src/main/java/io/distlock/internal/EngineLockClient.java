@@ -79,7 +79,7 @@ public final class EngineLockClient implements LockClient {
         this.settings = settings;
         this.clock = clock;
         this.calls = new BackendCalls(backend);
-        this.lockEvents = settings.listeners().isEmpty() ? LockEvents.NONE : new LockEvents(settings.listeners());
+        this.lockEvents = new LockEvents(settings.listeners());
         this.events = new ThreadPoolExecutor(EVENT_THREADS, EVENT_THREADS, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
                 DaemonThreads.named(settings.threadNamePrefix() + "-events"));
         this.events.allowCoreThreadTimeOut(true);

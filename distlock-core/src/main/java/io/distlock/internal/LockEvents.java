@@ -10,12 +10,15 @@ import org.slf4j.LoggerFactory;
 /** Tells a client's {@link LockListener}s what happens to its acquisitions; a listener's failure is logged, never passed on. */
 final class LockEvents {
     private static final Logger log = LoggerFactory.getLogger(LockEvents.class);
-    static final LockEvents NONE = new LockEvents(List.of());
 
     private final List<LockListener> listeners;
 
     LockEvents(List<LockListener> listeners) {
         this.listeners = List.copyOf(listeners);
+    }
+
+    boolean hasListeners() {
+        return !listeners.isEmpty();
     }
 
     void acquired(Acquisition acquisition) {
@@ -43,7 +46,7 @@ final class LockEvents {
     }
 
     private void tell(Acquisition acquisition, String event, Call call) {
-        if (listeners.isEmpty()) {
+        if (!hasListeners()) {
             return;
         }
         Lease lease = acquisition.view();

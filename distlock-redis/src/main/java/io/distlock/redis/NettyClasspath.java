@@ -34,6 +34,7 @@ final class NettyClasspath {
 
     private static final Pattern VERSION_KEY = Pattern.compile("(netty[\\w.-]*)\\.version");
     private static final Pattern MAJOR_MINOR = Pattern.compile("(\\d+)\\.(\\d+)\\..*");
+    private static final Pattern MINOR_KEY = Pattern.compile("(\\d+)\\.(\\d+)");
 
     /** A netty module found on the classpath: name, version, and the jar it came from. */
     record Module(String name, String version, String jar) {
@@ -177,7 +178,7 @@ final class NettyClasspath {
     }
 
     private static int minorOrder(String majorMinor) {
-        Matcher matcher = Pattern.compile("(\\d+)\\.(\\d+)").matcher(majorMinor);
+        Matcher matcher = MINOR_KEY.matcher(majorMinor);
         return matcher.matches() ? Integer.parseInt(matcher.group(1)) * 1000 + Integer.parseInt(matcher.group(2)) : 0;
     }
 

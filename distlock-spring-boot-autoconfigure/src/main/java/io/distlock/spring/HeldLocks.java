@@ -41,6 +41,11 @@ public final class HeldLocks implements LockListener {
                 .toList();
     }
 
+    /** Returns how many locks are held. */
+    public int size() {
+        return held.size();
+    }
+
     /** Returns the names of held locks whose last renewal failed. */
     public List<String> failingRenewals() {
         return held.entrySet().stream().filter(e -> e.getValue().lastRenewalFailed).map(e -> e.getKey().lockName()).sorted().toList();

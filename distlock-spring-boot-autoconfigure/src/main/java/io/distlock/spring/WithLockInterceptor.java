@@ -28,6 +28,7 @@ import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ClassUtils;
+import org.springframework.util.function.SingletonSupplier;
 
 /**
  * Runs {@link WithLock} methods under their lock. Synchronous methods hold a thread-bound (reentrant)
@@ -57,9 +58,9 @@ public final class WithLockInterceptor implements MethodInterceptor, DisposableB
      */
     public WithLockInterceptor(Supplier<LockClient> client, Supplier<String> backend, Supplier<AcquireObservation> observation,
             Duration defaultWait, @Nullable BeanFactory beanFactory) {
-        this.client = memoized(client);
-        this.backend = memoized(backend);
-        this.observation = memoized(observation);
+        this.client = SingletonSupplier.of(client);
+        this.backend = SingletonSupplier.of(backend);
+        this.observation = SingletonSupplier.of(observation);
         this.defaultWait = defaultWait;
         this.beanFactory = beanFactory;
         this.expressions = new LockNameExpressions(beanFactory);
@@ -184,7 +185,7 @@ public final class WithLockInterceptor implements MethodInterceptor, DisposableB
     }
 
     private Object invokeReactive(MethodInvocation invocation, Plan plan, DistributedLock lock) {
-        return ReactorSupport.hold(invocation.getMethod().getReturnType(),
+        return ReactorLocking.hold(invocation.getMethod().getReturnType(),
                 () -> observed(plan, () -> lock.tryAcquireDetached(plan.waitTime())).map(lease -> {
                     lease.onLost(lost -> log.warn("@WithLock {}: the lease on '{}' was lost before the returned publisher terminated ({}): {}",
                             plan.where(), lock.name(), lost.reason(), lost.getMessage()));
@@ -196,9 +197,9 @@ public final class WithLockInterceptor implements MethodInterceptor, DisposableB
                     MethodInvocation call = invocation instanceof ProxyMethodInvocation proxied ? proxied.invocableClone() : invocation;
                     try (LockContext.Scope scope = LockContext.enter(held.lease())) {
                         Object publisher = call.proceed();
-                        return publisher == null ? null : ReactorContext.withLease(publisher, held.lease());
+                        return publisher == null ? null : ReactorLocking.withLease(publisher, held.lease());
                     } catch (Throwable t) {
-                        return ReactorContext.error(t);
+                        return ReactorLocking.error(t);
                     }
                 },
                 held -> release(held.lease(), plan, held.startedNanos()));
@@ -250,22 +251,6 @@ public final class WithLockInterceptor implements MethodInterceptor, DisposableB
         }
     }
 
-    private static <T> Supplier<T> memoized(Supplier<T> supplier) {
-        return new Supplier<>() {
-            private volatile @Nullable T value;
-
-            @Override
-            public T get() {
-                T found = value;
-                if (found == null) {
-                    found = supplier.get();
-                    value = found;
-                }
-                return found;
-            }
-        };
-    }
-
     static @Nullable Object skippedValue(Class<?> type) {
         if (type == Optional.class) {
             return Optional.empty();
@@ -274,7 +259,7 @@ public final class WithLockInterceptor implements MethodInterceptor, DisposableB
             return type == Object.class ? null : CompletableFuture.completedFuture(null);
         }
         if (ReactorSupport.isMono(type)) {
-            return ReactorSupport.emptyMono();
+            return ReactorLocking.emptyMono();
         }
         if (type == boolean.class) {
             return false;

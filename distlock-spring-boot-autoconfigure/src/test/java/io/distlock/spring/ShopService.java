@@ -178,6 +178,16 @@ public class ShopService {
         return reactiveCalls.get();
     }
 
+    @WithLock(key = "#order.sku")
+    public void nullKey(Order order) {
+        runs.incrementAndGet();
+    }
+
+    @WithLock(key = "#p0 +")
+    public void unparsableKey(String sku) {
+        runs.incrementAndGet();
+    }
+
     @WithLock(key = "#missing.sku")
     public void brokenKey(Order order) {}
 }

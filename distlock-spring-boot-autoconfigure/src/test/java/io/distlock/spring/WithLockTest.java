@@ -271,6 +271,18 @@ class WithLockTest {
     }
 
     @Test
+    void aNullOrUnparsableKeyFailsTheCallWithoutRunningTheMethod() {
+        runner.run(context -> {
+            ShopService shop = shop(context);
+            assertThatThrownBy(() -> shop.nullKey(new Order(null, 1))).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("evaluated to null").hasMessageContaining("ShopService.nullKey");
+            assertThatThrownBy(() -> shop.unparsableKey("x")).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("is not valid SpEL").hasMessageContaining("ShopService.unparsableKey");
+            assertThat(shop.runs()).isZero();
+        });
+    }
+
+    @Test
     void aKeyThatFailsNamesTheMethodAndTheExpression() {
         runner.run(context -> assertThatThrownBy(() -> shop(context).brokenKey(new Order("x", 1)))
                 .isInstanceOf(IllegalArgumentException.class)

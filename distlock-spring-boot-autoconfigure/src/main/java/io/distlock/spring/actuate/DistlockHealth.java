@@ -29,7 +29,7 @@ public final class DistlockHealth {
     public Verdict check() {
         Map<String, Object> details = new LinkedHashMap<>();
         details.put("backend", held.backend());
-        details.put("held", held.list().size());
+        details.put("held", held.size());
         boolean up = true;
         try {
             client.getLock(PROBE).isLocked();

@@ -51,7 +51,7 @@ public class DistlockAutoConfiguration {
     public DistlockAutoConfiguration(DistlockProperties properties) {
         Backend backend = properties.getBackend();
         if (backend != null && !ClassUtils.isPresent(MODULES.get(backend), DistlockAutoConfiguration.class.getClassLoader())) {
-            throw new IllegalStateException("distlock.backend=" + backend.name().toLowerCase(java.util.Locale.ROOT) + " but "
+            throw new IllegalStateException("distlock.backend=" + backendName(backend) + " but "
                     + ARTIFACTS.get(backend) + " is not on the classpath: add it as a dependency, or choose another backend");
         }
     }
