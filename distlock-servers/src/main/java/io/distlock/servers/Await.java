@@ -31,7 +31,7 @@ public final class Await {
     public static void untilAnswered(Duration timeout, String description, ThrowingCondition condition) {
         succeeds(timeout, description, () -> {
             if (!condition.holds()) {
-                throw new IllegalStateException("not yet: " + description);
+                throw new NotYet();
             }
             return Boolean.TRUE;
         });
@@ -45,7 +45,9 @@ public final class Await {
                 return action.get();
             } catch (Exception | AssertionError e) {
                 if (System.nanoTime() - deadline > 0) {
-                    throw new AssertionError("timed out after " + timeout + " waiting until " + description, e);
+                    // the last failure in the message too: CI summaries print only the message
+                    throw new AssertionError("timed out after " + timeout + " waiting until " + description
+                            + (e instanceof NotYet ? "" : " (last: " + e + ")"), e);
                 }
             }
             try {
@@ -54,6 +56,13 @@ public final class Await {
                 Thread.currentThread().interrupt();
                 throw new AssertionError("interrupted waiting until " + description, e);
             }
+        }
+    }
+
+    /** The condition answered, and not yet. */
+    private static final class NotYet extends RuntimeException {
+        NotYet() {
+            super("not yet", null, false, false);
         }
     }
 

@@ -1,12 +1,8 @@
 package io.distlock.servers;
 
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,6 +15,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A real PostgreSQL server on a free loopback port, from the binaries Maven Central carries
@@ -27,13 +24,6 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@code nobody} ({@code setpriv}), with a data directory that user owns. The server dies with this JVM.
  */
 public final class PostgresServer implements BackendControl, AutoCloseable {
-    /*
-     * The guard is RedisServer's: the server runs in the background of a shell that prints its pid and
-     * kills it when our end of its stdin closes (this JVM exited, however). Its output goes to a log file.
-     */
-    private static final String GUARD = "exec 3<&0; \"$0\" \"$@\" </dev/null >>\"$PG_LOG\" 2>&1 3<&- & pid=$!; echo $pid; "
-            + "(read -r _ <&3; kill -9 $pid 2>/dev/null) & watcher=$!; exec 3<&-; "
-            + "wait $pid; code=$?; kill $watcher 2>/dev/null; exit $code";
     private static final String BINARIES = "postgres-linux-x86_64.txz";
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
     private static final Set<PostgresServer> RUNNING = ConcurrentHashMap.newKeySet();
@@ -47,8 +37,7 @@ public final class PostgresServer implements BackendControl, AutoCloseable {
     private final Path home;
     private final Path dir;
     private final int port;
-    private volatile Process guard;
-    private volatile long pid;
+    private volatile @Nullable GuardedProcess process;
 
     private PostgresServer(Path home, int port) {
         this.home = home;
@@ -95,7 +84,7 @@ public final class PostgresServer implements BackendControl, AutoCloseable {
 
     /** Returns whether the server process is running. */
     public boolean isRunning() {
-        Process current = guard;
+        GuardedProcess current = process;
         return current != null && current.isAlive();
     }
 
@@ -106,25 +95,18 @@ public final class PostgresServer implements BackendControl, AutoCloseable {
             if (isRunning()) {
                 throw new IllegalStateException("postgres on port " + port + " is already running");
             }
-            int logBefore = Files.exists(logFile()) ? log().length() : 0; // every start appends to the log: only this start's lines count
-            List<String> command = new ArrayList<>(List.of("sh", "-c", GUARD));
-            command.addAll(asServerUser(home.resolve("bin/postgres").toString(), "-D", data().toString(), "-p", Integer.toString(port),
-                    "-k", dir.toString(), "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off",
-                    "-c", "full_page_writes=off", "-c", "max_connections=300"));
-            try {
-                ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
-                builder.environment().put("PG_LOG", logFile().toString());
-                guard = builder.start();
-                String pidLine = new BufferedReader(new InputStreamReader(guard.getInputStream(), StandardCharsets.UTF_8)).readLine();
-                if (pidLine == null) {
-                    throw new IllegalStateException("postgres guard exited at once: " + log());
-                }
-                pid = Long.parseLong(pidLine.trim());
-            } catch (IOException e) {
-                throw new IllegalStateException("cannot start postgres from " + home, e);
-            }
+            int logBefore = GuardedProcess.logLength(logFile()); // every start appends to the log: only this start's lines count
+            GuardedProcess started = GuardedProcess.start(asServerUser(home.resolve("bin/postgres").toString(), "-D", data().toString(),
+                    "-p", Integer.toString(port), "-k", dir.toString(), "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off",
+                    "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=300"), logFile());
+            process = started;
             RUNNING.add(this);
-            awaitReady(logBefore);
+            try {
+                started.awaitReady(logBefore, "database system is ready to accept connections", port, START_TIMEOUT, "postgres");
+            } catch (IllegalStateException e) {
+                RUNNING.remove(this);
+                throw e;
+            }
         } finally {
             lock.unlock();
         }
@@ -135,25 +117,21 @@ public final class PostgresServer implements BackendControl, AutoCloseable {
     public void stop() {
         lock.lock();
         try {
-            if (isRunning()) {
-                run("kill", "-INT", Long.toString(pid));
-                awaitExit();
+            GuardedProcess current = process;
+            if (current != null && current.isAlive()) {
+                GuardedProcess.run("kill", "-INT", Long.toString(current.pid()));
+                current.awaitExit();
             }
+            RUNNING.remove(this);
         } finally {
             lock.unlock();
         }
     }
 
-    /** Kills the postmaster (SIGKILL); its backends exit when they notice. The next start recovers. */
+    /** Kills the postmaster and its backends (SIGKILL). The next start recovers. */
     @Override
     public void kill() {
-        lock.lock();
-        try {
-            signalAll("KILL");
-            awaitExit();
-        } finally {
-            lock.unlock();
-        }
+        killQuietly();
     }
 
     /** Freezes the server: the postmaster and every backend (SIGSTOP). */
@@ -170,15 +148,18 @@ public final class PostgresServer implements BackendControl, AutoCloseable {
     @Override
     public void close() {
         killQuietly();
-        run("rm", "-rf", dir.toString());
+        GuardedProcess.run("rm", "-rf", dir.toString());
     }
 
     /** Returns the server's log so far, for failure messages. */
     public String log() {
-        try {
-            return Files.exists(logFile()) ? Files.readString(logFile()) : "(no log)";
-        } catch (IOException e) {
-            return "(log unreadable: " + e + ")";
+        return GuardedProcess.readLog(logFile());
+    }
+
+    private void signalAll(String signal) {
+        GuardedProcess current = process;
+        if (current != null) {
+            current.signalAll(signal);
         }
     }
 
@@ -193,7 +174,7 @@ public final class PostgresServer implements BackendControl, AutoCloseable {
     private void initdb() {
         try {
             Files.createDirectories(data());
-            if (isRoot()) {
+            if (GuardedProcess.isRoot()) {
                 UserPrincipal nobody = dir.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("nobody");
                 Files.setOwner(dir, nobody);
                 Files.setOwner(data(), nobody);
@@ -212,44 +193,14 @@ public final class PostgresServer implements BackendControl, AutoCloseable {
         }
     }
 
-    private void awaitReady(int logBefore) {
-        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (!guard.isAlive()) {
-                RUNNING.remove(this);
-                throw new IllegalStateException("postgres exited on start (port " + port + " taken?): " + log());
-            }
-            String log = log();
-            if (log.length() > logBefore && log.substring(logBefore).contains("database system is ready to accept connections") && accepts()) {
-                return;
-            }
-            sleepQuietly(50);
-        }
-        killQuietly();
-        throw new IllegalStateException("postgres on port " + port + " not ready within " + START_TIMEOUT + ": " + log());
-    }
-
-    private boolean accepts() {
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
-    }
-
     /** The command, run as user nobody when this JVM is root (PostgreSQL refuses root). */
     private static List<String> asServerUser(String... command) {
         List<String> full = new ArrayList<>();
-        if (isRoot()) {
+        if (GuardedProcess.isRoot()) {
             full.addAll(List.of("setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"));
         }
         full.addAll(List.of(command));
         return full;
-    }
-
-    private static boolean isRoot() {
-        return "root".equals(System.getProperty("user.name"));
     }
 
     /** Unpacks the binaries once per JVM into a directory anyone may read and run. */
@@ -277,8 +228,8 @@ public final class PostgresServer implements BackendControl, AutoCloseable {
                 if (!tar.waitFor(120, TimeUnit.SECONDS) || tar.exitValue() != 0) {
                     throw new IllegalStateException("cannot unpack " + BINARIES + " (tar and xz needed): " + output);
                 }
-                run("chmod", "-R", "a+rX", target.toString());
-                Runtime.getRuntime().addShutdownHook(new Thread(() -> run("rm", "-rf", target.toString()), "postgres-binaries-cleanup"));
+                GuardedProcess.run("chmod", "-R", "a+rX", target.toString());
+                Runtime.getRuntime().addShutdownHook(new Thread(() -> GuardedProcess.run("rm", "-rf", target.toString()), "postgres-binaries-cleanup"));
                 installed = target;
                 return target;
             } catch (IOException e) {
@@ -290,66 +241,22 @@ public final class PostgresServer implements BackendControl, AutoCloseable {
         }
     }
 
-    /** Sends a signal to the postmaster and every one of its children. */
-    private void signalAll(String signal) {
-        if (isRunning()) {
-            run("sh", "-c", "kill -" + signal + " " + pid + " $(pgrep -P " + pid + ") 2>/dev/null; true");
-        }
-    }
-
     private void killQuietly() {
         lock.lock();
         try {
-            if (isRunning()) {
-                signalAll("CONT");
-                signalAll("KILL");
-                awaitExit();
+            GuardedProcess current = process;
+            if (current != null && current.isAlive()) {
+                current.kill();
             }
+            RUNNING.remove(this);
         } finally {
             lock.unlock();
         }
     }
 
-    private void awaitExit() {
-        if (guard == null) {
-            return;
-        }
-        try {
-            if (!guard.waitFor(30, TimeUnit.SECONDS)) {
-                signalAll("KILL");
-                guard.waitFor(10, TimeUnit.SECONDS);
-            }
-            guard.getOutputStream().close();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (IOException ignored) {
-            // the guard is gone already
-        }
-        RUNNING.remove(this);
-    }
-
-    private static void run(String... command) {
-        try {
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-            process.getInputStream().readAllBytes();
-            process.waitFor(30, TimeUnit.SECONDS);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot run " + String.join(" ", command), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private static void sleepQuietly(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
     @Override
     public String toString() {
-        return "PostgresServer[127.0.0.1:" + port + (isRunning() ? ", pid " + pid : ", stopped") + "]";
+        GuardedProcess current = process;
+        return "PostgresServer[127.0.0.1:" + port + (current != null && current.isAlive() ? ", pid " + current.pid() : ", stopped") + "]";
     }
 }
