@@ -102,6 +102,12 @@ public abstract class ContractSupport {
         return client;
     }
 
+    /** Closes {@code client} after the test, like the clients of {@link #newClient()}; returns it. */
+    protected <C extends LockClient> C closeAfterTest(C client) {
+        clients.add(client);
+        return client;
+    }
+
     /** Returns a new client whose waiters poll only every {@link #NO_POLLING}, closed after the test. */
     protected LockClient newClientWithoutPolling() {
         return newClient(ClientSettings.DEFAULTS.withFallbackPoll(NO_POLLING));

@@ -1,0 +1,153 @@
+package io.distlock.jdbc;
+
+import io.distlock.jdbc.SqlDialect.RowState;
+import io.distlock.spi.AcquireResult;
+import io.distlock.spi.LockBackend;
+import io.distlock.spi.OwnerCheck;
+import io.distlock.spi.PollingAcquire;
+import io.distlock.spi.ReleaseSubscription;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import org.jspecify.annotations.Nullable;
+
+/** The storage operations on a SQL table: each one or two autocommit statements on the client's own connections. */
+final class JdbcLockBackend implements LockBackend, PollingAcquire {
+    /*
+     * Round trips: an acquire of a free lock is one UPDATE (a name never seen before: UPDATE, SELECT,
+     * INSERT); a busy acquire is the UPDATE plus one SELECT for the holder's remaining lease; a renewal and
+     * a release are one UPDATE each (plus one SELECT when they find the lock no longer theirs, to say why).
+     * On MySQL, an acquire's fence comes back with the UPDATE's answer (LAST_INSERT_ID), or costs one
+     * more SELECT where the driver does not pass it on.
+     */
+    private static final int ACQUIRE_ATTEMPTS = 3;
+
+    private final SqlConnections connections;
+    private final SqlDialect dialect;
+    private final ReleaseWatch releases;
+    private final ScheduledExecutorService timer;
+    private final String describe;
+    private final Duration timeout;
+
+    JdbcLockBackend(SqlConnections connections, SqlDialect dialect, ReleaseWatch releases, ScheduledExecutorService timer, String describe,
+            Duration timeout) {
+        this.connections = connections;
+        this.dialect = dialect;
+        this.releases = releases;
+        this.timer = timer;
+        this.describe = describe;
+        this.timeout = timeout;
+    }
+
+    @Override
+    public String describe() {
+        return describe;
+    }
+
+    @Override
+    public Duration operationTimeout() {
+        return timeout;
+    }
+
+    @Override
+    public CompletableFuture<AcquireResult> tryAcquire(String name, String ownerId, Duration leaseTime) {
+        if (ownerId.isEmpty() || ownerId.length() > SqlDialect.MAX_OWNER_LENGTH) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("owner id must have 1 to " + SqlDialect.MAX_OWNER_LENGTH
+                    + " characters (the owner column's width), had " + ownerId.length()));
+        }
+        byte[] key = LockTable.key(name);
+        long leaseMillis = leaseTime.toMillis();
+        return connections.submit("acquire", name, connection -> acquire(connection, key, name, ownerId, leaseMillis), (connection, late) -> {
+            if (late.granted()) {
+                dialect.release(connection, key, name, ownerId); // the caller gave up before this grant arrived
+            }
+        });
+    }
+
+    private AcquireResult acquire(Connection connection, byte[] key, String name, String ownerId, long leaseMillis) throws SQLException {
+        for (int attempt = 0; attempt < ACQUIRE_ATTEMPTS; attempt++) {
+            long fence = dialect.take(connection, key, ownerId, leaseMillis);
+            if (fence > 0) {
+                return AcquireResult.granted(fence);
+            }
+            RowState row = dialect.state(connection, key);
+            if (row == null) {
+                if (dialect.insertHeld(connection, key, name, ownerId, leaseMillis)) {
+                    return AcquireResult.granted(1);
+                }
+            } else if (row.held()) {
+                return AcquireResult.busy(Duration.ofMillis(row.millisLeft()));
+            }
+            // freed or created between our statements: take it now
+        }
+        return AcquireResult.busy(Duration.ZERO);
+    }
+
+    @Override
+    public CompletableFuture<OwnerCheck> renew(String name, String ownerId, Duration leaseTime) {
+        byte[] key = LockTable.key(name);
+        return connections.submit("renewal", name, connection -> dialect.renew(connection, key, ownerId, leaseTime.toMillis())
+                ? OwnerCheck.OWNER : found(dialect.state(connection, key), ownerId, false));
+    }
+
+    @Override
+    public CompletableFuture<OwnerCheck> release(String name, String ownerId) {
+        byte[] key = LockTable.key(name);
+        return connections.submit("release", name, connection -> {
+            if (dialect.release(connection, key, name, ownerId)) {
+                return OwnerCheck.OWNER;
+            }
+            RowState row = dialect.state(connection, key);
+            if (row != null && ownerId.equals(row.owner())) {
+                dialect.clearExpired(connection, key, ownerId); // ours but expired, and nobody took it: free it for waiters now
+                return OwnerCheck.MISSING;
+            }
+            return found(row, ownerId, true);
+        });
+    }
+
+    /** Says what a renewal or release that changed nothing found instead of the caller's unexpired hold. */
+    private static OwnerCheck found(@Nullable RowState row, String ownerId, boolean releasing) {
+        if (row == null) {
+            return OwnerCheck.MISSING;
+        }
+        boolean endedOurs = ownerId.equals(row.lastOwner());
+        if (endedOurs && "F".equals(row.endReason())) {
+            return OwnerCheck.FORCE_UNLOCKED;
+        }
+        if (row.held() && !Objects.equals(row.owner(), ownerId)) {
+            return OwnerCheck.OTHER_OWNER;
+        }
+        if (releasing && endedOurs && "R".equals(row.endReason())) {
+            return OwnerCheck.OWNER; // released already: a retried release
+        }
+        return OwnerCheck.MISSING;
+    }
+
+    @Override
+    public CompletableFuture<Boolean> forceRelease(String name) {
+        byte[] key = LockTable.key(name);
+        return connections.submit("forceUnlock", name, connection -> dialect.forceRelease(connection, key, name));
+    }
+
+    @Override
+    public CompletableFuture<Boolean> isLocked(String name) {
+        byte[] key = LockTable.key(name);
+        return connections.submit("isLocked", name, connection -> dialect.isLocked(connection, key));
+    }
+
+    @Override
+    public CompletableFuture<ReleaseSubscription> watchReleases(String name, Runnable onMaybeFree) {
+        return releases.watch(name, onMaybeFree);
+    }
+
+    @Override
+    public void close() {
+        releases.close();
+        connections.close();
+        timer.shutdownNow();
+    }
+}

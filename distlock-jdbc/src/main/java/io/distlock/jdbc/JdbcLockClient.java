@@ -1,0 +1,311 @@
+package io.distlock.jdbc;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.LockClient;
+import io.distlock.LockException;
+import io.distlock.LockOptions;
+import io.distlock.spi.ClientBuilder;
+import io.distlock.spi.ForwardingLockClient;
+import io.distlock.spi.LockEngine;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A {@link LockClient} on a SQL database (PostgreSQL 12+, MySQL 8+, MariaDB 10.6+, H2 2.x): one row per
+ * lock in a table, leases on the database's clock, fencing tokens from a per-row counter.
+ *
+ * <pre>{@code
+ * try (LockClient locks = JdbcLockClient.create(dataSource)) {
+ *     try (Lease lease = locks.getLock("orders:42").acquire(Duration.ofSeconds(5))) {
+ *         // critical section; pass lease.fencingToken() to the resource you protect
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>The client runs every statement on connections of its own, in autocommit mode: a lock is never part
+ * of the caller's transaction, and a rollback of that transaction does not release it. Expiry is decided
+ * by the database's clock alone ({@code clock_timestamp()}, {@code UTC_TIMESTAMP(6)}, {@code
+ * CURRENT_TIMESTAMP}); application clocks never enter. Waiters are woken by LISTEN/NOTIFY on PostgreSQL
+ * (with pgjdbc) and poll the table elsewhere (see {@link Builder#releasePoll}). The table is created if
+ * missing, unless {@link Builder#createTable(boolean)} is false; {@link #ddl(Database)} prints it for a DBA.
+ * The user needs SELECT, INSERT and UPDATE on the table (and CREATE to create it). Rows are never
+ * deleted: one per lock name ever used, about 200 bytes each. See docs/guarantees.md for what holds
+ * under restarts, killed connections and failover.
+ */
+public final class JdbcLockClient extends ForwardingLockClient {
+    /** The default table, {@code distlock_locks}. */
+    public static final String DEFAULT_TABLE = LockTable.DEFAULT_NAME;
+    /** The default operation timeout, 3 seconds. */
+    public static final Duration DEFAULT_OPERATION_TIMEOUT = Duration.ofSeconds(3);
+    /** The default longest interval between release polls on databases without notifications, 100 ms. */
+    public static final Duration DEFAULT_RELEASE_POLL = Duration.ofMillis(100);
+    private static final Logger log = LoggerFactory.getLogger(JdbcLockClient.class);
+
+    private final Database database;
+    private final String table;
+    private final String describe;
+
+    private JdbcLockClient(LockClient engine, Database database, String table, String describe) {
+        super(engine);
+        this.database = database;
+        this.table = table;
+        this.describe = describe;
+    }
+
+    /**
+     * Returns a client with the default settings on connections from {@code dataSource} (a pool such as
+     * HikariCP lends the client up to four of its connections, plus one for LISTEN on PostgreSQL).
+     *
+     * @throws BackendUnavailableException if the database cannot be reached within the operation timeout
+     * @throws LockException if it refuses the connection, is not a supported database, or the table cannot be created
+     */
+    public static JdbcLockClient create(DataSource dataSource) {
+        return builder().dataSource(dataSource).build();
+    }
+
+    /**
+     * Returns a client with the default settings on connections from the JDBC driver for {@code jdbcUrl},
+     * e.g. {@code jdbc:postgresql://db:5432/app?user=app&password=secret}.
+     *
+     * @throws BackendUnavailableException if the database cannot be reached within the operation timeout
+     * @throws LockException if it refuses the connection, is not a supported database, or the table cannot be created
+     */
+    public static JdbcLockClient create(String jdbcUrl) {
+        return builder().jdbcUrl(jdbcUrl).build();
+    }
+
+    /** Returns a builder for a client with non-default settings. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Returns the CREATE TABLE statement of the default table for {@code database}, for a DBA to run. */
+    public static String ddl(Database database) {
+        return ddl(database, DEFAULT_TABLE);
+    }
+
+    /**
+     * Returns the CREATE TABLE statement of table {@code table} for {@code database}.
+     *
+     * @throws IllegalArgumentException if {@code table} is not [schema.]name of plain identifiers
+     */
+    public static String ddl(Database database, String table) {
+        if (database == null) {
+            throw new IllegalArgumentException("database must not be null");
+        }
+        return String.join(";\n", database.dialect(LockTable.named(table)).ddl()) + ";\n";
+    }
+
+    /** Returns the database this client talks to. */
+    public Database database() {
+        return database;
+    }
+
+    /** Returns the table its locks live in. */
+    public String table() {
+        return table;
+    }
+
+    @Override
+    public String toString() {
+        return "JdbcLockClient[" + describe + "]";
+    }
+
+    /** Builds a {@link JdbcLockClient}; every setter validates its argument at once. */
+    public static final class Builder extends ClientBuilder<Builder> {
+        private @Nullable DataSource dataSource;
+        private @Nullable String jdbcUrl;
+        private @Nullable String user;
+        private @Nullable String password;
+        private LockTable table = LockTable.named(DEFAULT_TABLE);
+        private boolean createTable = true;
+        private int connections = 4;
+        private Duration releasePoll = DEFAULT_RELEASE_POLL;
+
+        private Builder() {
+            super(LockOptions.defaults(), DEFAULT_OPERATION_TIMEOUT);
+        }
+
+        @Override
+        protected Builder self() {
+            return this;
+        }
+
+        /** Takes connections from {@code dataSource} (this or {@link #jdbcUrl} is required). */
+        public Builder dataSource(DataSource dataSource) {
+            if (dataSource == null) {
+                throw new IllegalArgumentException("dataSource must not be null");
+            }
+            this.dataSource = dataSource;
+            return this;
+        }
+
+        /** Opens connections with the JDBC driver for {@code jdbcUrl} (this or {@link #dataSource} is required). */
+        public Builder jdbcUrl(String jdbcUrl) {
+            if (jdbcUrl == null || !jdbcUrl.startsWith("jdbc:")) {
+                throw new IllegalArgumentException("jdbcUrl must start with jdbc:, was '" + (jdbcUrl == null ? null : ConnectionSource.withoutQuery(jdbcUrl)) + "'");
+            }
+            this.jdbcUrl = jdbcUrl;
+            return this;
+        }
+
+        /** Sets the user and password for {@link #jdbcUrl} (default: none, or those in the URL). */
+        public Builder credentials(String user, @Nullable String password) {
+            if (user == null || user.isBlank()) {
+                throw new IllegalArgumentException("user must not be blank");
+            }
+            this.user = user;
+            this.password = password;
+            return this;
+        }
+
+        /** Sets the lock table, optionally schema-qualified (default {@code distlock_locks}). */
+        public Builder table(String table) {
+            this.table = LockTable.named(table);
+            return this;
+        }
+
+        /**
+         * Sets whether {@link #build()} creates the table if it is missing (default true). With false, the
+         * table must exist ({@link JdbcLockClient#ddl}); build() checks its columns either way.
+         */
+        public Builder createTable(boolean createTable) {
+            this.createTable = createTable;
+            return this;
+        }
+
+        /** Sets how many connections (and threads) the client uses at most for lock operations (default 4, at most 64). */
+        public Builder connections(int connections) {
+            if (connections < 1 || connections > 64) {
+                throw new IllegalArgumentException("connections must be between 1 and 64, was " + connections);
+            }
+            this.connections = connections;
+            return this;
+        }
+
+        /**
+         * Sets the longest interval between two release polls on databases without notifications (MySQL,
+         * MariaDB, H2; PostgreSQL without pgjdbc), default 100 ms: a waiter learns of a release within it.
+         * While someone waits, the client asks once per interval about all the locks its waiters wait
+         * for, starting at 5 ms after each change.
+         */
+        public Builder releasePoll(Duration releasePoll) {
+            this.releasePoll = positive(releasePoll, "releasePoll");
+            return this;
+        }
+
+        /**
+         * Connects, checks the database and the table (creating it if allowed) and returns the client.
+         *
+         * @throws IllegalArgumentException if neither a DataSource nor a JDBC URL was set
+         * @throws BackendUnavailableException if the database cannot be reached within the operation timeout
+         * @throws LockException if it refuses the connection, is not a supported database, or the table is missing or wrong
+         */
+        public JdbcLockClient build() {
+            ConnectionSource source = source();
+            ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(task -> {
+                Thread thread = new Thread(task, "distlock-jdbc-timer");
+                thread.setDaemon(true);
+                return thread;
+            });
+            SqlConnections pool = new SqlConnections(source, connections, operationTimeout(), timer, "distlock-jdbc");
+            try {
+                Setup setup = await(pool.submit("connect", null, this::setUp), pool.describe());
+                SqlDialect dialect = setup.database().dialect(table);
+                ReleaseWatch releases = setup.notifications()
+                        ? new PostgresReleaseWatch(pool, (PostgresDialect) dialect, "distlock-jdbc")
+                        : new PollingReleaseWatch(pool, dialect, releasePoll, "distlock-jdbc");
+                String describe = setup.database() + " " + pool.describe() + " table " + table;
+                JdbcLockBackend backend = new JdbcLockBackend(pool, dialect, releases, timer, describe, operationTimeout());
+                try {
+                    return new JdbcLockClient(LockEngine.newClient(backend, engineSettings("distlock-jdbc")), setup.database(), table.name(), describe);
+                } catch (RuntimeException e) {
+                    backend.close();
+                    throw e;
+                }
+            } catch (RuntimeException e) {
+                pool.close();
+                timer.shutdownNow();
+                throw e;
+            }
+        }
+
+        private ConnectionSource source() {
+            if (dataSource != null && jdbcUrl != null) {
+                throw new IllegalArgumentException("set either dataSource or jdbcUrl, not both");
+            }
+            if (dataSource != null) {
+                return ConnectionSource.of(dataSource, dataSource.getClass().getSimpleName());
+            }
+            if (jdbcUrl == null) {
+                throw new IllegalArgumentException("dataSource or jdbcUrl must be set");
+            }
+            return ConnectionSource.of(jdbcUrl, user, password);
+        }
+
+        private Setup setUp(Connection connection) throws SQLException {
+            Database database = Database.detect(connection.getMetaData());
+            SqlDialect dialect = database.dialect(table);
+            if (createTable) {
+                try (Statement statement = connection.createStatement()) {
+                    for (String ddl : dialect.ddl()) {
+                        statement.execute(ddl);
+                    }
+                } catch (SQLException e) {
+                    log.debug("creating table {} failed; checking whether it exists", table, e); // e.g. no CREATE privilege
+                }
+            }
+            try {
+                dialect.checkColumns(connection);
+            } catch (SQLException e) {
+                if (SqlConnections.isConnectionError(e, connection)) {
+                    throw e;
+                }
+                throw new LockException("table " + table + " does not exist or lacks distlock's columns (" + e.getMessage() + ")"
+                        + (createTable ? " and could not be created" : "") + "; create it with:\n" + ddl(database, table.name()), e);
+            }
+            return new Setup(database, database == Database.POSTGRESQL && pgjdbcPresent() && PostgresReleaseWatch.supports(connection));
+        }
+
+        private static boolean pgjdbcPresent() {
+            try {
+                Class.forName("org.postgresql.PGConnection", false, JdbcLockClient.class.getClassLoader());
+                return true;
+            } catch (ClassNotFoundException | LinkageError e) {
+                return false;
+            }
+        }
+
+        private <T> T await(java.util.concurrent.CompletableFuture<T> future, String where) {
+            try {
+                return future.get(operationTimeout().toMillis() + 250, TimeUnit.MILLISECONDS);
+            } catch (ExecutionException | CompletionException e) {
+                Throwable cause = e.getCause();
+                if (cause instanceof RuntimeException runtime) {
+                    throw runtime;
+                }
+                throw new LockException("connecting to " + where + " failed: " + cause, cause);
+            } catch (TimeoutException e) {
+                throw new BackendUnavailableException("connecting to " + where + " got no answer within " + operationTimeout(), e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new LockException("interrupted while connecting to " + where, e);
+            }
+        }
+
+        /** What the first connection found. */
+        private record Setup(Database database, boolean notifications) {}
+    }
+}

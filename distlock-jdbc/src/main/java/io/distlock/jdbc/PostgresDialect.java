@@ -1,0 +1,84 @@
+package io.distlock.jdbc;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+
+/**
+ * PostgreSQL: {@code clock_timestamp()} (the time of the call, not of the transaction), the fence read
+ * with {@code RETURNING}, and a {@code pg_notify} on the table's channel in the statement that frees a
+ * lock, delivered when it commits.
+ */
+final class PostgresDialect extends SqlDialect {
+
+    PostgresDialect(LockTable table) {
+        super(table);
+    }
+
+    /** Returns the LISTEN/NOTIFY channel of the table: its unqualified name. */
+    String channel() {
+        return table.simpleName();
+    }
+
+    @Override
+    protected String keyType() {
+        return "BYTEA PRIMARY KEY";
+    }
+
+    @Override
+    protected String now() {
+        return "clock_timestamp()";
+    }
+
+    @Override
+    protected String nowPlusMillis() {
+        return "clock_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 millisecond'";
+    }
+
+    @Override
+    protected String millisUntilExpiry() {
+        return "CAST(FLOOR(EXTRACT(EPOCH FROM (expires_at - clock_timestamp())) * 1000) AS BIGINT)";
+    }
+
+    @Override
+    boolean isDuplicateKey(SQLException e) {
+        return "23505".equals(e.getSQLState());
+    }
+
+    @Override
+    long take(Connection connection, byte[] key, String owner, long leaseMillis) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(takeStatement() + " RETURNING fence")) {
+            bindTake(statement, 1, key, owner, leaseMillis);
+            try (ResultSet row = statement.executeQuery()) {
+                return row.next() ? row.getLong(1) : 0;
+            }
+        }
+    }
+
+    @Override
+    boolean release(Connection connection, byte[] key, String name, String owner) throws SQLException {
+        return endAndNotify(connection, endStatement('R', "owner = ? AND expires_at > " + now()), key, owner);
+    }
+
+    @Override
+    boolean forceRelease(Connection connection, byte[] key, String name) throws SQLException {
+        return endAndNotify(connection, endStatement('F', "owner IS NOT NULL AND expires_at > " + now()), key, null);
+    }
+
+    /** Runs an end statement (parameters key and, if not null, owner) and notifies the channel with the lock's name if it ended a hold. */
+    private boolean endAndNotify(Connection connection, String end, byte[] key, String owner) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement("WITH ended AS (" + end + " RETURNING lock_name) "
+                + "SELECT pg_notify(?, lock_name) FROM ended")) {
+            int index = 1;
+            statement.setBytes(index++, key);
+            if (owner != null) {
+                statement.setString(index++, owner);
+            }
+            statement.setString(index, channel());
+            try (ResultSet row = statement.executeQuery()) {
+                return row.next();
+            }
+        }
+    }
+}

@@ -1,0 +1,263 @@
+package io.distlock.jdbc;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.LockException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLRecoverableException;
+import java.sql.SQLTimeoutException;
+import java.sql.SQLTransientConnectionException;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The client's own connections and the threads that use them: every operation is one task on one of
+ * {@code size} threads, on an autocommit connection no caller's transaction can see or roll back.
+ */
+final class SqlConnections implements AutoCloseable {
+    /*
+     * JDBC blocks, the SPI does not: each operation runs on a worker thread and completes a future. The
+     * future fails with BackendUnavailableException when the operation timeout passes, but the statement
+     * may still be on its way to the server (a frozen server runs it when it thaws). So the worker keeps
+     * waiting for the real answer, and an operation can say what to do with an answer that comes after
+     * the caller gave up (acquire releases a late grant): that follow-up runs after the statement has
+     * committed, so it cannot overtake it, which a release sent on another connection could.
+     *
+     * A connection whose statement failed with a connection-class error is closed; a pooled (older)
+     * connection that fails so is retried once on a new one, since a server restart or a killed session
+     * leaves every pooled connection dead. Every operation is safe to run twice: each compares the owner
+     * id, and acquire by the same owner id keeps its fence.
+     *
+     * A network timeout bounds how long a worker waits on a silent connection (a network partition
+     * would otherwise hold it until TCP gives up): 10 operation timeouts, at least 30 s.
+     */
+    private static final Logger log = LoggerFactory.getLogger(SqlConnections.class);
+
+    private final ConnectionSource source;
+    private final Duration timeout;
+    private final int networkTimeoutMillis;
+    private final ScheduledExecutorService timer;
+    private final ThreadPoolExecutor workers;
+    private final ConcurrentLinkedDeque<Connection> idle = new ConcurrentLinkedDeque<>();
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    SqlConnections(ConnectionSource source, int size, Duration timeout, ScheduledExecutorService timer, String threadPrefix) {
+        this.source = source;
+        this.timeout = timeout;
+        this.networkTimeoutMillis = (int) Math.min(Integer.MAX_VALUE, Math.max(30_000, timeout.toMillis() * 10));
+        this.timer = timer;
+        AtomicInteger threads = new AtomicInteger();
+        this.workers = new ThreadPoolExecutor(size, size, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), task -> {
+            Thread thread = new Thread(task, threadPrefix + "-sql-" + threads.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        });
+        workers.allowCoreThreadTimeOut(true);
+    }
+
+    /** Work on one connection. */
+    @FunctionalInterface
+    interface Work<T> {
+        T run(Connection connection) throws SQLException;
+    }
+
+    /** What to do with an answer that came after the caller gave up. */
+    @FunctionalInterface
+    interface LateAnswer<T> {
+        void handle(Connection connection, T answer) throws SQLException;
+    }
+
+    /** Runs {@code work} on a worker; the future fails with BackendUnavailableException after the operation timeout. */
+    <T> CompletableFuture<T> submit(String operation, @Nullable String lockName, Work<T> work) {
+        return submit(operation, lockName, work, null);
+    }
+
+    /**
+     * Runs {@code work} on a worker, and {@code late} with its answer if that comes after the future
+     * failed by timeout. Work the caller gave up on before it started does not run at all.
+     */
+    <T> CompletableFuture<T> submit(String operation, @Nullable String lockName, Work<T> work, @Nullable LateAnswer<T> late) {
+        CompletableFuture<T> future = new CompletableFuture<>();
+        AtomicBoolean abandoned = new AtomicBoolean();
+        ScheduledFuture<?> deadline = timer.schedule(() -> {
+            abandoned.set(true);
+            future.completeExceptionally(new BackendUnavailableException(what(operation, lockName) + " got no answer from "
+                    + source.describe() + " within " + timeout, null));
+        }, timeout.toNanos(), TimeUnit.NANOSECONDS);
+        try {
+            workers.execute(() -> {
+                if (abandoned.get()) {
+                    return;
+                }
+                try {
+                    T answer = withConnection(connection -> {
+                        T result = work.run(connection);
+                        if (abandoned.get() && late != null) {
+                            late.handle(connection, result);
+                        }
+                        return result;
+                    });
+                    deadline.cancel(false);
+                    future.complete(answer);
+                } catch (SQLException e) {
+                    deadline.cancel(false);
+                    future.completeExceptionally(translate(e, operation, lockName));
+                } catch (RuntimeException e) {
+                    deadline.cancel(false);
+                    future.completeExceptionally(e);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            deadline.cancel(false);
+            future.completeExceptionally(new IllegalStateException("the lock client is closed", e));
+        }
+        return future;
+    }
+
+    /** Runs {@code work} on a pooled connection on the calling thread, retrying once on a new connection if the pooled one is dead. */
+    <T> T withConnection(Work<T> work) throws SQLException {
+        Connection pooled = idle.pollFirst();
+        if (pooled != null) {
+            try {
+                return runAndReturn(pooled, work);
+            } catch (SQLException e) {
+                if (!isConnectionError(e, pooled)) {
+                    throw e;
+                }
+                log.debug("pooled connection to {} failed, retrying on a new one", source.describe(), e);
+            }
+        }
+        return runAndReturn(open(), work);
+    }
+
+    private <T> T runAndReturn(Connection connection, Work<T> work) throws SQLException {
+        try {
+            T result = work.run(connection);
+            giveBack(connection);
+            return result;
+        } catch (SQLException | RuntimeException e) {
+            if (e instanceof SQLException sql && !isConnectionError(sql, connection)) {
+                giveBack(connection);
+            } else {
+                closeQuietly(connection);
+            }
+            throw e;
+        }
+    }
+
+    private void giveBack(Connection connection) {
+        idle.offerFirst(connection);
+        if (closed.get() && idle.remove(connection)) {
+            closeQuietly(connection);
+        }
+    }
+
+    /** Opens a new autocommit connection with the network timeout set. */
+    Connection open() throws SQLException {
+        Connection connection = source.open();
+        try {
+            connection.setAutoCommit(true);
+            try {
+                connection.setNetworkTimeout(Runnable::run, networkTimeoutMillis);
+            } catch (SQLException | UnsupportedOperationException e) {
+                log.debug("{} has no network timeout", source.describe(), e); // H2
+            }
+            return connection;
+        } catch (SQLException | RuntimeException e) {
+            closeQuietly(connection);
+            throw e;
+        }
+    }
+
+    /** Returns whether the error means the connection is gone (or in an unknown state), rather than that the statement was refused. */
+    static boolean isConnectionError(SQLException e, Connection connection) {
+        if (isConnectionClass(e)) {
+            return true;
+        }
+        try {
+            return connection.isClosed();
+        } catch (SQLException closed) {
+            return true;
+        }
+    }
+
+    /** Returns whether the exception's type or SQLState is one of a lost, refused or killed connection. */
+    private static boolean isConnectionClass(SQLException e) {
+        String state = state(e);
+        return e instanceof SQLTransientConnectionException || e instanceof SQLNonTransientConnectionException || e instanceof SQLRecoverableException
+                || e instanceof SQLTimeoutException || state.startsWith("08") || state.startsWith("57P") || state.equals("70100");
+    }
+
+    private static String state(SQLException e) {
+        return e.getSQLState() == null ? "" : e.getSQLState();
+    }
+
+    /** Returns the exception for a failed statement: BackendUnavailableException for a connection problem, else LockException. */
+    RuntimeException translate(SQLException e, String operation, @Nullable String lockName) {
+        String what = what(operation, lockName) + " on " + source.describe() + ": " + e.getMessage()
+                + " (SQLState " + e.getSQLState() + ", error " + e.getErrorCode() + ")";
+        if (isUnreachable(e)) {
+            return new BackendUnavailableException(what, e);
+        }
+        return new LockException(what, e);
+    }
+
+    private static String what(String operation, @Nullable String lockName) {
+        return lockName == null ? operation : operation + " of lock '" + lockName + "'";
+    }
+
+    /** Returns whether a failure to open or use a connection means the server is unreachable (not: refused us). */
+    static boolean isUnreachable(SQLException e) {
+        String state = state(e);
+        if (state.startsWith("28") || state.startsWith("3D") || state.startsWith("42")) {
+            return false; // authentication, unknown database, syntax or permission: retrying will not help
+        }
+        return isConnectionClass(e) || state.startsWith("HY") || state.isEmpty();
+    }
+
+    /** Returns where the connections go, for messages. */
+    String describe() {
+        return source.describe();
+    }
+
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            workers.shutdown();
+            try {
+                workers.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            workers.shutdownNow();
+            Connection connection;
+            while ((connection = idle.pollFirst()) != null) {
+                closeQuietly(connection);
+            }
+        }
+    }
+
+    static void closeQuietly(@Nullable Connection connection) {
+        if (connection == null) {
+            return;
+        }
+        try {
+            connection.close();
+        } catch (SQLException | RuntimeException e) {
+            log.debug("closing a connection failed", e);
+        }
+    }
+}

@@ -1,0 +1,263 @@
+package io.distlock.jdbc;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The SQL of one database for the lock table: each operation one autocommit statement, with time read
+ * only from the database's clock.
+ */
+abstract class SqlDialect {
+    /*
+     * The table has one row per lock name, never deleted (so the fence, a per-row counter, only grows):
+     *
+     *   lock_key     SHA-256 of lock_name (primary key; see LockTable)
+     *   lock_name    the name, for people and for the release notification
+     *   owner        the holder's owner id, or NULL when released or force-unlocked
+     *   fence        the fencing token of the latest acquisition; +1 on every acquisition from free
+     *   expires_at   end of the lease, on the database's clock; a row with owner set and expires_at
+     *                in the past is free
+     *   acquired_at  when the latest acquisition happened (for operators)
+     *   last_owner   whose hold ended last, and end_reason how: 'R' released, 'F' force-unlocked,
+     *                'E' cleared after it expired. They let a renewal or release that finds the row
+     *                changed say why (FORCE_UNLOCKED rather than MISSING).
+     *
+     * Acquire is an UPDATE of a free row (or the caller's own, for a retried request) that returns the
+     * new fence; a name seen for the first time is INSERTed held. Renew and release are UPDATEs
+     * that compare the owner and require an unexpired lease; when they change nothing, one SELECT
+     * classifies what the caller's owner id finds instead.
+     */
+    static final int MAX_OWNER_LENGTH = 200;
+
+    protected final LockTable table;
+    protected final String t;
+
+    protected SqlDialect(LockTable table) {
+        this.table = table;
+        this.t = table.name();
+    }
+
+    /** Returns the CREATE TABLE statements (idempotent: IF NOT EXISTS). */
+    List<String> ddl() {
+        return List.of(createTable(keyType(), nameType(), ownerType(), timeType(), tableOptions()));
+    }
+
+    /** Returns the column type of lock_key, with its constraint. */
+    protected abstract String keyType();
+
+    /** Returns the column type of lock_name. */
+    protected String nameType() {
+        return "VARCHAR(1024) NOT NULL";
+    }
+
+    /** Returns the column type of owner and last_owner. */
+    protected String ownerType() {
+        return "VARCHAR(200)";
+    }
+
+    /** Returns the column type of expires_at and acquired_at. */
+    protected String timeType() {
+        return "TIMESTAMP(6) WITH TIME ZONE";
+    }
+
+    /** Returns what follows the column list (a storage engine). */
+    protected String tableOptions() {
+        return "";
+    }
+
+    private String createTable(String key, String name, String owner, String time, String options) {
+        return "CREATE TABLE IF NOT EXISTS " + t + " (\n"
+                + column("lock_key", key, "SHA-256 of lock_name")
+                + column("lock_name", name, null)
+                + column("owner", owner, "NULL when free")
+                + column("fence", "BIGINT NOT NULL", "the fencing token; +1 per acquisition")
+                + column("expires_at", time + " NOT NULL", null)
+                + column("acquired_at", time, null)
+                + column("last_owner", owner, null)
+                + column("end_reason", "CHAR(1)", "R released, F force-unlocked, E expired").replace("CHAR(1),", "CHAR(1) ")
+                + ")" + options;
+    }
+
+    private static String column(String name, String type, @Nullable String comment) {
+        String line = "  " + name + " ".repeat(12 - name.length()) + type + ",";
+        return (comment == null ? line : line + " ".repeat(Math.max(1, 45 - line.length())) + "-- " + comment) + "\n";
+    }
+
+    /** Returns the expression for the database's current time. */
+    protected abstract String now();
+
+    /** Returns the expression for now plus a parameter in milliseconds (one {@code ?}). */
+    protected abstract String nowPlusMillis();
+
+    /** Returns the expression for the milliseconds from now until expires_at (negative if passed). */
+    protected abstract String millisUntilExpiry();
+
+    /** Returns whether the exception says a row with this key exists already. */
+    abstract boolean isDuplicateKey(SQLException e);
+
+    /** Returns the statement that takes a free row (or the caller's own); parameters owner, owner, lease millis, key, owner. */
+    protected String takeStatement() {
+        return "UPDATE " + t + " SET fence = CASE WHEN owner = ? AND expires_at > " + now() + " THEN fence ELSE fence + 1 END, owner = ?, "
+                + "expires_at = " + nowPlusMillis() + ", acquired_at = " + now()
+                + " WHERE lock_key = ? AND (owner IS NULL OR expires_at <= " + now() + " OR owner = ?)";
+    }
+
+    /**
+     * Takes the lock's row if it is free, or already the caller's (a retried request keeps its fence).
+     *
+     * @return the fence of the grant, or 0 if the row is held by another owner or does not exist
+     */
+    abstract long take(Connection connection, byte[] key, String owner, long leaseMillis) throws SQLException;
+
+    /** Binds the parameters of {@link #takeStatement()}, starting at {@code first}. */
+    protected static void bindTake(PreparedStatement statement, int first, byte[] key, String owner, long leaseMillis) throws SQLException {
+        statement.setString(first, owner);
+        statement.setString(first + 1, owner);
+        statement.setLong(first + 2, leaseMillis);
+        statement.setBytes(first + 3, key);
+        statement.setString(first + 4, owner);
+    }
+
+    /**
+     * Inserts the row of a name never locked before, held by the caller with fence 1.
+     *
+     * @return true if inserted; false if another client inserted it first
+     */
+    boolean insertHeld(Connection connection, byte[] key, String name, String owner, long leaseMillis) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement("INSERT INTO " + t
+                + " (lock_key, lock_name, owner, fence, expires_at, acquired_at) VALUES (?, ?, ?, 1, " + nowPlusMillis() + ", " + now() + ")")) {
+            statement.setBytes(1, key);
+            statement.setString(2, name);
+            statement.setString(3, owner);
+            statement.setLong(4, leaseMillis);
+            return statement.executeUpdate() == 1;
+        } catch (SQLException e) {
+            if (isDuplicateKey(e)) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    /** Returns the row of a lock, or null if the name was never locked. */
+    @Nullable RowState state(Connection connection, byte[] key) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement("SELECT owner, " + millisUntilExpiry() + ", last_owner, end_reason, fence FROM "
+                + t + " WHERE lock_key = ?")) {
+            statement.setBytes(1, key);
+            try (ResultSet row = statement.executeQuery()) {
+                if (!row.next()) {
+                    return null;
+                }
+                return new RowState(row.getString(1), row.getLong(2), row.getString(3), row.getString(4), row.getLong(5));
+            }
+        }
+    }
+
+    /** Extends the caller's unexpired lease; returns whether it did. */
+    boolean renew(Connection connection, byte[] key, String owner, long leaseMillis) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement("UPDATE " + t + " SET expires_at = " + nowPlusMillis()
+                + " WHERE lock_key = ? AND owner = ? AND expires_at > " + now())) {
+            statement.setLong(1, leaseMillis);
+            statement.setBytes(2, key);
+            statement.setString(3, owner);
+            return statement.executeUpdate() == 1;
+        }
+    }
+
+    /** Returns the statement that ends a hold; parameters key, owner; the condition on expires_at is the caller's. */
+    protected String endStatement(char reason, String condition) {
+        // last_owner before owner: MySQL assigns left to right, each assignment seeing the ones before
+        return "UPDATE " + t + " SET last_owner = owner, owner = NULL, end_reason = '" + reason + "', expires_at = " + now()
+                + " WHERE lock_key = ? AND " + condition;
+    }
+
+    /** Releases the caller's unexpired lease and wakes waiters; returns whether it did. */
+    boolean release(Connection connection, byte[] key, String name, String owner) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(endStatement('R', "owner = ? AND expires_at > " + now()))) {
+            statement.setBytes(1, key);
+            statement.setString(2, owner);
+            return statement.executeUpdate() == 1;
+        }
+    }
+
+    /** Clears the caller's expired hold (nobody took the lock since), so the row reads free at once. */
+    void clearExpired(Connection connection, byte[] key, String owner) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(endStatement('E', "owner = ?"))) {
+            statement.setBytes(1, key);
+            statement.setString(2, owner);
+            statement.executeUpdate();
+        }
+    }
+
+    /** Ends whatever unexpired hold there is and wakes waiters; returns whether there was one. */
+    boolean forceRelease(Connection connection, byte[] key, String name) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(endStatement('F', "owner IS NOT NULL AND expires_at > " + now()))) {
+            statement.setBytes(1, key);
+            return statement.executeUpdate() == 1;
+        }
+    }
+
+    /** Returns whether anyone holds an unexpired lease on the lock. */
+    boolean isLocked(Connection connection, byte[] key) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement("SELECT 1 FROM " + t + " WHERE lock_key = ? AND owner IS NOT NULL AND expires_at > "
+                + now())) {
+            statement.setBytes(1, key);
+            try (ResultSet row = statement.executeQuery()) {
+                return row.next();
+            }
+        }
+    }
+
+    /** Returns which of these locks (up to 100 keys) are free now: released, force-unlocked or expired. */
+    List<String> free(Connection connection, List<byte[]> keys) throws SQLException {
+        if (keys.isEmpty()) {
+            return List.of();
+        }
+        String marks = String.join(", ", Collections.nCopies(keys.size(), "?"));
+        try (PreparedStatement statement = connection.prepareStatement("SELECT lock_name FROM " + t + " WHERE lock_key IN (" + marks
+                + ") AND (owner IS NULL OR expires_at <= " + now() + ")")) {
+            for (int i = 0; i < keys.size(); i++) {
+                statement.setBytes(i + 1, keys.get(i));
+            }
+            List<String> free = new ArrayList<>();
+            try (ResultSet rows = statement.executeQuery()) {
+                while (rows.next()) {
+                    free.add(rows.getString(1));
+                }
+            }
+            return free;
+        }
+    }
+
+    /** Checks that the table has every column distlock uses (a table made for another version, or by hand, may not). */
+    void checkColumns(Connection connection) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(
+                "SELECT lock_key, lock_name, owner, fence, expires_at, acquired_at, last_owner, end_reason FROM " + t + " WHERE 1 = 0");
+                ResultSet ignored = statement.executeQuery()) {
+            // the columns exist
+        }
+    }
+
+    /**
+     * A lock's row as a renewal or release that changed nothing finds it.
+     *
+     * @param owner the holder's owner id, or null
+     * @param millisLeft milliseconds until expires_at (zero or negative: expired)
+     * @param lastOwner whose hold ended last, or null
+     * @param endReason how it ended ('R', 'F', 'E'), or null
+     * @param fence the fence of the latest acquisition
+     */
+    record RowState(@Nullable String owner, long millisLeft, @Nullable String lastOwner, @Nullable String endReason, long fence) {
+
+        /** Returns whether someone holds an unexpired lease. */
+        boolean held() {
+            return owner != null && millisLeft > 0;
+        }
+    }
+}
