@@ -42,7 +42,15 @@ class DemoCommandTest {
 
         err = new StringWriter();
         assertThat(run(err, "demo", "--backend", "etcd")).isEqualTo(2);
-        assertThat(err.toString()).contains("--backend must be redis or zookeeper");
+        assertThat(err.toString()).contains("--backend must be one of redis, zookeeper, postgres, mysql, h2");
+
+        err = new StringWriter();
+        assertThat(run(err, "demo", "--backend", "mysql")).isEqualTo(2);
+        assertThat(err.toString()).contains("--backend mysql needs --jdbc-url");
+
+        err = new StringWriter();
+        assertThat(run(err, "demo", "--jdbc-url", "jdbc:h2:mem:x")).isEqualTo(2);
+        assertThat(err.toString()).contains("--jdbc-url needs --backend postgres, mysql or h2");
 
         err = new StringWriter();
         assertThat(run(err, "demo", "--nonsense")).isEqualTo(2);
@@ -73,6 +81,15 @@ class DemoCommandTest {
             assertThat(field(json, strategy, "doubleSoldItems")).as("%s double-sold items", strategy).isZero();
             assertThat(field(json, strategy, "sold")).as("%s sold the whole stock", strategy).isEqualTo(20);
         }
+    }
+
+    @Test
+    void distlockFencedOnPostgresNeverOversellsEither() {
+        String json = runDemo("demo", "--json", "--seed", "13", "--backend", "postgres", "--strategies", "distlock-fenced",
+                "--workers", "2", "--threads", "3", "--stock", "20", "--attempts", "100");
+        assertThat(field(json, "distlock-fenced", "oversold")).as("oversold").isZero();
+        assertThat(field(json, "distlock-fenced", "doubleSoldItems")).as("double-sold items").isZero();
+        assertThat(field(json, "distlock-fenced", "sold")).as("sold the whole stock").isEqualTo(20);
     }
 
     @Test

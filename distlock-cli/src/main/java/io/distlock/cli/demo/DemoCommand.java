@@ -44,13 +44,18 @@ public final class DemoCommand implements Callable<Integer> {
     @Mixin
     RedisOption redis = new RedisOption();
 
-    @Option(names = "--backend", defaultValue = "redis", paramLabel = "redis|zookeeper", converter = BackendConverter.class,
+    @Option(names = "--backend", defaultValue = "redis", paramLabel = "redis|zookeeper|postgres|mysql|h2", converter = BackendConverter.class,
             description = "Backend of distlock's strategies (the textbook locks and the stock always use Redis). Default: ${DEFAULT-VALUE}.")
     DemoBackend backend;
 
     @Option(names = "--zookeeper", paramLabel = "HOST:PORT",
             description = "With --backend zookeeper: use this ensemble instead of starting an in-process ZooKeeper.")
     @Nullable String zookeeper;
+
+    @Option(names = "--jdbc-url", paramLabel = "URL",
+            description = "With --backend postgres, mysql or h2: keep the locks in this database (user and password in the URL) instead of "
+                    + "one the demo starts; required for mysql.")
+    @Nullable String jdbcUrl;
 
     @Option(names = "--workers", defaultValue = "4", description = "Worker processes (JVMs). Default: ${DEFAULT-VALUE}.")
     int workers;
@@ -104,6 +109,8 @@ public final class DemoCommand implements Callable<Integer> {
         RedisServer embedded = null;
         ZooKeeperServer embeddedZooKeeper = null;
         String zooKeeperConnect = zookeeper;
+        String database = jdbcUrl;
+        AutoCloseable embeddedDatabase = null;
         String uri = redis.uri().orElse(null);
         if (uri == null) {
             progress.print("starting an embedded redis-server ... ");
@@ -118,10 +125,17 @@ public final class DemoCommand implements Callable<Integer> {
                 zooKeeperConnect = embeddedZooKeeper.connectString();
                 progress.println(zooKeeperConnect);
             }
+            if (backend.sql() && database == null) {
+                progress.print("starting " + (backend == DemoBackend.POSTGRES ? "a PostgreSQL server" : "an in-process H2 TCP server") + " ... ");
+                EmbeddedDatabase started = EmbeddedDatabase.start(backend);
+                embeddedDatabase = started;
+                database = started.jdbcUrl();
+                progress.println(database.replaceAll("(?i)(password=)[^&;]*", "$1***"));
+            }
             progress.printf(Locale.ROOT, "racing %d attempts for %d items: %d worker processes x %d threads, lease %d ms, distlock on %s, seed %d%n",
                     attempts, stock, workers, threads, leaseMs, backend.id(), runSeed);
             List<DemoResult> results = new ArrayList<>();
-            DemoRace race = new DemoRace(uri, zooKeeperConnect, workers, threads, stock, attempts, runSeed, leaseMs, stallRate, progress);
+            DemoRace race = new DemoRace(uri, zooKeeperConnect, database, workers, threads, stock, attempts, runSeed, leaseMs, stallRate, progress);
             for (int i = 0; i < chosen.size(); i++) {
                 results.add(race.run(chosen.get(i), i + 1, chosen.size()));
             }
@@ -133,13 +147,17 @@ public final class DemoCommand implements Callable<Integer> {
                 System.out.println();
                 System.out.println("faults: p = worker processes frozen mid-purchase (SIGSTOP), s = purchases whose work outlived the lease");
                 System.out.println("repeat this run: ./distlock demo --seed " + runSeed
-                        + (backend == DemoBackend.REDIS ? "" : " --backend " + backend.id()) + redis.uri().map(u -> " --redis " + u).orElse(""));
+                        + (backend == DemoBackend.REDIS ? "" : " --backend " + backend.id()) + redis.uri().map(u -> " --redis " + u).orElse("")
+                        + (jdbcUrl == null ? "" : " --jdbc-url '" + jdbcUrl + "'"));
             }
             // the guarantee distlock claims is the fenced one; the unfenced lease check is best effort
             boolean fencedOversold = results.stream()
                     .anyMatch(r -> r.strategy() == Strategy.DISTLOCK_FENCED && (r.oversold() > 0 || r.doubleSoldItems() > 0));
             return fencedOversold ? 1 : 0;
         } finally {
+            if (embeddedDatabase != null) {
+                embeddedDatabase.close();
+            }
             if (embeddedZooKeeper != null) {
                 embeddedZooKeeper.close();
             }
@@ -156,6 +174,10 @@ public final class DemoCommand implements Callable<Integer> {
         require(attempts >= 1 && attempts <= 1_000_000, "--attempts must be between 1 and 1000000, was " + attempts);
         require(stallRate >= 0 && stallRate <= 1, "--stall-rate must be between 0 and 1, was " + stallRate);
         require(zookeeper == null || backend == DemoBackend.ZOOKEEPER, "--zookeeper needs --backend zookeeper");
+        require(jdbcUrl == null || backend.sql(), "--jdbc-url needs --backend postgres, mysql or h2");
+        require(jdbcUrl == null || jdbcUrl.startsWith("jdbc:"), "--jdbc-url must start with jdbc:");
+        require(backend != DemoBackend.MYSQL || jdbcUrl != null, "--backend mysql needs --jdbc-url (the demo cannot start a MySQL or MariaDB "
+                + "server: their binaries are not in the CLI), e.g. --jdbc-url 'jdbc:mariadb://127.0.0.1:3306/test?user=root'");
         redis.uri().ifPresent(uri -> {
             try {
                 RedisURI parsed = RedisURI.create(uri);

@@ -17,6 +17,7 @@ final class DemoRace {
 
     private final String uri;
     private final @Nullable String zooKeeper;
+    private final @Nullable String jdbcUrl;
     private final int workers;
     private final int threads;
     private final int stock;
@@ -27,9 +28,10 @@ final class DemoRace {
     private final PrintStream progress;
     private final boolean interactive = System.console() != null;
 
-    DemoRace(String uri, @Nullable String zooKeeper, int workers, int threads, int stock, int attempts, long seed, long leaseMs, double stallRate, PrintStream progress) {
+    DemoRace(String uri, @Nullable String zooKeeper, @Nullable String jdbcUrl, int workers, int threads, int stock, int attempts, long seed, long leaseMs, double stallRate, PrintStream progress) {
         this.uri = uri;
         this.zooKeeper = zooKeeper;
+        this.jdbcUrl = jdbcUrl;
         this.workers = workers;
         this.threads = threads;
         this.stock = stock;
@@ -58,6 +60,9 @@ final class DemoRace {
                     "--stall-rate", Double.toString(stallRate)));
             if (zooKeeper != null) {
                 args.addAll(List.of("--zookeeper", zooKeeper));
+            }
+            if (jdbcUrl != null) {
+                args.addAll(List.of("--jdbc", jdbcUrl));
             }
             try (WorkerProcesses processes = new WorkerProcesses(workers, args)) {
                 processes.awaitReady(Duration.ofSeconds(120));

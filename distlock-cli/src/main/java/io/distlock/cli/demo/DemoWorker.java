@@ -2,6 +2,7 @@ package io.distlock.cli.demo;
 
 import io.distlock.LockClient;
 import io.distlock.LockOptions;
+import io.distlock.jdbc.JdbcLockClient;
 import io.distlock.zookeeper.ZooKeeperLockClient;
 import io.distlock.redis.RedisLockClient;
 import io.distlock.servers.ParentJvm;
@@ -106,6 +107,10 @@ public final class DemoWorker {
 
     private LockClient distlockClient(RedisURI locksUri, long leaseMs) {
         LockOptions options = LockOptions.builder().leaseTime(Duration.ofMillis(leaseMs)).build();
+        String jdbcUrl = args.get("jdbc");
+        if (jdbcUrl != null) {
+            return JdbcLockClient.builder().jdbcUrl(jdbcUrl).table("distlock_demo_locks").lockOptions(options).build();
+        }
         String zooKeeper = args.get("zookeeper");
         if (zooKeeper != null) {
             return ZooKeeperLockClient.builder().connectString(zooKeeper).sessionTimeout(Duration.ofSeconds(2))
