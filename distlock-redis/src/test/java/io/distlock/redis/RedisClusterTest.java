@@ -97,8 +97,11 @@ class RedisClusterTest {
 
     @Test
     void locksKeepWorkingWhenTheMasterOfTheirShardFailsOver() throws Exception {
+        // a 30 s lease: the test asks whether the lock survives a failover, not whether a loaded machine fails over
+        // and refreshes the holder's topology within a 10 s lease (a CI run once needed longer, and the key expired)
+        LockOptions lease30s = LockOptions.builder().leaseTime(Duration.ofSeconds(30)).build();
         try (RedisClusterGroup cluster = RedisClusterGroup.launch(); LockClient holder = client(cluster); LockClient other = client(cluster)) {
-            Lease lease = holder.getLock("orders").acquire(Duration.ofSeconds(5));
+            Lease lease = holder.getLock("orders", lease30s).acquire(Duration.ofSeconds(5));
             awaitReplicated(cluster, cluster.masterOf(KEY));
 
             failOver(cluster);
@@ -112,7 +115,7 @@ class RedisClusterTest {
             }
             RedisServer promoted = cluster.masterOf(KEY);
             long before = (Long) Resp.call(promoted.port(), "PTTL", KEY);
-            Await.until(Duration.ofSeconds(20), "the holder renews on the promoted master", () -> (Long) Resp.call(promoted.port(), "PTTL", KEY) > before);
+            Await.until(Duration.ofSeconds(30), "the holder renews on the promoted master", () -> (Long) Resp.call(promoted.port(), "PTTL", KEY) > before);
             assertThat(lease.isValid()).isTrue();
             lease.close();
         }
