@@ -10,12 +10,15 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A TCP forwarder on a free loopback port, for network faults: {@link #cut()} drops every connection
  * and refuses new ones until {@link #heal()}; {@link #retarget(int)} sends new connections to another
  * server (a promoted replica) and drops the old ones; {@link #freeze()} holds every byte in both
- * directions, connections open, until {@link #thaw()} — to the client, a frozen server. Thread per
+ * directions, connections open, until {@link #thaw()} — to the client, a frozen server.
+ * {@link #roundTrips()} counts request-reply exchanges, for benchmarks that report them. Thread per
  * direction; meant for a few clients.
  */
 public final class TcpProxy implements AutoCloseable {
@@ -26,6 +29,7 @@ public final class TcpProxy implements AutoCloseable {
     private volatile long delayMillis;
     private volatile boolean discardReplies;
     private volatile boolean closed;
+    private final LongAdder roundTrips = new LongAdder();
     private final java.util.concurrent.locks.ReentrantLock frozenLock = new java.util.concurrent.locks.ReentrantLock();
     private final java.util.concurrent.locks.Condition thawed = frozenLock.newCondition();
     private boolean frozen;
@@ -123,6 +127,15 @@ public final class TcpProxy implements AutoCloseable {
         dropAll();
     }
 
+    /**
+     * Returns how many request-reply exchanges have passed, over all connections: a client write that
+     * follows a server answer (or opens a connection) starts one. Pipelined requests sent together count
+     * once, as they cost one network round trip; a server message nobody asked for costs none.
+     */
+    public long roundTrips() {
+        return roundTrips.sum();
+    }
+
     private void dropAll() {
         for (Socket socket : sockets) {
             closeQuietly(socket);
@@ -160,12 +173,14 @@ public final class TcpProxy implements AutoCloseable {
                 sockets.add(client);
                 sockets.add(upstream);
             }
-            pump(client, upstream, false);
-            pump(upstream, client, true);
+            // a round trip starts when the client writes after the server has answered (or first)
+            AtomicBoolean answered = new AtomicBoolean(true);
+            pump(client, upstream, false, answered);
+            pump(upstream, client, true, answered);
         }
     }
 
-    private void pump(Socket from, Socket to, boolean replies) {
+    private void pump(Socket from, Socket to, boolean replies, AtomicBoolean answered) {
         Thread thread = new Thread(() -> {
             byte[] buffer = new byte[16 * 1024];
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
@@ -178,6 +193,11 @@ public final class TcpProxy implements AutoCloseable {
                     }
                     if (replies && discardReplies) {
                         continue;
+                    }
+                    if (replies) {
+                        answered.set(true);
+                    } else if (answered.compareAndSet(true, false)) {
+                        roundTrips.increment();
                     }
                     out.write(buffer, 0, n);
                     out.flush();

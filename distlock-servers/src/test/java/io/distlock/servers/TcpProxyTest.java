@@ -88,4 +88,26 @@ class TcpProxyTest {
             assertThat(roundTrip(proxy, "answered")).isEqualTo("answered");
         }
     }
+
+    @Test
+    void countsOneRoundTripPerRequestAndAnswerPipelinedRequestsOnce() throws Exception {
+        try (RedisServer server = RedisServer.launch(); TcpProxy proxy = TcpProxy.to(server.port());
+                Socket socket = new Socket(InetAddress.getLoopbackAddress(), proxy.port())) {
+            socket.setSoTimeout(2000);
+            OutputStream out = socket.getOutputStream();
+            BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
+            for (int i = 0; i < 3; i++) {
+                out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                assertThat(in.readLine()).isEqualTo("+PONG");
+            }
+            assertThat(proxy.roundTrips()).isEqualTo(3);
+
+            out.write("PING\r\nPING\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            assertThat(in.readLine()).isEqualTo("+PONG");
+            assertThat(in.readLine()).isEqualTo("+PONG");
+            assertThat(proxy.roundTrips()).as("two commands written together cost one round trip").isEqualTo(4);
+        }
+    }
 }
