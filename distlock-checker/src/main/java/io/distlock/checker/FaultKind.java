@@ -29,7 +29,9 @@ public enum FaultKind {
     /** Kill a minority of RedLock nodes for a while. */
     NODES_DOWN("nodes-down", false),
     /** Kill one member of an ensemble for a while. */
-    MEMBER("member", false);
+    MEMBER("member", false),
+    /** End every client session on the database server (pg_terminate_backend, KILL); clients reconnect. */
+    CONNECTION_KILL("connection-kill", false);
 
     private final String id;
     private final boolean hitsClient;

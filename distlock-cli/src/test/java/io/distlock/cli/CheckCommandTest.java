@@ -65,7 +65,7 @@ class CheckCommandTest {
         assertThat(err.toString()).contains("runs on Redis only");
 
         assertThat(commandLine.execute("check", "--backend", "etcd")).isEqualTo(2);
-        assertThat(err.toString()).contains("--backend must be one of redis, sentinel, cluster, redlock, zookeeper");
+        assertThat(err.toString()).contains("--backend must be one of redis, sentinel, cluster, redlock, zookeeper, postgres, mysql, h2");
 
         assertThat(commandLine.execute("check", "--min-replicas", "1")).isEqualTo(2);
         assertThat(err.toString()).contains("--min-replicas needs --backend sentinel");
@@ -133,6 +133,20 @@ class CheckCommandTest {
     void distlockOnRedLockKeepsEveryClaimWhenNodesFail() throws Exception {
         assertDistlockKeepsItsClaims(new String[] {"(a minority)", "forgot its votes"},
                 "--backend", "redlock", "--faults", "nodes-down,node-restart,kill", "--time", "30s", "--lease", "500ms", "--seed", "8");
+    }
+
+    @Test
+    void distlockOnPostgresKeepsEveryClaimUnderAllFaults() throws Exception {
+        Counts counts = assertDistlockKeepsItsClaims(new String[] {"paused process", "killed process", "cut the connections",
+                "restarted the PostgreSQL server", "client sessions on the PostgreSQL server"},
+                "--backend", "postgres", "--time", "40s", "--lease", "500ms", "--seed", "12");
+        assertThat(counts.rejected()).as("stale writes of paused holders, stopped by the store's fencing").isPositive();
+    }
+
+    @Test
+    void distlockOnH2KeepsEveryClaimAcrossRestartsAndEndedSessions() throws Exception {
+        assertDistlockKeepsItsClaims(new String[] {"restarted the H2 server", "client sessions on the H2 server"},
+                "--backend", "h2", "--faults", "restart,connection-kill,pause", "--time", "25s", "--lease", "500ms", "--seed", "13");
     }
 
     @Test

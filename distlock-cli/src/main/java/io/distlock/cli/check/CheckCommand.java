@@ -50,7 +50,8 @@ public final class CheckCommand implements Callable<Integer> {
 
     @Option(names = "--backend", defaultValue = "redis", paramLabel = "NAME", converter = DeploymentConverter.class,
             description = "Deployment: redis (one server), sentinel (master, 2 replicas, 3 Sentinels), cluster (3 masters, "
-                    + "3 replicas), redlock (5 masters) or zookeeper (3-member ensemble). Default: ${DEFAULT-VALUE}.")
+                    + "3 replicas), redlock (5 masters), zookeeper (3-member ensemble), postgres, mysql (a MariaDB server; needs the MariaDB "
+                    + "binaries on the classpath, as in the test suite) or h2 (an H2 TCP server in this JVM). Default: ${DEFAULT-VALUE}.")
     DeploymentKind backend;
 
     @Option(names = "--min-replicas", defaultValue = "0",
@@ -73,7 +74,8 @@ public final class CheckCommand implements Callable<Integer> {
     @Option(names = "--faults", split = ",", paramLabel = "KIND",
             description = "Faults, in rotation. redis: pause, kill, partition, restart, promote; sentinel: pause, kill, failover; "
                     + "cluster: pause, kill, shard-failover; redlock: pause, kill, node-restart, nodes-down; zookeeper: pause, kill, "
-                    + "expire, member; or none. Default: all of the backend's.")
+                    + "expire, member; postgres, mysql, h2: pause, kill, partition, restart, connection-kill; or none. "
+                    + "Default: all of the backend's.")
     @Nullable List<String> faults;
 
     @Option(names = "--liveness-bound", defaultValue = "5s", paramLabel = "DURATION",

