@@ -15,6 +15,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import javax.sql.DataSource;
@@ -215,11 +216,14 @@ public final class JdbcLockClient extends ForwardingLockClient {
          */
         public JdbcLockClient build() {
             ConnectionSource source = source();
-            ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(task -> {
+            ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, task -> {
                 Thread thread = new Thread(task, "distlock-jdbc-timer");
                 thread.setDaemon(true);
                 return thread;
             });
+            // every statement schedules its deadline and almost always cancels it: removed at once, a
+            // cancelled deadline does not wake the timer thread when it would have passed
+            timer.setRemoveOnCancelPolicy(true);
             SqlConnections pool = new SqlConnections(source, connections, operationTimeout(), timer, "distlock-jdbc");
             try {
                 Setup setup = await(pool.submit("connect", null, this::setUp), pool.describe());
