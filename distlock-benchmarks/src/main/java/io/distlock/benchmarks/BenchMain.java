@@ -1,11 +1,15 @@
 package io.distlock.benchmarks;
 
+import io.distlock.cli.bench.Contender;
 import io.distlock.cli.bench.HoldManyLocks;
 import io.distlock.cli.bench.Measurement;
 import io.distlock.cli.bench.Report;
 import io.distlock.cli.bench.Scenario;
 import io.distlock.cli.bench.ScenarioRun;
+import io.distlock.servers.MariaDbServer;
+import io.distlock.servers.PostgresServer;
 import io.distlock.servers.RedisServer;
+import io.distlock.servers.TcpProxy;
 import io.distlock.servers.ZooKeeperServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,13 +31,21 @@ import picocli.CommandLine.Option;
  * the median round of each.
  */
 @Command(name = "distlock-benchmarks", mixinStandardHelpOptions = true,
-        description = "Lock+unlock throughput and latency of distlock, Redisson, Curator, a textbook lock and the raw Redis limit.")
+        description = "Lock+unlock throughput and latency of distlock, Redisson, Curator, Spring Integration, ShedLock, a textbook lock "
+                + "and the raw Redis limit.")
 public final class BenchMain implements Callable<Integer> {
     @Option(names = "--redis", description = "Redis to use (default: start one on a free port).")
     String redis;
 
     @Option(names = "--zookeeper", description = "ZooKeeper to use (default: start one in-process).")
     String zookeeper;
+
+    @Option(names = "--databases", split = ",", defaultValue = "postgres,mariadb",
+            description = "Databases to start for the SQL implementations (postgres, mariadb). Default: ${DEFAULT-VALUE}.")
+    List<String> databases;
+
+    @Option(names = "--jdbc-url", description = "A PostgreSQL or MariaDB/MySQL database to use instead of starting them (repeatable).")
+    List<String> jdbcUrls;
 
     @Option(names = "--scenarios", split = ",", defaultValue = "u1,u16,c16,x4,hold10k", description = "Default: ${DEFAULT-VALUE}.")
     List<String> scenarios;
@@ -45,7 +57,8 @@ public final class BenchMain implements Callable<Integer> {
     int holdLocks;
 
     @Option(names = "--impls", split = ",", description = "Implementations (default: all): raw-eval, distlock-redis, "
-            + "redisson-rlock, redisson-fenced, spring-spin, spring-pubsub, textbook-setnx, distlock-zookeeper, curator-mutex.")
+            + "redisson-rlock, redisson-fenced, spring-spin, spring-pubsub, textbook-setnx, distlock-zookeeper, curator-mutex, "
+            + "distlock-jdbc, shedlock-jdbc, spring-jdbc (the last three on every database).")
     List<String> impls;
 
     @Option(names = "--warmup", defaultValue = "2", description = "Warm-up seconds per run. Default: ${DEFAULT-VALUE}.")
@@ -71,12 +84,15 @@ public final class BenchMain implements Callable<Integer> {
         boolean crossProcess = scenarios.stream().anyMatch(s -> s.trim().equalsIgnoreCase("x4"));
         List<Scenario> chosen = scenarios.stream().filter(s -> !s.trim().equalsIgnoreCase("hold10k") && !s.trim().equalsIgnoreCase("x4"))
                 .map(Scenario::fromId).toList();
-        List<String> contenders = impls == null ? new ArrayList<>(Contenders.REDIS) : new ArrayList<>(impls);
+        List<String> all = impls == null ? new ArrayList<>(Contenders.REDIS) : new ArrayList<>(impls);
         if (impls == null) {
-            contenders.addAll(Contenders.ZOOKEEPER);
+            all.addAll(Contenders.ZOOKEEPER);
+            all.addAll(SqlContenders.IDS);
         }
-        RedisServer redisServer = redis == null ? RedisServer.launch() : null;
-        String redisUri = redis != null ? redis : redisServer.uri();
+        List<String> sqlContenders = all.stream().filter(SqlContenders.IDS::contains).toList();
+        List<String> contenders = all.stream().filter(id -> !SqlContenders.IDS.contains(id)).toList();
+        RedisServer redisServer = redis == null && !contenders.isEmpty() ? RedisServer.launch() : null;
+        String redisUri = redis != null ? redis : redisServer != null ? redisServer.uri() : null;
         boolean needsZooKeeper = contenders.stream().anyMatch(Contenders.ZOOKEEPER::contains);
         ZooKeeperServer zooKeeperServer = needsZooKeeper && zookeeper == null ? ZooKeeperServer.launch() : null;
         String zooKeeperConnect = zookeeper != null ? zookeeper : zooKeeperServer != null ? zooKeeperServer.connectString() : null;
@@ -86,9 +102,35 @@ public final class BenchMain implements Callable<Integer> {
                 medians.addAll(ScenarioRun.medians(contenders, id -> Contenders.create(id, redisUri, zooKeeperConnect), scenario,
                         this.rounds, Duration.ofSeconds(warmupSeconds), Duration.ofSeconds(durationSeconds), System.err));
             }
-            Report report = new Report(medians);
-            if (!medians.isEmpty()) {
+            List<Measurement> sqlMedians = new ArrayList<>();
+            List<String> roundTrips = new ArrayList<>();
+            List<String> databasesMeasured = new ArrayList<>();
+            for (String database : sqlContenders.isEmpty() ? List.<String>of() : sqlDatabases()) {
+                // one database at a time, started just before its runs and stopped after them
+                try (Database started = Database.open(database)) {
+                    SqlContenders.Target target = started.target();
+                    databasesMeasured.add(target.label());
+                    List<String> ids = sqlContenders.stream().map(id -> SqlContenders.resultId(id, target)).toList();
+                    for (Scenario scenario : chosen) {
+                        sqlMedians.addAll(ScenarioRun.medians(ids, shown -> SqlContenders.create(shown.substring(0, shown.indexOf('/')), target),
+                                scenario, this.rounds, Duration.ofSeconds(warmupSeconds), Duration.ofSeconds(durationSeconds), System.err));
+                    }
+                    for (String id : sqlContenders) {
+                        roundTrips.add(roundTrips(id, target));
+                    }
+                }
+            }
+            medians.addAll(sqlMedians);
+            Report report = new Report(medians.stream().filter(m -> !sqlMedians.contains(m)).toList());
+            if (medians.size() > sqlMedians.size()) {
                 System.out.println(report.table());
+            }
+            if (!sqlMedians.isEmpty()) {
+                System.out.println(new Report(sqlMedians).table());
+                System.out.println(sqlRatios(sqlMedians));
+                System.out.println("database round trips per uncontended lock+unlock (u1, counted by a proxy, after warm-up):");
+                roundTrips.forEach(System.out::println);
+                System.out.println();
             }
             if (crossProcess) {
                 List<CrossProcess.Result> x4 = new ArrayList<>();
@@ -125,16 +167,21 @@ public final class BenchMain implements Callable<Integer> {
             environment.put("date", Instant.now().toString());
             environment.put("cores", Integer.toString(Runtime.getRuntime().availableProcessors()));
             environment.put("jdk", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
-            environment.put("redis", redisUri);
+            environment.put("redis", String.valueOf(redisUri));
+            environment.put("databases", databasesMeasured.toString());
             environment.put("rounds", Integer.toString(this.rounds));
             environment.put("secondsPerRun", warmupSeconds + "+" + durationSeconds);
             String holdJson = holds.stream().map(h -> String.format(Locale.ROOT,
                     "{\"implementation\":\"%s\",\"locks\":%d,\"seconds\":%.1f,\"commandsPerSecond\":%.1f,\"clientCpuPercent\":%.1f,\"bytesPerLock\":%.0f,\"memoryUsage\":%d}",
                     h.implementation(), h.locks(), h.seconds(), h.commandsPerSecond(), h.clientCpuPercent(), h.bytesPerLock(), h.keyMemoryUsage()))
                     .collect(java.util.stream.Collectors.joining(",", "[", "]"));
-            Files.writeString(out.resolve("results.json"), report.json(environment, holdJson));
+            Files.writeString(out.resolve("results.json"), new Report(medians).json(environment, holdJson));
             Files.writeString(out.resolve("results.svg"), report.svg());
-            System.err.println("wrote " + out.resolve("results.json") + " and " + out.resolve("results.svg"));
+            if (!sqlMedians.isEmpty()) {
+                Files.writeString(out.resolve("results-sql.svg"), new Report(sqlMedians).svg());
+            }
+            System.err.println("wrote " + out.resolve("results.json") + " and " + out.resolve("results.svg")
+                    + (sqlMedians.isEmpty() ? "" : " and " + out.resolve("results-sql.svg")));
             return 0;
         } finally {
             if (zooKeeperServer != null) {
@@ -144,5 +191,80 @@ public final class BenchMain implements Callable<Integer> {
                 redisServer.close();
             }
         }
+    }
+
+    /** The databases to measure on: the given JDBC URLs, else the names of the databases to start. */
+    private List<String> sqlDatabases() {
+        if (jdbcUrls != null && !jdbcUrls.isEmpty()) {
+            return jdbcUrls;
+        }
+        for (String database : databases) {
+            if (!List.of("postgres", "mariadb").contains(database.trim().toLowerCase(Locale.ROOT))) {
+                throw new CommandLine.ParameterException(new CommandLine(this), "unknown database '" + database + "'; choose from postgres, mariadb");
+            }
+        }
+        return databases;
+    }
+
+    /** A database for one phase of the run: one started here, or one the user named by JDBC URL (not stopped). */
+    private record Database(SqlContenders.Target target, AutoCloseable server) implements AutoCloseable {
+        static Database open(String database) {
+            switch (database.trim().toLowerCase(Locale.ROOT)) {
+                case "postgres" -> {
+                    System.err.println("starting PostgreSQL ...");
+                    PostgresServer server = PostgresServer.launch();
+                    return new Database(new SqlContenders.Target("postgres", server.jdbcUrl()), server);
+                }
+                case "mariadb" -> {
+                    System.err.println("starting MariaDB ...");
+                    MariaDbServer server = MariaDbServer.launch();
+                    return new Database(new SqlContenders.Target("mariadb", server.jdbcUrl()), server);
+                }
+                default -> {
+                    return new Database(new SqlContenders.Target(SqlContenders.Target.labelOf(database), database), () -> { });
+                }
+            }
+        }
+
+        @Override
+        public void close() throws Exception {
+            server.close();
+        }
+    }
+
+    /** Counts the database round trips of uncontended cycles of {@code id} through a counting proxy. */
+    private static String roundTrips(String id, SqlContenders.Target target) throws Exception {
+        int warmup = 200;
+        int measured = 1000;
+        try (TcpProxy proxy = TcpProxy.to(target.port());
+                Contender contender = SqlContenders.create(id, target.viaPort(proxy.port()))) {
+            String name = "round-trips";
+            for (int i = 0; i < warmup; i++) {
+                contender.cycle(name);
+            }
+            long before = proxy.roundTrips();
+            for (int i = 0; i < measured; i++) {
+                contender.cycle(name);
+            }
+            double perCycle = (proxy.roundTrips() - before) / (double) measured;
+            return String.format(Locale.ROOT, "  %-24s %5.2f", SqlContenders.resultId(id, target), perCycle);
+        }
+    }
+
+    /** Returns, per scenario and database, distlock-jdbc's throughput over the faster of ShedLock and Spring Integration. */
+    private static String sqlRatios(List<Measurement> sqlMedians) {
+        StringBuilder out = new StringBuilder("distlock-jdbc against the faster of shedlock-jdbc and spring-jdbc:\n");
+        for (Measurement m : sqlMedians) {
+            if (!m.contender().startsWith("distlock-jdbc/")) {
+                continue;
+            }
+            String database = m.contender().substring(m.contender().indexOf('/') + 1);
+            sqlMedians.stream()
+                    .filter(o -> o.scenario() == m.scenario() && !o.contender().startsWith("distlock-jdbc/") && o.contender().endsWith("/" + database))
+                    .max(java.util.Comparator.comparingDouble(Measurement::cyclesPerSecond))
+                    .ifPresent(best -> out.append(String.format(Locale.ROOT, "  %-4s %-9s %6.2fx (%s %.0f/s)%n", m.scenario().id(), database,
+                            m.cyclesPerSecond() / best.cyclesPerSecond(), best.contender(), best.cyclesPerSecond())));
+        }
+        return out.toString();
     }
 }
