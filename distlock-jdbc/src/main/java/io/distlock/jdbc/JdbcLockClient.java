@@ -50,6 +50,8 @@ public final class JdbcLockClient extends ForwardingLockClient {
     public static final Duration DEFAULT_OPERATION_TIMEOUT = Duration.ofSeconds(3);
     /** The default longest interval between release polls on databases without notifications, 100 ms. */
     public static final Duration DEFAULT_RELEASE_POLL = Duration.ofMillis(100);
+    /** The least time {@code build()} gives the first connection and the table check. */
+    private static final Duration MIN_SETUP_TIMEOUT = Duration.ofSeconds(10);
     private static final Logger log = LoggerFactory.getLogger(JdbcLockClient.class);
 
     private final Database database;
@@ -67,7 +69,7 @@ public final class JdbcLockClient extends ForwardingLockClient {
      * Returns a client with the default settings on connections from {@code dataSource} (a pool such as
      * HikariCP lends the client up to four of its connections, plus one for LISTEN on PostgreSQL).
      *
-     * @throws BackendUnavailableException if the database cannot be reached within the operation timeout
+     * @throws BackendUnavailableException if the database does not answer within the operation timeout (at least 10 s for this first connection)
      * @throws LockException if it refuses the connection, is not a supported database, or the table cannot be created
      */
     public static JdbcLockClient create(DataSource dataSource) {
@@ -78,7 +80,7 @@ public final class JdbcLockClient extends ForwardingLockClient {
      * Returns a client with the default settings on connections from the JDBC driver for {@code jdbcUrl},
      * e.g. {@code jdbc:postgresql://db:5432/app?user=app&password=secret}.
      *
-     * @throws BackendUnavailableException if the database cannot be reached within the operation timeout
+     * @throws BackendUnavailableException if the database does not answer within the operation timeout (at least 10 s for this first connection)
      * @throws LockException if it refuses the connection, is not a supported database, or the table cannot be created
      */
     public static JdbcLockClient create(String jdbcUrl) {
@@ -209,7 +211,7 @@ public final class JdbcLockClient extends ForwardingLockClient {
          * Connects, checks the database and the table (creating it if allowed) and returns the client.
          *
          * @throws IllegalArgumentException if neither a DataSource nor a JDBC URL was set
-         * @throws BackendUnavailableException if the database cannot be reached within the operation timeout
+         * @throws BackendUnavailableException if the database does not answer within the operation timeout (at least 10 s for this first connection)
          * @throws LockException if it refuses the connection, is not a supported database, or the table is missing or wrong
          */
         public JdbcLockClient build() {
@@ -224,7 +226,7 @@ public final class JdbcLockClient extends ForwardingLockClient {
             timer.setRemoveOnCancelPolicy(true);
             SqlConnections pool = new SqlConnections(source, connections, operationTimeout(), timer, "distlock-jdbc");
             try {
-                Setup setup = await(pool.submit("connect", null, this::setUp), pool.describe());
+                Setup setup = await(pool.submit("connect", null, this::setUp, null, setupTimeout()), pool.describe());
                 SqlDialect dialect = setup.database().dialect(table);
                 ReleaseWatch releases = setup.notifications()
                         ? new PostgresReleaseWatch(pool, (PostgresDialect) dialect, "distlock-jdbc")
@@ -290,9 +292,17 @@ public final class JdbcLockClient extends ForwardingLockClient {
             }
         }
 
+        /**
+         * How long build() waits for the first connection and the table check: the operation timeout, but at
+         * least 10 s, since a JVM's first connection also loads the driver (seconds on a busy machine).
+         */
+        private Duration setupTimeout() {
+            return operationTimeout().compareTo(MIN_SETUP_TIMEOUT) > 0 ? operationTimeout() : MIN_SETUP_TIMEOUT;
+        }
+
         private <T> T await(java.util.concurrent.CompletableFuture<T> future, String where) {
             try {
-                return future.get(operationTimeout().toMillis() + 250, TimeUnit.MILLISECONDS);
+                return future.get(setupTimeout().toMillis() + 250, TimeUnit.MILLISECONDS);
             } catch (ExecutionException | CompletionException e) {
                 Throwable cause = e.getCause();
                 if (cause instanceof RuntimeException runtime) {
@@ -300,7 +310,7 @@ public final class JdbcLockClient extends ForwardingLockClient {
                 }
                 throw new LockException("connecting to " + where + " failed: " + cause, cause);
             } catch (TimeoutException e) {
-                throw new BackendUnavailableException("connecting to " + where + " got no answer within " + operationTimeout(), e);
+                throw new BackendUnavailableException("connecting to " + where + " got no answer within " + setupTimeout(), e);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new LockException("interrupted while connecting to " + where, e);

@@ -90,6 +90,11 @@ final class SqlConnections implements AutoCloseable {
      * failed by timeout. Work the caller gave up on before it started does not run at all.
      */
     <T> CompletableFuture<T> submit(String operation, @Nullable String lockName, Work<T> work, @Nullable LateAnswer<T> late) {
+        return submit(operation, lockName, work, late, timeout);
+    }
+
+    /** Like {@link #submit(String, String, Work, LateAnswer)}, with its own timeout instead of the operation timeout. */
+    <T> CompletableFuture<T> submit(String operation, @Nullable String lockName, Work<T> work, @Nullable LateAnswer<T> late, Duration timeout) {
         CompletableFuture<T> future = new CompletableFuture<>();
         AtomicBoolean abandoned = new AtomicBoolean();
         ScheduledFuture<?> deadline = timer.schedule(() -> {

