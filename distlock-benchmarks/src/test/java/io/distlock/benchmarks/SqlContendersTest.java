@@ -82,8 +82,15 @@ class SqlContendersTest {
                 contender.cycle("counted");
             }
             double perCycle = (proxy.roundTrips() - before) / 100.0;
-            // distlock: one UPDATE to acquire, one to release; ShedLock: BEGIN+UPDATE, COMMIT for each (pgjdbc)
-            assertThat(perCycle).isBetween(id.startsWith("distlock") ? 2.0 : 4.0, id.startsWith("distlock") ? 2.1 : 4.2);
+            if (id.startsWith("distlock")) {
+                // one UPDATE to acquire, one to release, on the client's own connection
+                assertThat(perCycle).isBetween(2.0, 2.1);
+            } else {
+                // BEGIN+UPDATE, then COMMIT, for each (pgjdbc); Hikari adds a validation query to a connection
+                // idle for over 500 ms and opens its minimum idle connections in the background, so on a
+                // loaded machine a few more round trips land in the count
+                assertThat(perCycle).isBetween(4.0, 6.0);
+            }
         }
     }
 }
