@@ -1,30 +1,13 @@
 package io.distlock.jdbc;
 
-import io.distlock.servers.BackendControl;
 import io.distlock.servers.PostgresServer;
-import io.distlock.testkit.DeploymentExtension;
 
 /** One real PostgreSQL server for a test class (as user nobody when the tests run as root). */
-final class PostgresExtension extends DeploymentExtension<PostgresServer> implements SqlDeployment {
+final class PostgresExtension extends DatabaseExtension<PostgresServer> {
 
     @Override
     protected PostgresServer launch() {
         return PostgresServer.launch();
-    }
-
-    @Override
-    protected void shutDown(PostgresServer running) {
-        running.close();
-    }
-
-    @Override
-    public String target() {
-        return servers().jdbcUrl();
-    }
-
-    @Override
-    public BackendControl control() {
-        return servers();
     }
 
     @Override
@@ -40,10 +23,5 @@ final class PostgresExtension extends DeploymentExtension<PostgresServer> implem
     @Override
     public String sessionId() {
         return "SELECT pg_backend_pid()";
-    }
-
-    @Override
-    public String otherSessions() {
-        return "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()";
     }
 }

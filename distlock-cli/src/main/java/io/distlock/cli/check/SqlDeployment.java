@@ -4,14 +4,13 @@ import io.distlock.LockClient;
 import io.distlock.LockOptions;
 import io.distlock.checker.FaultKind;
 import io.distlock.jdbc.JdbcLockClient;
-import io.distlock.servers.BackendControl;
+import io.distlock.servers.DatabaseServer;
 import io.distlock.servers.H2Server;
 import io.distlock.servers.MariaDbServer;
 import io.distlock.servers.PostgresServer;
 import io.distlock.servers.TcpProxy;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -20,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
@@ -37,27 +37,22 @@ final class SqlDeployment extends Deployment {
 
     /** The databases this deployment can start. */
     enum Engine {
-        POSTGRES("PostgreSQL", "SELECT pid FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname = current_database()",
-                "SELECT pg_terminate_backend(?)"),
-        MYSQL("MariaDB", "SELECT id FROM information_schema.processlist WHERE id <> CONNECTION_ID() AND command <> 'Daemon' "
-                + "AND user <> 'system user'", "KILL CONNECTION ?"),
-        H2("H2", "SELECT session_id FROM information_schema.sessions WHERE session_id <> SESSION_ID()", "CALL ABORT_SESSION(?)");
+        POSTGRES("PostgreSQL", PostgresServer::launch),
+        MYSQL("MariaDB", MariaDbServer::launch),
+        H2("H2", H2Server::launch);
 
         private final String product;
-        private final String otherSessions;
-        private final String endSession;
+        private final Supplier<DatabaseServer> launch;
 
-        Engine(String product, String otherSessions, String endSession) {
+        Engine(String product, Supplier<DatabaseServer> launch) {
             this.product = product;
-            this.otherSessions = otherSessions;
-            this.endSession = endSession;
+            this.launch = launch;
         }
     }
 
     private final Engine engine;
     private final List<TcpProxy> proxies = new ArrayList<>();
-    private @Nullable BackendControl server;
-    private @Nullable String jdbcUrl;
+    private @Nullable DatabaseServer server;
 
     SqlDeployment(DeploymentSettings settings, Engine engine) {
         super(settings);
@@ -71,36 +66,14 @@ final class SqlDeployment extends Deployment {
 
     @Override
     String start(Set<FaultKind> faults) {
-        String url;
-        switch (engine) {
-            case POSTGRES -> {
-                PostgresServer started = PostgresServer.launch();
-                server = started;
-                url = started.jdbcUrl();
-            }
-            case MYSQL -> {
-                MariaDbServer started = MariaDbServer.launch();
-                server = started;
-                url = started.jdbcUrl();
-            }
-            case H2 -> {
-                H2Server started = H2Server.launch();
-                server = started;
-                url = started.jdbcUrl();
-            }
-            default -> throw new IllegalStateException("unknown engine " + engine);
-        }
-        jdbcUrl = url;
+        DatabaseServer started = engine.launch.get();
+        server = started;
         // the table, once, before the workers race to create it
-        JdbcLockClient.builder().jdbcUrl(url).table(TABLE).build().close();
+        JdbcLockClient.builder().jdbcUrl(started.jdbcUrl()).table(TABLE).build().close();
         for (int i = 0; i < settings.processes(); i++) {
-            proxies.add(TcpProxy.to(port(url)));
+            proxies.add(TcpProxy.to(started.port()));
         }
-        return engine.product + " " + url + " through one proxy per client";
-    }
-
-    private static int port(String url) {
-        return Integer.parseInt(urlParts(url).group(2));
+        return engine.product + " " + started.jdbcUrl() + " through one proxy per client";
     }
 
     private static Matcher urlParts(String url) {
@@ -113,7 +86,7 @@ final class SqlDeployment extends Deployment {
 
     @Override
     WorkerClient workerClient(int slot) {
-        Matcher m = urlParts(running(jdbcUrl));
+        Matcher m = urlParts(running(server).jdbcUrl());
         return new WorkerClient(Clients.class, m.group(1) + proxies.get(slot).port() + m.group(3));
     }
 
@@ -124,7 +97,7 @@ final class SqlDeployment extends Deployment {
 
     @Override
     String injectServerFault(FaultKind kind) throws InterruptedException {
-        BackendControl current = running(server);
+        DatabaseServer current = running(server);
         return switch (kind) {
             case RESTART -> {
                 current.stop();
@@ -139,10 +112,10 @@ final class SqlDeployment extends Deployment {
     /** Ends every other session on the server, directly (not through a client's proxy); returns how many. */
     private int endSessions() {
         // the coordinator's connection goes to the server itself, as an operator's would
-        String url = running(jdbcUrl);
-        try (Connection connection = DriverManager.getConnection(url)) {
+        DatabaseServer current = running(server);
+        try (Connection connection = DriverManager.getConnection(current.jdbcUrl())) {
             List<Long> sessions = new ArrayList<>();
-            try (PreparedStatement query = connection.prepareStatement(engine.otherSessions); ResultSet rows = query.executeQuery()) {
+            try (Statement query = connection.createStatement(); ResultSet rows = query.executeQuery(current.otherSessionsQuery())) {
                 while (rows.next()) {
                     sessions.add(rows.getLong(1));
                 }
@@ -150,7 +123,7 @@ final class SqlDeployment extends Deployment {
             int ended = 0;
             for (long session : sessions) {
                 try (Statement end = connection.createStatement()) {
-                    end.execute(engine.endSession.replace("?", Long.toString(session)));
+                    end.execute(current.endSessionStatement().replace("?", Long.toString(session)));
                     ended++;
                 } catch (SQLException e) {
                     // the session ended on its own in the meantime
@@ -158,7 +131,7 @@ final class SqlDeployment extends Deployment {
             }
             return ended;
         } catch (SQLException e) {
-            throw new IllegalStateException("cannot end the sessions on " + url + ": " + e.getMessage(), e);
+            throw new IllegalStateException("cannot end the sessions on " + current.jdbcUrl() + ": " + e.getMessage(), e);
         }
     }
 
@@ -172,12 +145,8 @@ final class SqlDeployment extends Deployment {
     @Override
     public void close() {
         proxies.forEach(TcpProxy::close);
-        if (server instanceof AutoCloseable closeable) {
-            try {
-                closeable.close();
-            } catch (Exception e) {
-                throw new IllegalStateException("cannot stop the " + engine.product + " server", e);
-            }
+        if (server != null) {
+            server.close();
         }
     }
 

@@ -1,0 +1,29 @@
+package io.distlock.jdbc;
+
+import io.distlock.servers.BackendControl;
+import io.distlock.servers.DatabaseServer;
+import io.distlock.testkit.DeploymentExtension;
+
+/** One database server for a test class; subclasses say how to start it and the SQL the tests need. */
+abstract class DatabaseExtension<S extends DatabaseServer> extends DeploymentExtension<S> implements SqlDeployment {
+
+    @Override
+    protected void shutDown(S running) {
+        running.close();
+    }
+
+    @Override
+    public String target() {
+        return servers().jdbcUrl();
+    }
+
+    @Override
+    public BackendControl control() {
+        return servers();
+    }
+
+    @Override
+    public String otherSessions() {
+        return servers().otherSessionsQuery();
+    }
+}
