@@ -1,0 +1,58 @@
+package io.distlock.etcd;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.LockException;
+import io.etcd.jetcd.common.exception.ClosedClientException;
+import io.etcd.jetcd.common.exception.EtcdException;
+import io.grpc.StatusRuntimeException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
+
+/** Turns jetcd and gRPC failures into distlock exceptions naming the endpoints and the lock. */
+final class EtcdErrors {
+    private final String endpoints;
+
+    EtcdErrors(String endpoints) {
+        this.endpoints = endpoints;
+    }
+
+    LockException translate(Throwable failure, String operation, String lockName) {
+        Throwable cause = failure;
+        while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        if (cause instanceof LockException lockException) {
+            return lockException;
+        }
+        String what = operation + " of lock '" + lockName + "'";
+        if (cause instanceof TimeoutException) {
+            return new BackendUnavailableException(what + ": etcd at " + endpoints + " did not answer in time", cause);
+        }
+        if (cause instanceof ClosedClientException) {
+            return new LockException(what + ": the etcd client is closed", cause);
+        }
+        if (cause instanceof EtcdException etcd) {
+            switch (etcd.getErrorCode()) {
+                case UNAVAILABLE, DEADLINE_EXCEEDED, CANCELLED, ABORTED, RESOURCE_EXHAUSTED -> {
+                    return new BackendUnavailableException(what + ": etcd at " + endpoints + " is unavailable: " + etcd.getMessage(), cause);
+                }
+                case PERMISSION_DENIED, UNAUTHENTICATED -> {
+                    return new LockException(what + " was refused by etcd at " + endpoints + ": " + etcd.getMessage()
+                            + " (check the user, the password and that its role may read and write the namespace's key range)", cause);
+                }
+                default -> {
+                    return new LockException(what + " failed on etcd at " + endpoints + ": " + etcd.getMessage(), cause);
+                }
+            }
+        }
+        if (cause instanceof StatusRuntimeException status) {
+            return switch (status.getStatus().getCode()) {
+                case UNAVAILABLE, DEADLINE_EXCEEDED, CANCELLED -> new BackendUnavailableException(
+                        what + ": etcd at " + endpoints + " is unavailable: " + status.getMessage(), cause);
+                default -> new LockException(what + " failed on etcd at " + endpoints + ": " + status.getMessage(), cause);
+            };
+        }
+        return new LockException(what + " failed on etcd at " + endpoints + ": " + cause, cause);
+    }
+}

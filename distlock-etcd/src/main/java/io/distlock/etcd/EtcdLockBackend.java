@@ -1,0 +1,314 @@
+package io.distlock.etcd;
+
+import io.distlock.LockException;
+import io.distlock.LockOptions;
+import io.distlock.spi.LockBackend;
+import io.distlock.spi.OwnerCheck;
+import io.distlock.spi.QueueingAcquire;
+import io.distlock.spi.SessionEvents;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KV;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.DeleteOption;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.PutOption;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+
+/**
+ * The storage operations on etcd. Each waiter is a key {@code <namespace>/<name>/<lease>-<owner id>} on
+ * the client's session lease, created only if absent; the key with the lowest create revision holds the
+ * lock; each waiter watches only the key created just before its own, for its deletion. The fencing token
+ * is the holder key's create revision: revisions only grow, across restarts and leader elections.
+ */
+final class EtcdLockBackend implements LockBackend, QueueingAcquire, SessionEvents {
+    /*
+     * etcd's own concurrency.Mutex, on KV, Txn and Watch; not the server's Lock RPC, which blocks on the
+     * server and cannot be cancelled cleanly.
+     *
+     * Every request is bounded by the operation timeout here (jetcd has no per-call deadline), so that no
+     * cleanup chain waits forever. A key whose create may or may not have happened (the request failed or
+     * timed out) is deleted in the background; so is the key of a waiter that gave up, retried until the
+     * delete is answered or the session lease it belongs to is gone: a left-over key would block the
+     * queue for a whole TTL. Deletes compare the create revision, so a retried delete can never remove a
+     * newer key (our keys are unique per acquisition anyway).
+     *
+     * A lease is never trusted longer than the session: renew() sends a keep-alive of the session lease
+     * as well as reading the key, so a confirmed renewal at time t means the server keeps the key until
+     * t + TTL at least; and leaseTime may not exceed the TTL (checkOptions).
+     */
+    private static final long CLEANUP_RETRY_MILLIS = 500;
+
+    private final Client client;
+    private final boolean ownsClient;
+    private final KV kv;
+    private final LockKeys keys;
+    private final EtcdSession session;
+    private final EtcdErrors errors;
+    private final String endpoints;
+    private final Duration timeout;
+    private final ScheduledExecutorService scheduler;
+    private final ByteSequence ownerValue;
+    private final ConcurrentHashMap<String, QueueEntry> entries = new ConcurrentHashMap<>();
+
+    EtcdLockBackend(Client client, boolean ownsClient, LockKeys keys, EtcdSession session, String endpoints, Duration timeout,
+            ScheduledExecutorService scheduler, String ownerDescription) {
+        this.client = client;
+        this.ownsClient = ownsClient;
+        this.kv = client.getKVClient();
+        this.keys = keys;
+        this.session = session;
+        this.errors = new EtcdErrors(endpoints);
+        this.endpoints = endpoints;
+        this.timeout = timeout;
+        this.scheduler = scheduler;
+        this.ownerValue = LockKeys.bytes(ownerDescription);
+    }
+
+    @Override
+    public String describe() {
+        return "etcd://" + endpoints.replace("http://", "").replace("https://", "");
+    }
+
+    @Override
+    public Duration operationTimeout() {
+        return timeout;
+    }
+
+    @Override
+    public void checkOptions(LockOptions options) {
+        Duration ttl = session.ttl();
+        if (options.leaseTime().compareTo(ttl) > 0) {
+            throw new IllegalArgumentException("leaseTime " + options.leaseTime() + " is longer than the etcd session TTL of " + ttl
+                    + " granted by " + endpoints + ": a holder paused past its session loses its key while its lease would still "
+                    + "look valid. Use a leaseTime of at most " + ttl + ", or raise sessionTtl");
+        }
+    }
+
+    @Override
+    public CompletableFuture<QueueTicket> enqueue(String name, String ownerId, Duration leaseTime) {
+        CompletableFuture<QueueTicket> attempt = session.lease().thenCompose(lease -> join(name, ownerId, lease)
+                .handle((ticket, failure) -> {
+                    if (failure == null) {
+                        return CompletableFuture.completedFuture(ticket);
+                    }
+                    if (EtcdSession.leaseNotFound(failure)) {
+                        // the session expired just now: lost for the engine; join once more on a new lease
+                        session.lost(lease, "the etcd server at " + endpoints + " no longer knows the session lease " + Long.toHexString(lease));
+                        return session.lease().thenCompose(next -> join(name, ownerId, next));
+                    }
+                    return CompletableFuture.<QueueTicket>failedFuture(failure);
+                }).thenCompose(next -> next));
+        CompletableFuture<QueueTicket> result = bounded("acquire", name, () -> attempt);
+        result.whenComplete((ticket, failure) -> {
+            if (failure != null) {
+                // it may still join (a slow or frozen server answers later): leave once it is known to have joined,
+                // not before - a delete that overtook the create would leave the key behind
+                attempt.thenAccept(QueueTicket::leave);
+            }
+        });
+        return result;
+    }
+
+    private CompletableFuture<QueueTicket> join(String name, String ownerId, long lease) {
+        ByteSequence key = keys.key(name, lease, ownerId);
+        CompletableFuture<TxnResponse> commit = kv.txn()
+                .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                .Then(Op.put(key, ownerValue, PutOption.builder().withLeaseId(lease).build()))
+                .Else(Op.get(key, GetOption.DEFAULT))
+                .commit();
+        commit.whenComplete((response, failure) -> {
+            if (failure != null && !EtcdSession.leaseNotFound(failure)) {
+                // an error answer does not prove the put was not applied (a connection that broke after it):
+                // delete now and once more later, when a request still in the server's pipeline has landed
+                deleteInBackground(key, 0, lease);
+                try {
+                    scheduler.schedule(() -> deleteInBackground(key, 0, lease), Math.max(2_000, timeout.toMillis()), TimeUnit.MILLISECONDS);
+                } catch (RuntimeException shutDown) {
+                    // closing: the session lease is revoked, and the key with it
+                }
+            }
+        });
+        return commit.thenApply(response -> {
+            long revision = response.isSucceeded() ? response.getHeader().getRevision()
+                    : response.getGetResponses().get(0).getKvs().get(0).getCreateRevision(); // our own earlier try
+            QueueEntry entry = new QueueEntry(key, revision, lease);
+            entries.put(ownerId, entry);
+            return new QueueKey(this, name, ownerId, entry);
+        });
+    }
+
+    @Override
+    public CompletableFuture<OwnerCheck> renew(String name, String ownerId, Duration leaseTime) {
+        QueueEntry entry = entries.get(ownerId);
+        if (entry == null) {
+            return CompletableFuture.completedFuture(OwnerCheck.MISSING);
+        }
+        return bounded("renewal", name, () -> {
+            CompletableFuture<Boolean> alive = session.keepAlive(entry.lease());
+            CompletableFuture<GetResponse> read = kv.get(entry.key(), GetOption.builder().withKeysOnly(true).build());
+            return alive.thenCombine(read, (sessionAlive, response) -> sessionAlive && response.getKvs().stream()
+                    .anyMatch(kv -> kv.getCreateRevision() == entry.revision()) ? OwnerCheck.OWNER : OwnerCheck.MISSING);
+        });
+    }
+
+    @Override
+    public CompletableFuture<OwnerCheck> release(String name, String ownerId) {
+        QueueEntry entry = entries.remove(ownerId);
+        if (entry == null) {
+            return CompletableFuture.completedFuture(OwnerCheck.MISSING);
+        }
+        return bounded("release", name, () -> deleteIfRevision(entry.key(), entry.revision()))
+                .thenApply(deleted -> deleted ? OwnerCheck.OWNER : OwnerCheck.MISSING);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> forceRelease(String name) {
+        return bounded("forceUnlock", name, () -> kv.get(keys.prefix(name), GetOption.builder().isPrefix(true).withKeysOnly(true)
+                        .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND).withLimit(1).build())
+                .thenCompose(response -> {
+                    if (response.getKvs().isEmpty()) {
+                        return CompletableFuture.completedFuture(false);
+                    }
+                    KeyValue holder = response.getKvs().get(0);
+                    return deleteIfRevision(holder.getKey(), holder.getCreateRevision());
+                }));
+    }
+
+    @Override
+    public CompletableFuture<Boolean> isLocked(String name) {
+        return bounded("isLocked", name, () -> kv.get(keys.prefix(name), GetOption.builder().isPrefix(true).withCountOnly(true).build())
+                .thenApply(response -> response.getCount() > 0));
+    }
+
+    @Override
+    public void addSessionListener(SessionListener listener) {
+        session.listener(listener);
+    }
+
+    /** Deletes {@code key} if its create revision is {@code revision} (any, if 0); true if it deleted it. */
+    CompletableFuture<Boolean> deleteIfRevision(ByteSequence key, long revision) {
+        if (revision == 0) {
+            return kv.delete(key, DeleteOption.DEFAULT).thenApply(response -> response.getDeleted() > 0);
+        }
+        return kv.txn().If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
+                .Then(Op.delete(key, DeleteOption.DEFAULT))
+                .commit()
+                .thenApply(response -> response.isSucceeded());
+    }
+
+    /**
+     * Deletes a queue key of ours, retried every half second until etcd answers or the session lease that
+     * holds the key has certainly expired on the server (after which the key is gone anyway).
+     */
+    CompletableFuture<Void> deleteInBackground(ByteSequence key, long revision, long lease) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        long attempts = Math.max(1, session.ttl().toMillis() / CLEANUP_RETRY_MILLIS + 1);
+        deleteAttempt(key, revision, attempts, done);
+        return done;
+    }
+
+    private void deleteAttempt(ByteSequence key, long revision, long attemptsLeft, CompletableFuture<Void> done) {
+        CompletableFuture<Boolean> attempt;
+        try {
+            attempt = deleteIfRevision(key, revision).orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RuntimeException closed) {
+            done.complete(null);
+            return;
+        }
+        attempt.whenComplete((deleted, failure) -> {
+            if (failure == null || attemptsLeft <= 1 || scheduler.isShutdown()) {
+                done.complete(null);
+                return;
+            }
+            try {
+                scheduler.schedule(() -> deleteAttempt(key, revision, attemptsLeft - 1, done), CLEANUP_RETRY_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (RuntimeException shutDown) {
+                done.complete(null);
+            }
+        });
+    }
+
+    /** Forgets that {@code ownerId} holds {@code entry} (its ticket left the queue). */
+    void forget(String ownerId, QueueEntry entry) {
+        entries.remove(ownerId, entry);
+    }
+
+    Client client() {
+        return client;
+    }
+
+    KV kv() {
+        return kv;
+    }
+
+    LockKeys keys() {
+        return keys;
+    }
+
+    EtcdSession session() {
+        return session;
+    }
+
+    /**
+     * Runs an etcd call, bounded by the operation timeout, its failures translated. The call's own future
+     * is left alone when the time runs out (orTimeout would fail it too, and with it the cleanup that
+     * waits for its real outcome).
+     */
+    <T> CompletableFuture<T> bounded(String operation, String name, Supplier<CompletableFuture<T>> call) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        CompletableFuture<T> running;
+        try {
+            running = call.get();
+        } catch (RuntimeException e) {
+            result.completeExceptionally(errors.translate(e, operation, name));
+            return result;
+        }
+        ScheduledFuture<?> timer;
+        try {
+            timer = scheduler.schedule(() -> result.completeExceptionally(errors.translate(new TimeoutException(), operation, name)),
+                    timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RuntimeException closed) {
+            result.completeExceptionally(new LockException(operation + " of lock '" + name + "': the client is closed", closed));
+            return result;
+        }
+        running.whenComplete((value, failure) -> {
+            timer.cancel(false);
+            if (failure != null) {
+                result.completeExceptionally(errors.translate(failure, operation, name));
+            } else {
+                result.complete(value);
+            }
+        });
+        return result;
+    }
+
+    LockException vanished(String name) {
+        return new LockException("the queue key of lock '" + name + "' on etcd at " + endpoints
+                + " vanished (its session lease expired, or the key was deleted)");
+    }
+
+    @Override
+    public void close() {
+        session.close(timeout);
+        scheduler.shutdownNow();
+        if (ownsClient) {
+            client.close();
+        }
+    }
+
+    /** A key of ours in some lock's queue. */
+    record QueueEntry(ByteSequence key, long revision, long lease) {}
+}

@@ -1,0 +1,41 @@
+package io.distlock.etcd;
+
+import io.etcd.jetcd.ByteSequence;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Keys of a lock's queue: {@code <namespace>/<name, URL-encoded>/<session lease, hex>-<owner id>}. The
+ * encoded name has no '/', so one lock's prefix never covers another's; the lease in the key shows an
+ * operator ({@code etcdctl get --prefix}) which session a waiter belongs to.
+ */
+final class LockKeys {
+    private final String namespace;
+
+    LockKeys(String namespace) {
+        this.namespace = namespace;
+    }
+
+    /** Returns the prefix of every key of lock {@code name}, ending in '/'. */
+    ByteSequence prefix(String name) {
+        return bytes(prefixText(name));
+    }
+
+    /** Returns the key of one waiter. */
+    ByteSequence key(String name, long leaseId, String ownerId) {
+        return bytes(prefixText(name) + Long.toHexString(leaseId) + "-" + ownerId);
+    }
+
+    /** Returns the prefix of every lock of this namespace, for listings. */
+    ByteSequence namespacePrefix() {
+        return bytes(namespace + "/");
+    }
+
+    private String prefixText(String name) {
+        return namespace + "/" + URLEncoder.encode(name, StandardCharsets.UTF_8) + "/";
+    }
+
+    static ByteSequence bytes(String text) {
+        return ByteSequence.from(text, StandardCharsets.UTF_8);
+    }
+}

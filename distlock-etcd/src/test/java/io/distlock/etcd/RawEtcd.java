@@ -1,0 +1,51 @@
+package io.distlock.etcd;
+
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.options.GetOption;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** Reads and changes etcd directly, bypassing distlock, for raw-state assertions and faults. */
+final class RawEtcd implements AutoCloseable {
+    private final Client client;
+    private final LockKeys keys = new LockKeys(EtcdLockClient.DEFAULT_NAMESPACE);
+
+    RawEtcd(String endpoints) {
+        client = Client.builder().endpoints(endpoints.split(",")).build();
+    }
+
+    /** Returns the queue keys of a lock, oldest first. */
+    List<KeyValue> queue(String name) {
+        try {
+            return client.getKVClient().get(keys.prefix(name), GetOption.builder().isPrefix(true)
+                    .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND).build())
+                    .get(10, TimeUnit.SECONDS).getKvs();
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot read the queue of lock '" + name + "'", e);
+        }
+    }
+
+    /** Revokes a lease, as its expiry on the server would end it: its keys are deleted. */
+    void revoke(long lease) {
+        try {
+            client.getLeaseClient().revoke(lease).get(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot revoke lease " + Long.toHexString(lease), e);
+        }
+    }
+
+    static String keyText(KeyValue kv) {
+        return kv.getKey().toString(StandardCharsets.UTF_8);
+    }
+
+    Client client() {
+        return client;
+    }
+
+    @Override
+    public void close() {
+        client.close();
+    }
+}
