@@ -25,6 +25,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.IntFunction;
 import java.util.function.Supplier;
 
 /**
@@ -124,12 +125,20 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, SessionEven
 
     private CompletableFuture<QueueTicket> join(String name, String ownerId, long lease) {
         ByteSequence key = keys.key(name, lease, ownerId);
-        CompletableFuture<TxnResponse> commit = kv.txn()
+        // create-if-absent, else read: a retry after an ambiguous error finds its own key instead of a second one
+        CompletableFuture<QueueTicket> joined = retried(attempt -> kv.txn()
                 .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
                 .Then(Op.put(key, ownerValue, PutOption.builder().withLeaseId(lease).build()))
                 .Else(Op.get(key, GetOption.DEFAULT))
-                .commit();
-        commit.whenComplete((response, failure) -> {
+                .commit()
+                .thenApply(response -> {
+                    long revision = response.isSucceeded() ? response.getHeader().getRevision()
+                            : response.getGetResponses().get(0).getKvs().get(0).getCreateRevision(); // our own earlier try
+                    QueueEntry entry = new QueueEntry(key, revision, lease);
+                    entries.put(ownerId, entry);
+                    return new QueueKey(this, name, ownerId, entry);
+                }));
+        joined.whenComplete((ticket, failure) -> {
             if (failure != null && !EtcdSession.leaseNotFound(failure)) {
                 // an error answer does not prove the put was not applied (a connection that broke after it):
                 // delete now and once more later, when a request still in the server's pipeline has landed
@@ -141,13 +150,7 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, SessionEven
                 }
             }
         });
-        return commit.thenApply(response -> {
-            long revision = response.isSucceeded() ? response.getHeader().getRevision()
-                    : response.getGetResponses().get(0).getKvs().get(0).getCreateRevision(); // our own earlier try
-            QueueEntry entry = new QueueEntry(key, revision, lease);
-            entries.put(ownerId, entry);
-            return new QueueKey(this, name, ownerId, entry);
-        });
+        return joined;
     }
 
     @Override
@@ -156,12 +159,12 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, SessionEven
         if (entry == null) {
             return CompletableFuture.completedFuture(OwnerCheck.MISSING);
         }
-        return bounded("renewal", name, () -> {
+        return bounded("renewal", name, () -> retried(attempt -> {
             CompletableFuture<Boolean> alive = session.keepAlive(entry.lease());
             CompletableFuture<GetResponse> read = kv.get(entry.key(), GetOption.builder().withKeysOnly(true).build());
             return alive.thenCombine(read, (sessionAlive, response) -> sessionAlive && response.getKvs().stream()
                     .anyMatch(kv -> kv.getCreateRevision() == entry.revision()) ? OwnerCheck.OWNER : OwnerCheck.MISSING);
-        });
+        }));
     }
 
     @Override
@@ -170,13 +173,14 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, SessionEven
         if (entry == null) {
             return CompletableFuture.completedFuture(OwnerCheck.MISSING);
         }
-        return bounded("release", name, () -> deleteIfRevision(entry.key(), entry.revision()))
-                .thenApply(deleted -> deleted ? OwnerCheck.OWNER : OwnerCheck.MISSING);
+        // a retry after an ambiguous error that finds the key gone: our first delete went through (OwnerCheck allows it)
+        return bounded("release", name, () -> retried(attempt -> deleteIfRevision(entry.key(), entry.revision())
+                .thenApply(deleted -> deleted || attempt > 0 ? OwnerCheck.OWNER : OwnerCheck.MISSING)));
     }
 
     @Override
     public CompletableFuture<Boolean> forceRelease(String name) {
-        return bounded("forceUnlock", name, () -> kv.get(keys.prefix(name), GetOption.builder().isPrefix(true).withKeysOnly(true)
+        return bounded("forceUnlock", name, () -> retried(attempt -> kv.get(keys.prefix(name), GetOption.builder().isPrefix(true).withKeysOnly(true)
                         .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND).withLimit(1).build())
                 .thenCompose(response -> {
                     if (response.getKvs().isEmpty()) {
@@ -184,13 +188,13 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, SessionEven
                     }
                     KeyValue holder = response.getKvs().get(0);
                     return deleteIfRevision(holder.getKey(), holder.getCreateRevision());
-                }));
+                })));
     }
 
     @Override
     public CompletableFuture<Boolean> isLocked(String name) {
-        return bounded("isLocked", name, () -> kv.get(keys.prefix(name), GetOption.builder().isPrefix(true).withCountOnly(true).build())
-                .thenApply(response -> response.getCount() > 0));
+        return bounded("isLocked", name, () -> retried(attempt -> kv.get(keys.prefix(name), GetOption.builder().isPrefix(true)
+                .withCountOnly(true).build()).thenApply(response -> response.getCount() > 0)));
     }
 
     @Override
@@ -239,6 +243,54 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, SessionEven
                 done.complete(null);
             }
         });
+    }
+
+    /**
+     * Runs {@code attempt} (given its number, from 0) and again while it fails with a transient error
+     * (UNAVAILABLE: no leader, leader changed, connection lost) and the operation timeout has not passed;
+     * every caller's request is safe to repeat. jetcd itself does not retry transactions.
+     */
+    <T> CompletableFuture<T> retried(IntFunction<CompletableFuture<T>> attempt) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        retry(attempt, 0, System.nanoTime() + timeout.toNanos(), result);
+        return result;
+    }
+
+    private <T> void retry(IntFunction<CompletableFuture<T>> attempt, int number, long deadline, CompletableFuture<T> result) {
+        CompletableFuture<T> running;
+        try {
+            running = attempt.apply(number);
+        } catch (RuntimeException e) {
+            result.completeExceptionally(e);
+            return;
+        }
+        running.whenComplete((value, failure) -> {
+            if (failure == null) {
+                result.complete(value);
+                return;
+            }
+            long delayMillis = Math.min(500, 50L << Math.min(number, 4));
+            if (!transientFailure(failure) || result.isDone() || System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMillis) - deadline > 0) {
+                result.completeExceptionally(failure);
+                return;
+            }
+            try {
+                scheduler.schedule(() -> retry(attempt, number + 1, deadline, result), delayMillis, TimeUnit.MILLISECONDS);
+            } catch (RuntimeException shutDown) {
+                result.completeExceptionally(failure);
+            }
+        });
+    }
+
+    static boolean transientFailure(Throwable failure) {
+        Throwable cause = failure;
+        while (cause instanceof java.util.concurrent.CompletionException && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        if (cause instanceof io.etcd.jetcd.common.exception.EtcdException etcd) {
+            return etcd.getErrorCode() == io.etcd.jetcd.common.exception.ErrorCode.UNAVAILABLE;
+        }
+        return cause instanceof io.grpc.StatusRuntimeException status && status.getStatus().getCode() == io.grpc.Status.Code.UNAVAILABLE;
     }
 
     /** Forgets that {@code ownerId} holds {@code entry} (its ticket left the queue). */

@@ -119,7 +119,7 @@ public final class EtcdLockClient extends ForwardingLockClient {
                 try {
                     uri = URI.create(endpoint);
                 } catch (IllegalArgumentException e) {
-                    throw new IllegalArgumentException("endpoint '" + endpoint + "' is not a URL: " + e.getMessage(), e);
+                    throw new IllegalArgumentException("endpoint '" + endpoint + "' must look like http://host:port (" + e.getMessage() + ")", e);
                 }
                 if (!"http".equals(uri.getScheme()) && !"https".equals(uri.getScheme()) || uri.getHost() == null || uri.getPort() < 0) {
                     throw new IllegalArgumentException("endpoint '" + endpoint + "' must look like http://host:port");
@@ -200,7 +200,8 @@ public final class EtcdLockClient extends ForwardingLockClient {
                         .endpoints(endpoints.toArray(URI[]::new))
                         .connectTimeout(operationTimeout())
                         .retryChronoUnit(ChronoUnit.MILLIS).retryDelay(50).retryMaxDelay(500)
-                        .retryMaxDuration(operationTimeout())
+                        // transient errors (a leader change) are retried until the operation timeout, not just once
+                        .retryMaxAttempts(1000).retryMaxDuration(operationTimeout())
                         .waitForReady(false);
                 if (user != null) {
                     jetcd.user(ByteSequence.from(user, StandardCharsets.UTF_8)).password(ByteSequence.from(password, StandardCharsets.UTF_8));

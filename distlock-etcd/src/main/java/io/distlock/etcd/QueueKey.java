@@ -51,7 +51,7 @@ final class QueueKey implements QueueTicket {
         GetOption mine = GetOption.builder().withKeysOnly(true).build();
         GetOption predecessor = GetOption.builder().isPrefix(true).withKeysOnly(true).withMaxCreateRevision(entry.revision() - 1)
                 .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.DESCEND).withLimit(1).build();
-        return backend.bounded("acquire", name, () -> backend.kv().txn()
+        return backend.bounded("acquire", name, () -> backend.retried(attempt -> backend.kv().txn()
                 .Then(Op.get(entry.key(), mine), Op.get(backend.keys().prefix(name), predecessor))
                 .commit()
                 .thenApply(response -> {
@@ -66,7 +66,7 @@ final class QueueKey implements QueueTicket {
                     }
                     watch(ahead.getKvs().get(0).getKey(), response.getHeader().getRevision() + 1);
                     return AcquireResult.busy(Duration.ZERO);
-                }));
+                })));
     }
 
     private void watch(ByteSequence predecessor, long fromRevision) {

@@ -37,6 +37,26 @@ public final class HolderProcess implements AutoCloseable {
         return Long.parseLong(jvm.awaitLine(line -> line.startsWith(HELD), timeout).substring(HELD.length()).trim());
     }
 
+    /** Freezes the holder JVM (SIGSTOP): it neither renews nor releases until {@link #resume()}. */
+    public void pause() {
+        signal("STOP");
+    }
+
+    /** Thaws a paused holder JVM (SIGCONT). */
+    public void resume() {
+        signal("CONT");
+    }
+
+    private void signal(String signal) {
+        try {
+            new ProcessBuilder("kill", "-" + signal, Long.toString(jvm.pid())).inheritIO().start().waitFor(10, TimeUnit.SECONDS);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("cannot send SIG" + signal + " to the holder", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /** Kills the holder with SIGKILL: it releases nothing. */
     public void kill() throws InterruptedException {
         jvm.kill();

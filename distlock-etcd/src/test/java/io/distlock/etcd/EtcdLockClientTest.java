@@ -1,0 +1,174 @@
+package io.distlock.etcd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.DistributedLock;
+import io.distlock.Lease;
+import io.distlock.LockClient;
+import io.distlock.LockOptions;
+import io.distlock.servers.Await;
+import io.distlock.servers.FreePorts;
+import io.distlock.testkit.EtcdClusterExtension;
+import io.distlock.testkit.HolderProcess;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** What the etcd backend adds to the contract: queue order, no left-over keys, the session, clear errors. */
+class EtcdLockClientTest {
+    private static final Duration SOON = Duration.ofSeconds(30);
+    @RegisterExtension
+    static final EtcdClusterExtension etcd = new EtcdClusterExtension();
+    private static RawEtcd raw;
+    private final List<LockClient> toClose = new ArrayList<>();
+    private final ExecutorService threads = Executors.newCachedThreadPool();
+
+    @BeforeAll
+    static void connectRaw() {
+        raw = new RawEtcd(etcd.target());
+    }
+
+    @AfterAll
+    static void closeRaw() {
+        if (raw != null) {
+            raw.close();
+        }
+    }
+
+    @AfterEach
+    void closeAll() {
+        threads.shutdownNow();
+        toClose.forEach(LockClient::close);
+    }
+
+    private LockClient client() {
+        LockClient client = new EtcdClientFactory().create(etcd.target());
+        toClose.add(client);
+        return client;
+    }
+
+    @Test
+    void waitersAcquireInArrivalOrderAcrossClients() throws Exception {
+        String name = "fair-" + System.nanoTime();
+        Lease first = client().getLock(name).acquire();
+        List<Integer> order = new CopyOnWriteArrayList<>();
+        List<Future<?>> waiters = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            int arrival = i;
+            DistributedLock lock = client().getLock(name);
+            waiters.add(threads.submit(() -> {
+                try (Lease lease = lock.acquire(SOON)) {
+                    order.add(arrival);
+                }
+                return null;
+            }));
+            int queued = i + 2;
+            Await.until(SOON, "waiter " + i + " is queued", () -> raw.queue(name).size() == queued);
+        }
+        first.close();
+        for (Future<?> waiter : waiters) {
+            waiter.get(60, TimeUnit.SECONDS);
+        }
+        assertThat(order).containsExactly(0, 1, 2, 3, 4);
+        assertThat(raw.queue(name)).isEmpty();
+    }
+
+    @Test
+    void timeoutsAndInterruptsLeaveNoKeysBehind() throws Exception {
+        String name = "leftovers/" + System.nanoTime();
+        DistributedLock holder = client().getLock(name);
+        DistributedLock waiter = client().getLock(name);
+        Lease held = holder.acquire();
+        assertThat(waiter.tryAcquire(Duration.ofMillis(200))).isEmpty();
+        assertThat(raw.queue(name)).as("the waiter's key is gone when tryAcquire returns").hasSize(1);
+        assertThat(waiter.tryLock()).isFalse();
+        assertThat(raw.queue(name)).as("the waiter's key is gone when tryLock returns").hasSize(1);
+
+        CountDownLatch queued = new CountDownLatch(1);
+        Future<Object> interrupted = threads.submit(() -> {
+            queued.countDown();
+            return waiter.tryAcquire(Duration.ofMinutes(5));
+        });
+        assertThat(queued.await(10, TimeUnit.SECONDS)).isTrue();
+        Await.until(SOON, "the waiter is queued", () -> raw.queue(name).size() == 2);
+        interrupted.cancel(true);
+        Await.until(SOON, "only the holder's key is left", () -> raw.queue(name).size() == 1);
+        held.close();
+        assertThat(raw.queue(name)).as("queue keys after everyone left").isEmpty();
+    }
+
+    @Test
+    void theKeyNamesTheSessionLeaseAndIsAttachedToIt() throws Exception {
+        String name = "layout-" + System.nanoTime();
+        EtcdLockClient client = (EtcdLockClient) client();
+        try (Lease lease = client.getLock(name).acquire()) {
+            var key = raw.queue(name).get(0);
+            assertThat(RawEtcd.keyText(key)).startsWith("distlock/" + name + "/" + Long.toHexString(client.sessionLease()) + "-");
+            assertThat(key.getLease()).isEqualTo(client.sessionLease());
+            assertThat(lease.fencingToken()).as("the token is the key's create revision").isEqualTo(key.getCreateRevision());
+        }
+    }
+
+    @Test
+    void aPausedHolderProcessLosesItsKeyWithItsSessionAndTheWaiterGetsALargerToken() throws Exception {
+        String name = "paused-holder-" + System.nanoTime();
+        try (HolderProcess holder = HolderProcess.start(EtcdClientFactory.class, etcd.target(), name, EtcdClientFactory.SESSION_TTL)) {
+            long held = holder.awaitHeldToken(SOON);
+            DistributedLock waiter = client().getLock(name);
+            assertThat(waiter.tryAcquire(Duration.ofMillis(300))).as("the holder holds it while it runs").isEmpty();
+            holder.pause();
+            try {
+                // no keep-alive from the frozen holder: etcd expires its session lease, and its key with it
+                Optional<Lease> next = waiter.tryAcquire(SOON);
+                assertThat(next).as("the waiter got the lock of the paused holder").isPresent();
+                assertThat(next.get().fencingToken()).isGreaterThan(held);
+                next.get().close();
+            } finally {
+                holder.resume();
+            }
+        }
+    }
+
+    @Test
+    void theLeaseNeverOutlastsTheSessionTtl() {
+        String target = etcd.target();
+        assertThatThrownBy(() -> EtcdLockClient.builder().endpoints(target).sessionTtl(Duration.ofSeconds(3))
+                .leaseTime(Duration.ofSeconds(10)).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("session TTL");
+        LockClient client = EtcdLockClient.builder().endpoints(target).sessionTtl(Duration.ofSeconds(3)).build();
+        toClose.add(client);
+        assertThatThrownBy(() -> client.getLock("x", LockOptions.builder().leaseTime(Duration.ofSeconds(4)).build()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("leaseTime");
+        assertThat(client.getLock("x").getClass()).isNotNull(); // the default lease is the granted TTL: accepted
+    }
+
+    @Test
+    void badArgumentsAndAnUnreachableServerGiveClearErrors() {
+        assertThatThrownBy(() -> EtcdLockClient.create(" ")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("endpoints");
+        assertThatThrownBy(() -> EtcdLockClient.create("127.0.0.1:2379")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("http://host:port");
+        assertThatThrownBy(() -> EtcdLockClient.builder().sessionTtl(Duration.ofMillis(1500)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("sessionTtl");
+        assertThatThrownBy(() -> EtcdLockClient.builder().namespace("a b")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("namespace");
+        assertThatThrownBy(() -> EtcdLockClient.builder().build()).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("endpoints");
+        String nobody = "http://127.0.0.1:" + FreePorts.next();
+        assertThatThrownBy(() -> EtcdLockClient.builder().endpoints(nobody).operationTimeout(Duration.ofSeconds(1)).build())
+                .isInstanceOf(BackendUnavailableException.class).hasMessageContaining(nobody);
+    }
+}
