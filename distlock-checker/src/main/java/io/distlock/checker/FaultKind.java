@@ -30,6 +30,8 @@ public enum FaultKind {
     NODES_DOWN("nodes-down", false),
     /** Kill one member of an ensemble for a while. */
     MEMBER("member", false),
+    /** Kill the member that leads the cluster for a while; the others elect a new leader. */
+    LEADER("leader", false),
     /** End every client session on the database server (pg_terminate_backend, KILL); clients reconnect. */
     CONNECTION_KILL("connection-kill", false);
 

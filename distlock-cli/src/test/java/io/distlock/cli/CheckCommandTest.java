@@ -64,8 +64,11 @@ class CheckCommandTest {
         assertThat(commandLine.execute("check", "--backend", "zookeeper", "--lock", "naive-set-nx")).isEqualTo(2);
         assertThat(err.toString()).contains("runs on Redis only");
 
-        assertThat(commandLine.execute("check", "--backend", "etcd")).isEqualTo(2);
-        assertThat(err.toString()).contains("--backend must be one of redis, sentinel, cluster, redlock, zookeeper, postgres, mysql, h2");
+        assertThat(commandLine.execute("check", "--backend", "consul")).isEqualTo(2);
+        assertThat(err.toString()).contains("--backend must be one of redis, sentinel, cluster, redlock, zookeeper, etcd, postgres, mysql, h2");
+
+        assertThat(commandLine.execute("check", "--backend", "etcd", "--faults", "partition")).isEqualTo(2);
+        assertThat(err.toString()).contains(io.distlock.servers.EtcdBinary.available() ? "'partition' is not a etcd fault" : "no etcd binary");
 
         if (!io.distlock.servers.MariaDbServer.binariesOnClasspath()) {
             assertThat(commandLine.execute("check", "--backend", "mysql")).isEqualTo(2);
@@ -138,6 +141,13 @@ class CheckCommandTest {
     void distlockOnRedLockKeepsEveryClaimWhenNodesFail() throws Exception {
         assertDistlockKeepsItsClaims(new String[] {"(a minority)", "forgot its votes"},
                 "--backend", "redlock", "--faults", "nodes-down,node-restart,kill", "--time", "30s", "--lease", "500ms", "--seed", "8");
+    }
+
+    @Test
+    void distlockOnEtcdKeepsEveryClaimWhenMembersAndLeadersDie() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(io.distlock.servers.EtcdBinary.available(), "no etcd binary");
+        assertDistlockKeepsItsClaims(new String[] {"paused process", "killed process", "session expired", "killed etcd member", "(the leader)"},
+                "--backend", "etcd", "--time", "40s", "--lease", "500ms", "--seed", "15", "--liveness-bound", "8s");
     }
 
     @Test

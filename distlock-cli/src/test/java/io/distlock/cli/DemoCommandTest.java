@@ -41,8 +41,11 @@ class DemoCommandTest {
         assertThat(err.toString()).contains("cannot reach");
 
         err = new StringWriter();
-        assertThat(run(err, "demo", "--backend", "etcd")).isEqualTo(2);
-        assertThat(err.toString()).contains("--backend must be one of redis, zookeeper, postgres, mysql, h2");
+        assertThat(run(err, "demo", "--backend", "consul")).isEqualTo(2);
+        assertThat(err.toString()).contains("--backend must be one of redis, zookeeper, etcd, postgres, mysql, h2");
+
+        assertThat(run(err, "demo", "--etcd", "http://127.0.0.1:1")).isEqualTo(2);
+        assertThat(err.toString()).contains("--etcd needs --backend etcd");
 
         err = new StringWriter();
         assertThat(run(err, "demo", "--backend", "mysql")).isEqualTo(2);
@@ -81,6 +84,16 @@ class DemoCommandTest {
             assertThat(field(json, strategy, "doubleSoldItems")).as("%s double-sold items", strategy).isZero();
             assertThat(field(json, strategy, "sold")).as("%s sold the whole stock", strategy).isEqualTo(20);
         }
+    }
+
+    @Test
+    void distlockFencedOnEtcdNeverOversellsEither() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(io.distlock.servers.EtcdBinary.available(), "no etcd binary");
+        String json = runDemo("demo", "--json", "--seed", "14", "--backend", "etcd", "--strategies", "distlock-fenced",
+                "--workers", "2", "--threads", "3", "--stock", "20", "--attempts", "100");
+        assertThat(field(json, "distlock-fenced", "oversold")).as("oversold").isZero();
+        assertThat(field(json, "distlock-fenced", "doubleSoldItems")).as("double-sold items").isZero();
+        assertThat(field(json, "distlock-fenced", "sold")).as("sold the whole stock").isEqualTo(20);
     }
 
     @Test

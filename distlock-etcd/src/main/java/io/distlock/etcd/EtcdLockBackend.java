@@ -18,6 +18,7 @@ import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -27,6 +28,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.IntFunction;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The storage operations on etcd. Each waiter is a key {@code <namespace>/<name>/<lease>-<owner id>} on
@@ -41,16 +44,16 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, SessionEven
      *
      * Every request is bounded by the operation timeout here (jetcd has no per-call deadline), so that no
      * cleanup chain waits forever. A key whose create may or may not have happened (the request failed or
-     * timed out) is deleted in the background; so is the key of a waiter that gave up, retried until the
-     * delete is answered or the session lease it belongs to is gone: a left-over key would block the
-     * queue for a whole TTL. Deletes compare the create revision, so a retried delete can never remove a
+     * timed out) is deleted in the background; so is the key of a waiter that gave up and of a release
+     * that was not answered, retried until the delete is answered or the session lease it belongs to is
+     * gone: a left-over key on a live session would block the queue for as long as the client runs. Deletes compare the create revision, so a retried delete can never remove a
      * newer key (our keys are unique per acquisition anyway).
      *
      * A lease is never trusted longer than the session: renew() sends a keep-alive of the session lease
      * as well as reading the key, so a confirmed renewal at time t means the server keeps the key until
      * t + TTL at least; and leaseTime may not exceed the TTL (checkOptions).
      */
-    private static final long CLEANUP_RETRY_MILLIS = 500;
+    private static final Logger log = LoggerFactory.getLogger(EtcdLockBackend.class);
 
     private final Client client;
     private final boolean ownsClient;
@@ -174,8 +177,15 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, SessionEven
             return CompletableFuture.completedFuture(OwnerCheck.MISSING);
         }
         // a retry after an ambiguous error that finds the key gone: our first delete went through (OwnerCheck allows it)
-        return bounded("release", name, () -> retried(attempt -> deleteIfRevision(entry.key(), entry.revision())
+        CompletableFuture<OwnerCheck> released = bounded("release", name, () -> retried(attempt -> deleteIfRevision(entry.key(), entry.revision())
                 .thenApply(deleted -> deleted || attempt > 0 ? OwnerCheck.OWNER : OwnerCheck.MISSING)));
+        released.whenComplete((check, failure) -> {
+            if (failure != null) {
+                // unanswered (no leader, unreachable): the key must not outlive the release, the session goes on
+                deleteInBackground(entry.key(), entry.revision(), entry.lease());
+            }
+        });
+        return released;
     }
 
     @Override
@@ -214,31 +224,35 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, SessionEven
     }
 
     /**
-     * Deletes a queue key of ours, retried every half second until etcd answers or the session lease that
-     * holds the key has certainly expired on the server (after which the key is gone anyway).
+     * Deletes a queue key of ours in the background, retried (every half second, then every second) until
+     * etcd answers, or the session lease the key is on is no longer this client's (lost or revoked: the
+     * key goes with it on the server), or the client closes (which revokes the lease).
      */
     CompletableFuture<Void> deleteInBackground(ByteSequence key, long revision, long lease) {
         CompletableFuture<Void> done = new CompletableFuture<>();
-        long attempts = Math.max(1, session.ttl().toMillis() / CLEANUP_RETRY_MILLIS + 1);
-        deleteAttempt(key, revision, attempts, done);
+        deleteAttempt(key, revision, lease, 0, done);
         return done;
     }
 
-    private void deleteAttempt(ByteSequence key, long revision, long attemptsLeft, CompletableFuture<Void> done) {
-        CompletableFuture<Boolean> attempt;
+    private void deleteAttempt(ByteSequence key, long revision, long lease, int attempt, CompletableFuture<Void> done) {
+        CompletableFuture<Boolean> deleting;
         try {
-            attempt = deleteIfRevision(key, revision).orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            deleting = deleteIfRevision(key, revision).orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (RuntimeException closed) {
             done.complete(null);
             return;
         }
-        attempt.whenComplete((deleted, failure) -> {
-            if (failure == null || attemptsLeft <= 1 || scheduler.isShutdown()) {
+        deleting.whenComplete((deleted, failure) -> {
+            if (failure == null || scheduler.isShutdown() || session.currentLease() != lease) {
                 done.complete(null);
                 return;
             }
+            if (attempt == 0) {
+                log.warn("distlock-etcd: deleting queue key {} failed ({}); retrying in the background while the session lasts",
+                        key.toString(StandardCharsets.UTF_8), failure.toString());
+            }
             try {
-                scheduler.schedule(() -> deleteAttempt(key, revision, attemptsLeft - 1, done), CLEANUP_RETRY_MILLIS, TimeUnit.MILLISECONDS);
+                scheduler.schedule(() -> deleteAttempt(key, revision, lease, attempt + 1, done), attempt < 4 ? 500 : 1000, TimeUnit.MILLISECONDS);
             } catch (RuntimeException shutDown) {
                 done.complete(null);
             }

@@ -144,6 +144,25 @@ class EtcdLockClientTest {
     }
 
     @Test
+    void aReleaseThatIsNotAnsweredIsRetriedSoTheKeyDoesNotOutliveIt() throws Exception {
+        String name = "unanswered-release-" + System.nanoTime();
+        LockClient client = client();
+        Lease held = client.getLock(name).acquire();
+        etcd.control().pause();
+        try {
+            // the release times out and says so; the session outlives the outage
+            assertThatThrownBy(held::close).isInstanceOf(BackendUnavailableException.class);
+        } finally {
+            etcd.control().resume();
+        }
+        Await.until(SOON, "the unanswered release's key is deleted in the background", () -> raw.queue(name).isEmpty());
+        assertThat(((EtcdLockClient) client).sessionLease()).as("the same session lives on").isNotZero();
+        try (Lease next = client().getLock(name).acquire(Duration.ofSeconds(5))) {
+            assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+        }
+    }
+
+    @Test
     void theLeaseNeverOutlastsTheSessionTtl() {
         String target = etcd.target();
         assertThatThrownBy(() -> EtcdLockClient.builder().endpoints(target).sessionTtl(Duration.ofSeconds(3))

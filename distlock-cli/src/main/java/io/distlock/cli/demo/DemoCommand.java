@@ -4,6 +4,8 @@ import io.distlock.cli.options.EnumIdConverter;
 import io.distlock.cli.options.LeaseOption;
 import io.distlock.cli.options.RedisOption;
 import io.distlock.cli.options.SeedOption;
+import io.distlock.servers.EtcdBinary;
+import io.distlock.servers.EtcdCluster;
 import io.distlock.servers.RedisServer;
 import io.distlock.servers.ZooKeeperServer;
 import io.lettuce.core.RedisClient;
@@ -44,13 +46,17 @@ public final class DemoCommand implements Callable<Integer> {
     @Mixin
     RedisOption redis = new RedisOption();
 
-    @Option(names = "--backend", defaultValue = "redis", paramLabel = "redis|zookeeper|postgres|mysql|h2", converter = BackendConverter.class,
+    @Option(names = "--backend", defaultValue = "redis", paramLabel = "redis|zookeeper|etcd|postgres|mysql|h2", converter = BackendConverter.class,
             description = "Backend of distlock's strategies (the textbook locks and the stock always use Redis). Default: ${DEFAULT-VALUE}.")
     DemoBackend backend;
 
     @Option(names = "--zookeeper", paramLabel = "HOST:PORT",
             description = "With --backend zookeeper: use this ensemble instead of starting an in-process ZooKeeper.")
     @Nullable String zookeeper;
+
+    @Option(names = "--etcd", paramLabel = "URLS",
+            description = "With --backend etcd: use these endpoints (http://host:port, comma-separated) instead of starting an etcd server.")
+    @Nullable String etcd;
 
     @Option(names = "--jdbc-url", paramLabel = "URL",
             description = "With --backend postgres, mysql or h2: keep the locks in this database (user and password in the URL) instead of "
@@ -110,6 +116,8 @@ public final class DemoCommand implements Callable<Integer> {
         ZooKeeperServer embeddedZooKeeper = null;
         String zooKeeperConnect = zookeeper;
         String database = jdbcUrl;
+        String etcdEndpoints = etcd;
+        EtcdCluster embeddedEtcd = null;
         AutoCloseable embeddedDatabase = null;
         String uri = redis.uri().orElse(null);
         if (uri == null) {
@@ -125,6 +133,12 @@ public final class DemoCommand implements Callable<Integer> {
                 zooKeeperConnect = embeddedZooKeeper.connectString();
                 progress.println(zooKeeperConnect);
             }
+            if (backend == DemoBackend.ETCD && etcdEndpoints == null) {
+                progress.print("starting an etcd server (" + EtcdBinary.version() + ") ... ");
+                embeddedEtcd = EtcdCluster.launch();
+                etcdEndpoints = embeddedEtcd.endpoints();
+                progress.println(etcdEndpoints);
+            }
             if (backend.sql() && database == null) {
                 progress.print("starting " + (backend == DemoBackend.POSTGRES ? "a PostgreSQL server" : "an in-process H2 TCP server") + " ... ");
                 EmbeddedDatabase started = EmbeddedDatabase.start(backend);
@@ -135,7 +149,10 @@ public final class DemoCommand implements Callable<Integer> {
             progress.printf(Locale.ROOT, "racing %d attempts for %d items: %d worker processes x %d threads, lease %d ms, distlock on %s, seed %d%n",
                     attempts, stock, workers, threads, leaseMs, backend.id(), runSeed);
             List<DemoResult> results = new ArrayList<>();
-            DemoRace race = new DemoRace(uri, zooKeeperConnect, database, workers, threads, stock, attempts, runSeed, leaseMs, stallRate, progress);
+            List<String> backendArgs = zooKeeperConnect != null && backend == DemoBackend.ZOOKEEPER ? List.of("--zookeeper", zooKeeperConnect)
+                    : backend == DemoBackend.ETCD ? List.of("--etcd", etcdEndpoints)
+                    : database != null ? List.of("--jdbc", database) : List.of();
+            DemoRace race = new DemoRace(uri, backendArgs, workers, threads, stock, attempts, runSeed, leaseMs, stallRate, progress);
             for (int i = 0; i < chosen.size(); i++) {
                 results.add(race.run(chosen.get(i), i + 1, chosen.size()));
             }
@@ -148,7 +165,7 @@ public final class DemoCommand implements Callable<Integer> {
                 System.out.println("faults: p = worker processes frozen mid-purchase (SIGSTOP), s = purchases whose work outlived the lease");
                 System.out.println("repeat this run: ./distlock demo --seed " + runSeed
                         + (backend == DemoBackend.REDIS ? "" : " --backend " + backend.id()) + redis.uri().map(u -> " --redis " + u).orElse("")
-                        + (jdbcUrl == null ? "" : " --jdbc-url '" + jdbcUrl + "'"));
+                        + (jdbcUrl == null ? "" : " --jdbc-url '" + jdbcUrl + "'") + (etcd == null ? "" : " --etcd " + etcd));
             }
             // the guarantee distlock claims is the fenced one; the unfenced lease check is best effort
             boolean fencedOversold = results.stream()
@@ -160,6 +177,9 @@ public final class DemoCommand implements Callable<Integer> {
             }
             if (embeddedZooKeeper != null) {
                 embeddedZooKeeper.close();
+            }
+            if (embeddedEtcd != null) {
+                embeddedEtcd.close();
             }
             if (embedded != null) {
                 embedded.close();
@@ -174,6 +194,9 @@ public final class DemoCommand implements Callable<Integer> {
         require(attempts >= 1 && attempts <= 1_000_000, "--attempts must be between 1 and 1000000, was " + attempts);
         require(stallRate >= 0 && stallRate <= 1, "--stall-rate must be between 0 and 1, was " + stallRate);
         require(zookeeper == null || backend == DemoBackend.ZOOKEEPER, "--zookeeper needs --backend zookeeper");
+        require(etcd == null || backend == DemoBackend.ETCD, "--etcd needs --backend etcd");
+        require(backend != DemoBackend.ETCD || etcd != null || EtcdBinary.available(), "--backend etcd needs an etcd server: "
+                + EtcdBinary.HOW_TO_INSTALL + ", or pass --etcd http://host:port");
         require(jdbcUrl == null || backend.sql(), "--jdbc-url needs --backend postgres, mysql or h2");
         require(jdbcUrl == null || jdbcUrl.startsWith("jdbc:"), "--jdbc-url must start with jdbc:");
         require(backend != DemoBackend.MYSQL || jdbcUrl != null, "--backend mysql needs --jdbc-url (the demo cannot start a MySQL or MariaDB "

@@ -9,15 +9,13 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.jspecify.annotations.Nullable;
 
 /** Runs one strategy's race: reset the store, start the workers, show progress, gather the result. */
 final class DemoRace {
     private static final long RACE_TIMEOUT_SECONDS = 300;
 
     private final String uri;
-    private final @Nullable String zooKeeper;
-    private final @Nullable String jdbcUrl;
+    private final List<String> backendArgs;
     private final int workers;
     private final int threads;
     private final int stock;
@@ -28,10 +26,10 @@ final class DemoRace {
     private final PrintStream progress;
     private final boolean interactive = System.console() != null;
 
-    DemoRace(String uri, @Nullable String zooKeeper, @Nullable String jdbcUrl, int workers, int threads, int stock, int attempts, long seed, long leaseMs, double stallRate, PrintStream progress) {
+    /** {@code backendArgs}: what tells each worker where distlock's locks live ({@code --zookeeper X}, {@code --jdbc URL}, {@code --etcd URLS}; none for Redis). */
+    DemoRace(String uri, List<String> backendArgs, int workers, int threads, int stock, int attempts, long seed, long leaseMs, double stallRate, PrintStream progress) {
         this.uri = uri;
-        this.zooKeeper = zooKeeper;
-        this.jdbcUrl = jdbcUrl;
+        this.backendArgs = List.copyOf(backendArgs);
         this.workers = workers;
         this.threads = threads;
         this.stock = stock;
@@ -58,12 +56,7 @@ final class DemoRace {
             List<String> args = new java.util.ArrayList<>(List.of("--redis", uri, "--strategy", strategy.id(), "--threads", Integer.toString(threads),
                     "--attempts", Integer.toString(attempts), "--seed", Long.toString(seed), "--lease-ms", Long.toString(leaseMs),
                     "--stall-rate", Double.toString(stallRate)));
-            if (zooKeeper != null) {
-                args.addAll(List.of("--zookeeper", zooKeeper));
-            }
-            if (jdbcUrl != null) {
-                args.addAll(List.of("--jdbc", jdbcUrl));
-            }
+            args.addAll(backendArgs);
             try (WorkerProcesses processes = new WorkerProcesses(workers, args)) {
                 processes.awaitReady(Duration.ofSeconds(120));
                 long start = System.nanoTime();

@@ -3,6 +3,7 @@ package io.distlock.cli.demo;
 import io.distlock.LockClient;
 import io.distlock.LockOptions;
 import io.distlock.jdbc.JdbcLockClient;
+import io.distlock.etcd.EtcdLockClient;
 import io.distlock.zookeeper.ZooKeeperLockClient;
 import io.distlock.redis.RedisLockClient;
 import io.distlock.servers.ParentJvm;
@@ -110,6 +111,10 @@ public final class DemoWorker {
         String jdbcUrl = args.get("jdbc");
         if (jdbcUrl != null) {
             return JdbcLockClient.builder().jdbcUrl(jdbcUrl).table("distlock_demo_locks").lockOptions(options).build();
+        }
+        String etcd = args.get("etcd");
+        if (etcd != null) {
+            return EtcdLockClient.builder().endpoints(etcd).sessionTtl(Duration.ofSeconds(2)).namespace("distlock-demo").lockOptions(options).build();
         }
         String zooKeeper = args.get("zookeeper");
         if (zooKeeper != null) {

@@ -1,0 +1,94 @@
+package io.distlock.cli.check;
+
+import io.distlock.LockClient;
+import io.distlock.LockOptions;
+import io.distlock.checker.FaultKind;
+import io.distlock.etcd.EtcdLockClient;
+import io.distlock.servers.EtcdCluster;
+import io.distlock.servers.EtcdMember;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/** A three-member etcd cluster; followers are killed round robin, or the leader. */
+final class EtcdDeployment extends Deployment {
+    private static final Duration MEMBER_DOWN = Duration.ofSeconds(3);
+
+    private @Nullable EtcdCluster cluster;
+    private int nextMember;
+
+    EtcdDeployment(DeploymentSettings settings) {
+        super(settings);
+    }
+
+    /** The workers' session TTL: twice the lease, in whole seconds, at least 2 s. */
+    static Duration sessionTtlFor(Duration lease) {
+        return Duration.ofSeconds(Math.max(2, (lease.toMillis() * 2 + 999) / 1000));
+    }
+
+    @Override
+    List<FaultKind> faultKinds() {
+        return List.of(FaultKind.PAUSE, FaultKind.KILL, FaultKind.EXPIRE, FaultKind.MEMBER, FaultKind.LEADER);
+    }
+
+    @Override
+    String start(Set<FaultKind> faults) {
+        EtcdCluster started = EtcdCluster.launch(3, false);
+        cluster = started;
+        return "etcd cluster " + started.endpoints();
+    }
+
+    @Override
+    WorkerClient workerClient(int slot) {
+        return new WorkerClient(Clients.class, running().endpoints());
+    }
+
+    @Override
+    Duration sessionTimeout() {
+        return sessionTtlFor(settings.lease());
+    }
+
+    @Override
+    String injectServerFault(FaultKind kind) throws InterruptedException {
+        EtcdCluster members = running();
+        int leader = members.awaitLeader();
+        int victim;
+        if (kind == FaultKind.LEADER) {
+            victim = leader;
+        } else if (kind == FaultKind.MEMBER) {
+            victim = nextMember++ % members.size();
+        } else {
+            return super.injectServerFault(kind);
+        }
+        EtcdMember member = members.member(victim);
+        member.kill();
+        Thread.sleep(MEMBER_DOWN.toMillis());
+        member.start();
+        members.awaitLeader();
+        return "killed etcd member " + member.name() + (victim == leader ? " (the leader)" : "") + " for " + MEMBER_DOWN.toSeconds() + " s";
+    }
+
+    private EtcdCluster running() {
+        if (cluster == null) {
+            throw new IllegalStateException("the etcd deployment is not started");
+        }
+        return cluster;
+    }
+
+    @Override
+    public void close() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    /** Worker clients on the cluster; the target is its comma-separated endpoints. */
+    static final class Clients implements WorkerClientFactory {
+        @Override
+        public LockClient create(String target, LockOptions options) {
+            return EtcdLockClient.builder().endpoints(target).sessionTtl(sessionTtlFor(options.leaseTime()))
+                    .operationTimeout(Duration.ofSeconds(2)).namespace("distlock-check").lockOptions(options).build();
+        }
+    }
+}
