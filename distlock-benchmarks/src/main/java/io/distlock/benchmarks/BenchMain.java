@@ -10,6 +10,8 @@ import io.distlock.servers.MariaDbServer;
 import io.distlock.servers.PostgresServer;
 import io.distlock.servers.RedisServer;
 import io.distlock.servers.TcpProxy;
+import io.distlock.servers.EtcdBinary;
+import io.distlock.servers.EtcdCluster;
 import io.distlock.servers.ZooKeeperServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,6 +42,9 @@ public final class BenchMain implements Callable<Integer> {
     @Option(names = "--zookeeper", description = "ZooKeeper to use (default: start one in-process).")
     String zookeeper;
 
+    @Option(names = "--etcd", description = "etcd endpoints to use (default: start one etcd server; needs an etcd binary).")
+    String etcd;
+
     @Option(names = "--databases", split = ",", defaultValue = "postgres,mariadb",
             description = "Databases to start for the SQL implementations (postgres, mariadb). Default: ${DEFAULT-VALUE}.")
     List<String> databases;
@@ -58,6 +63,7 @@ public final class BenchMain implements Callable<Integer> {
 
     @Option(names = "--impls", split = ",", description = "Implementations (default: all): raw-eval, distlock-redis, "
             + "redisson-rlock, redisson-fenced, spring-spin, spring-pubsub, textbook-setnx, distlock-zookeeper, curator-mutex, "
+            + "distlock-etcd, jetcd-lock, "
             + "distlock-jdbc, shedlock-jdbc, spring-jdbc (the last three on every database).")
     List<String> impls;
 
@@ -87,6 +93,11 @@ public final class BenchMain implements Callable<Integer> {
         List<String> all = impls == null ? new ArrayList<>(Contenders.REDIS) : new ArrayList<>(impls);
         if (impls == null) {
             all.addAll(Contenders.ZOOKEEPER);
+            if (EtcdBinary.available()) {
+                all.addAll(Contenders.ETCD);
+            } else {
+                System.err.println("no etcd binary: distlock-etcd and jetcd-lock are not measured (" + EtcdBinary.HOW_TO_INSTALL + ")");
+            }
             all.addAll(SqlContenders.IDS);
         }
         List<String> sqlContenders = all.stream().filter(SqlContenders.IDS::contains).toList();
@@ -96,10 +107,14 @@ public final class BenchMain implements Callable<Integer> {
         boolean needsZooKeeper = contenders.stream().anyMatch(Contenders.ZOOKEEPER::contains);
         ZooKeeperServer zooKeeperServer = needsZooKeeper && zookeeper == null ? ZooKeeperServer.launch() : null;
         String zooKeeperConnect = zookeeper != null ? zookeeper : zooKeeperServer != null ? zooKeeperServer.connectString() : null;
+        boolean needsEtcd = contenders.stream().anyMatch(Contenders.ETCD::contains);
+        EtcdCluster etcdServer = needsEtcd && etcd == null ? EtcdCluster.launch() : null;
+        Contenders.Targets targets = new Contenders.Targets(redisUri, zooKeeperConnect,
+                etcd != null ? etcd : etcdServer != null ? etcdServer.endpoints() : null);
         try {
             List<Measurement> medians = new ArrayList<>();
             for (Scenario scenario : chosen) {
-                medians.addAll(ScenarioRun.medians(contenders, id -> Contenders.create(id, redisUri, zooKeeperConnect), scenario,
+                medians.addAll(ScenarioRun.medians(contenders, id -> Contenders.create(id, targets), scenario,
                         this.rounds, Duration.ofSeconds(warmupSeconds), Duration.ofSeconds(durationSeconds), System.err));
             }
             List<Measurement> sqlMedians = new ArrayList<>();
@@ -138,7 +153,7 @@ public final class BenchMain implements Callable<Integer> {
                     List<CrossProcess.Result> rounds = new ArrayList<>();
                     for (int round = 0; round < this.rounds; round++) {
                         System.err.printf(Locale.ROOT, "x4 round %d/%d %-20s ", round + 1, this.rounds, id);
-                        CrossProcess.Result r = CrossProcess.run(id, redisUri, zooKeeperConnect, warmupSeconds, durationSeconds, "x4-" + round);
+                        CrossProcess.Result r = CrossProcess.run(id, targets, warmupSeconds, durationSeconds, "x4-" + round);
                         System.err.printf(Locale.ROOT, "%10.0f cycles/s  handoff p50 %6.0f us%n", r.cyclesPerSecond(), r.handoffP50Nanos() / 1e3);
                         rounds.add(r);
                     }
@@ -168,6 +183,7 @@ public final class BenchMain implements Callable<Integer> {
             environment.put("cores", Integer.toString(Runtime.getRuntime().availableProcessors()));
             environment.put("jdk", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
             environment.put("redis", String.valueOf(redisUri));
+            environment.put("etcd", targets.etcd() == null ? "null" : EtcdBinary.version());
             environment.put("databases", databasesMeasured.toString());
             environment.put("rounds", Integer.toString(this.rounds));
             environment.put("secondsPerRun", warmupSeconds + "+" + durationSeconds);
@@ -184,6 +200,9 @@ public final class BenchMain implements Callable<Integer> {
                     + (sqlMedians.isEmpty() ? "" : " and " + out.resolve("results-sql.svg")));
             return 0;
         } finally {
+            if (etcdServer != null) {
+                etcdServer.close();
+            }
             if (zooKeeperServer != null) {
                 zooKeeperServer.close();
             }

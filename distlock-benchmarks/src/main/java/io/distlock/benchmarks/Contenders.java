@@ -3,6 +3,7 @@ package io.distlock.benchmarks;
 import io.distlock.cli.bench.BasicContenders;
 import io.distlock.cli.bench.Contender;
 import io.distlock.redis.RedisLockClient;
+import io.distlock.etcd.EtcdLockClient;
 import io.distlock.zookeeper.ZooKeeperLockClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
@@ -22,17 +23,40 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
+import org.jspecify.annotations.Nullable;
 
 /** The implementations measured side by side; each gets its own client, as an application would. */
 final class Contenders {
     static final List<String> REDIS = List.of("raw-eval", "distlock-redis", "redisson-rlock", "redisson-fenced",
             "spring-spin", "spring-pubsub", "textbook-setnx");
     static final List<String> ZOOKEEPER = List.of("distlock-zookeeper", "curator-mutex");
+    static final List<String> ETCD = List.of("distlock-etcd", "jetcd-lock");
+
+    /** Where the servers are: a Redis URI, a ZooKeeper connect string, etcd endpoints (null when not needed). */
+    record Targets(@Nullable String redis, @Nullable String zooKeeper, @Nullable String etcd) {
+        /** Returns the targets as three arguments of a worker JVM ("null" for none). */
+        List<String> args() {
+            return List.of(String.valueOf(redis), String.valueOf(zooKeeper), String.valueOf(etcd));
+        }
+
+        /** Reads the targets from three worker arguments starting at {@code from}. */
+        static Targets from(String[] args, int from) {
+            return new Targets(orNull(args[from]), orNull(args[from + 1]), orNull(args[from + 2]));
+        }
+
+        private static @Nullable String orNull(String arg) {
+            return arg.equals("null") ? null : arg;
+        }
+    }
 
     private Contenders() {}
 
-    static Contender create(String id, String redisUri, String zooKeeper) {
+    static Contender create(String id, Targets targets) {
+        String redisUri = targets.redis();
+        String zooKeeper = targets.zooKeeper();
         return switch (id) {
+            case "distlock-etcd" -> BasicContenders.distlock(id, EtcdLockClient.builder().endpoints(targets.etcd()).namespace("bench").build());
+            case "jetcd-lock" -> new JetcdLock(targets.etcd());
             case "raw-eval" -> BasicContenders.rawEval(redisUri);
             case "distlock-redis" -> BasicContenders.distlock(id, RedisLockClient.create(redisUri));
             case "distlock-zookeeper" -> BasicContenders.distlock(id, ZooKeeperLockClient.builder().connectString(zooKeeper).namespace("bench").build());

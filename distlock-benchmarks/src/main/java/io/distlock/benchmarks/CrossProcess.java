@@ -41,7 +41,7 @@ final class CrossProcess {
         }
     }
 
-    static Result run(String id, String redisUri, String zooKeeper, int warmupSeconds, int durationSeconds, String lockName)
+    static Result run(String id, Contenders.Targets targets, int warmupSeconds, int durationSeconds, String lockName)
             throws Exception {
         List<ChildJvm> workers = new ArrayList<>();
         List<Path> outputs = new ArrayList<>();
@@ -51,7 +51,7 @@ final class CrossProcess {
                 outputs.add(out);
                 // default JVM flags: the workers are measured, so they get the full JIT
                 workers.add(ChildJvm.of(CrossProcess.class).name("x4-" + id + "-" + p)
-                        .args(id, redisUri, String.valueOf(zooKeeper), lockName, out.toString()).start());
+                        .args(workerArgs(id, targets, lockName, out)).start());
             }
             ChildJvm.awaitAllReady(workers, Duration.ofSeconds(120));
             // System.nanoTime is one clock for all processes here, so the window is given in absolute nanos
@@ -103,12 +103,18 @@ final class CrossProcess {
         }
     }
 
-    /** Worker JVM: id, redis, zookeeper, lock name, output file; READY, then "GO start measureFrom measureTo" on stdin. */
+    private static List<String> workerArgs(String id, Contenders.Targets targets, String lockName, Path out) {
+        List<String> args = new ArrayList<>(List.of(id));
+        args.addAll(targets.args());
+        args.addAll(List.of(lockName, out.toString()));
+        return args;
+    }
+
+    /** Worker JVM: id, redis, zookeeper, etcd, lock name, output file; READY, then "GO start measureFrom measureTo" on stdin. */
     public static void main(String[] args) throws Exception {
-        String zooKeeper = args[2].equals("null") ? null : args[2];
         AtomicBoolean failed = new AtomicBoolean();
         List<long[]> all = new ArrayList<>();
-        try (Contender contender = Contenders.create(args[0], args[1], zooKeeper)) {
+        try (Contender contender = Contenders.create(args[0], Contenders.Targets.from(args, 1))) {
             Optional<String> go = ParentJvm.readyThenAwaitGo();
             if (go.isEmpty()) {
                 return; // the coordinator gave up
@@ -126,7 +132,7 @@ final class CrossProcess {
                     List<long[]> mine = new ArrayList<>();
                     try {
                         while (System.nanoTime() < end) {
-                            long[] interval = contender.timedCycle(args[3]);
+                            long[] interval = contender.timedCycle(args[4]);
                             if (interval[0] > warmupEnd && interval[1] < end) {
                                 mine.add(interval);
                             }
@@ -146,7 +152,7 @@ final class CrossProcess {
                 thread.join();
             }
         }
-        try (DataOutputStream out = new DataOutputStream(Files.newOutputStream(Path.of(args[4])))) {
+        try (DataOutputStream out = new DataOutputStream(Files.newOutputStream(Path.of(args[5])))) {
             out.writeInt(all.size());
             for (long[] interval : all) {
                 out.writeLong(interval[0]);

@@ -38,8 +38,7 @@ final class EtcdErrors {
                     return new BackendUnavailableException(what + ": etcd at " + endpoints + " is unavailable: " + etcd.getMessage(), cause);
                 }
                 case PERMISSION_DENIED, UNAUTHENTICATED -> {
-                    return new LockException(what + " was refused by etcd at " + endpoints + ": " + etcd.getMessage()
-                            + " (check the user, the password and that its role may read and write the namespace's key range)", cause);
+                    return refused(what, etcd.getMessage(), cause);
                 }
                 default -> {
                     return new LockException(what + " failed on etcd at " + endpoints + ": " + etcd.getMessage(), cause);
@@ -50,9 +49,15 @@ final class EtcdErrors {
             return switch (status.getStatus().getCode()) {
                 case UNAVAILABLE, DEADLINE_EXCEEDED, CANCELLED -> new BackendUnavailableException(
                         what + ": etcd at " + endpoints + " is unavailable: " + status.getMessage(), cause);
+                case PERMISSION_DENIED, UNAUTHENTICATED -> refused(what, status.getMessage(), cause);
                 default -> new LockException(what + " failed on etcd at " + endpoints + ": " + status.getMessage(), cause);
             };
         }
         return new LockException(what + " failed on etcd at " + endpoints + ": " + cause, cause);
+    }
+
+    private LockException refused(String what, String message, Throwable cause) {
+        return new LockException(what + " was refused by etcd at " + endpoints + ": " + message
+                + " (check the user and password, and that the user's role may read and write the namespace's key range)", cause);
     }
 }
