@@ -20,6 +20,7 @@ import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
@@ -128,18 +129,26 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, SessionEven
 
     private CompletableFuture<QueueTicket> join(String name, String ownerId, long lease) {
         ByteSequence key = keys.key(name, lease, ownerId);
-        // create-if-absent, else read: a retry after an ambiguous error finds its own key instead of a second one
+        // create-if-absent, else read: a retry after an ambiguous error finds its own key instead of a second one.
+        // Both branches also read the oldest key of the lock, as etcd's concurrency.Mutex does: when it is ours,
+        // the lock is held after this one round trip
+        GetOption oldest = GetOption.builder().isPrefix(true).withKeysOnly(true).withSortField(GetOption.SortTarget.CREATE)
+                .withSortOrder(GetOption.SortOrder.ASCEND).withLimit(1).build();
+        ByteSequence prefix = keys.prefix(name);
         CompletableFuture<QueueTicket> joined = retried(attempt -> kv.txn()
                 .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-                .Then(Op.put(key, ownerValue, PutOption.builder().withLeaseId(lease).build()))
-                .Else(Op.get(key, GetOption.DEFAULT))
+                .Then(Op.put(key, ownerValue, PutOption.builder().withLeaseId(lease).build()), Op.get(prefix, oldest))
+                .Else(Op.get(key, GetOption.DEFAULT), Op.get(prefix, oldest))
                 .commit()
                 .thenApply(response -> {
+                    List<GetResponse> reads = response.getGetResponses();
                     long revision = response.isSucceeded() ? response.getHeader().getRevision()
-                            : response.getGetResponses().get(0).getKvs().get(0).getCreateRevision(); // our own earlier try
+                            : reads.get(0).getKvs().get(0).getCreateRevision(); // our own earlier try
+                    List<KeyValue> first = reads.get(reads.size() - 1).getKvs();
+                    boolean holds = !first.isEmpty() && first.get(0).getCreateRevision() == revision;
                     QueueEntry entry = new QueueEntry(key, revision, lease);
                     entries.put(ownerId, entry);
-                    return new QueueKey(this, name, ownerId, entry);
+                    return new QueueKey(this, name, ownerId, entry, holds);
                 }));
         joined.whenComplete((ticket, failure) -> {
             if (failure != null && !EtcdSession.leaseNotFound(failure)) {

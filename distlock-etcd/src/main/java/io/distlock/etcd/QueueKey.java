@@ -20,7 +20,8 @@ import org.jspecify.annotations.Nullable;
 /** A waiter's key in a lock's queue, and its one watch on the key created just before it. */
 final class QueueKey implements QueueTicket {
     /*
-     * One turn check is one read-only transaction: does my key still exist, and which key of this lock
+     * The join already told whether the key is the oldest (then the first check answers at once). After
+     * that, one turn check is one read-only transaction: does my key still exist, and which key of this lock
      * has the highest create revision below mine? None: my turn (the token is my create revision). One:
      * watch it for deletion from the transaction's revision + 1, so a delete between the read and the
      * watch is still delivered (etcd replays history from that revision). A watch that errs (compacted,
@@ -37,17 +38,23 @@ final class QueueKey implements QueueTicket {
     private volatile @Nullable Runnable onTurn;
     private @Nullable ByteSequence watching;
     private Watch.@Nullable Watcher watcher;
+    private final AtomicBoolean heldAtJoin;
 
-    QueueKey(EtcdLockBackend backend, String name, String ownerId, QueueEntry entry) {
+    /** {@code heldAtJoin}: the join's transaction found this key the oldest of the lock, so the first turn check needs no read. */
+    QueueKey(EtcdLockBackend backend, String name, String ownerId, QueueEntry entry, boolean heldAtJoin) {
         this.backend = backend;
         this.name = name;
         this.ownerId = ownerId;
         this.entry = entry;
+        this.heldAtJoin = new AtomicBoolean(heldAtJoin);
     }
 
     @Override
     public CompletableFuture<AcquireResult> checkTurn(Runnable onMaybeTurn) {
         onTurn = onMaybeTurn;
+        if (heldAtJoin.getAndSet(false)) {
+            return CompletableFuture.completedFuture(AcquireResult.granted(entry.revision()));
+        }
         GetOption mine = GetOption.builder().withKeysOnly(true).build();
         GetOption predecessor = GetOption.builder().isPrefix(true).withKeysOnly(true).withMaxCreateRevision(entry.revision() - 1)
                 .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.DESCEND).withLimit(1).build();
