@@ -8,28 +8,35 @@ import io.etcd.jetcd.support.CloseableClient;
 import io.grpc.stub.StreamObserver;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 /**
- * jetcd's own Lock API, as its README shows it: one lease kept alive by jetcd's streaming keep-alive, and
- * the server-side Lock RPC (which blocks on the server until the lock is free) with that lease.
+ * jetcd's own Lock API, as its README shows it: a lease kept alive by jetcd's streaming keep-alive, and
+ * the server-side Lock RPC (which blocks on the server until the lock is free) with that lease. The
+ * server's lock key is the name plus the lease id, so two callers with one lease would both "hold" it:
+ * each thread gets a lease of its own, granted on its first lock.
  */
 final class JetcdLock implements Contender {
     private final Client client;
-    private final long lease;
-    private final CloseableClient keepAlive;
+    private final List<CloseableClient> keepAlives = new CopyOnWriteArrayList<>();
+    private final ThreadLocal<Long> lease = ThreadLocal.withInitial(this::grantLease);
     private final ThreadLocal<Map<String, ByteSequence>> held = ThreadLocal.withInitial(HashMap::new);
 
     JetcdLock(String endpoints) {
         client = Client.builder().endpoints(endpoints.split(",")).build();
+    }
+
+    private long grantLease() {
+        long id;
         try {
-            lease = client.getLeaseClient().grant(30).get(20, TimeUnit.SECONDS).getID();
+            id = client.getLeaseClient().grant(30).get(20, TimeUnit.SECONDS).getID();
         } catch (Exception e) {
-            client.close();
-            throw new IllegalStateException("jetcd: cannot grant a lease at " + endpoints, e);
+            throw new IllegalStateException("jetcd: cannot grant a lease", e);
         }
-        keepAlive = client.getLeaseClient().keepAlive(lease, new StreamObserver<LeaseKeepAliveResponse>() {
+        keepAlives.add(client.getLeaseClient().keepAlive(id, new StreamObserver<LeaseKeepAliveResponse>() {
             @Override
             public void onNext(LeaseKeepAliveResponse response) {}
 
@@ -38,7 +45,8 @@ final class JetcdLock implements Contender {
 
             @Override
             public void onCompleted() {}
-        });
+        }));
+        return id;
     }
 
     @Override
@@ -48,7 +56,7 @@ final class JetcdLock implements Contender {
 
     @Override
     public void lock(String lockName) throws Exception {
-        ByteSequence key = client.getLockClient().lock(ByteSequence.from("jetcd-bench/" + lockName, StandardCharsets.UTF_8), lease)
+        ByteSequence key = client.getLockClient().lock(ByteSequence.from("jetcd-bench/" + lockName, StandardCharsets.UTF_8), lease.get())
                 .get().getKey();
         held.get().put(lockName, key);
     }
@@ -60,7 +68,7 @@ final class JetcdLock implements Contender {
 
     @Override
     public void close() {
-        keepAlive.close();
+        keepAlives.forEach(CloseableClient::close);
         client.close();
     }
 }
