@@ -32,6 +32,63 @@ public interface LockClient extends AutoCloseable {
     DistributedLock getLock(String name, LockOptions options);
 
     /**
+     * Returns the fair lock with this name: granted in arrival order across all clients, each waiter
+     * in turn, with the client's default {@link LockOptions}. Everything else is as for
+     * {@link #getLock(String)}. A fair lock is separate from the plain lock of the same name.
+     *
+     * @throws UnsupportedOperationException if the backend has no fair locks (the message names it)
+     * @throws IllegalArgumentException if the name is invalid
+     * @throws IllegalStateException if the client is closed
+     */
+    DistributedLock getFairLock(String name);
+
+    /**
+     * Returns the fair lock with this name and these options.
+     *
+     * @throws UnsupportedOperationException if the backend has no fair locks
+     * @throws IllegalArgumentException if the name or the options are invalid for the backend
+     * @throws IllegalStateException if the client is closed
+     */
+    DistributedLock getFairLock(String name, LockOptions options);
+
+    /**
+     * Returns the read-write lock with this name, with the client's default {@link LockOptions}.
+     *
+     * @throws UnsupportedOperationException if the backend has no read-write locks (the message names it)
+     * @throws IllegalArgumentException if the name is invalid
+     * @throws IllegalStateException if the client is closed
+     */
+    DistributedReadWriteLock getReadWriteLock(String name);
+
+    /**
+     * Returns the read-write lock with this name; both sides acquire with these options.
+     *
+     * @throws UnsupportedOperationException if the backend has no read-write locks
+     * @throws IllegalArgumentException if the name or the options are invalid for the backend
+     * @throws IllegalStateException if the client is closed
+     */
+    DistributedReadWriteLock getReadWriteLock(String name, LockOptions options);
+
+    /**
+     * Returns the semaphore with this name and number of permits, whose permits are leases with the
+     * client's default {@link LockOptions}.
+     *
+     * @throws UnsupportedOperationException if the backend has no semaphores (the message names it)
+     * @throws IllegalArgumentException if the name is invalid or {@code permits} is not positive
+     * @throws IllegalStateException if the client is closed
+     */
+    DistributedSemaphore getSemaphore(String name, int permits);
+
+    /**
+     * Returns the semaphore with this name and number of permits, whose permits are leases with these options.
+     *
+     * @throws UnsupportedOperationException if the backend has no semaphores
+     * @throws IllegalArgumentException if the name, the permits or the options are invalid
+     * @throws IllegalStateException if the client is closed
+     */
+    DistributedSemaphore getSemaphore(String name, int permits, LockOptions options);
+
+    /**
      * Releases every lock this client holds, stops renewals and closes the backend connection, within
      * about one operation timeout however many locks it holds (the releases go out together). Every
      * lease held is lost first, with {@link LeaseLostException.Reason#CLIENT_CLOSED}: its listeners are

@@ -80,7 +80,16 @@ final class Acquisition {
 
     /** Leaves the acquisition to no thread: called by the acquiring thread before anyone else sees it. */
     void detach() {
+        Thread from = ownerThread;
+        if (from != null) {
+            slot.detached(this, from);
+        }
         ownerThread = null;
+    }
+
+    /** Returns the storage this acquisition is held in. */
+    io.distlock.spi.LockBackend backend() {
+        return slot.space.backend;
     }
 
     String lockName() {
@@ -175,9 +184,7 @@ final class Acquisition {
      */
     void freeSlot() {
         if (slotFreed.compareAndSet(false, true)) {
-            if (slot.holder == this) {
-                slot.holder = null;
-            }
+            slot.unheld(this);
             slot.gate.release();
             slot.leave();
         }

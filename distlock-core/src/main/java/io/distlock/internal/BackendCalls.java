@@ -81,7 +81,7 @@ final class BackendCalls {
     }
 
     /** Returns the exception to throw for a failed backend future, with the caller's stack trace. */
-    LockException translate(Throwable failure, String operation, String lockName) {
+    RuntimeException translate(Throwable failure, String operation, String lockName) {
         Throwable cause = failure;
         while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) {
             cause = cause.getCause();
@@ -91,6 +91,9 @@ final class BackendCalls {
         }
         if (cause instanceof LockException) {
             return new LockException(cause.getMessage(), cause);
+        }
+        if (cause instanceof IllegalStateException) {
+            return new IllegalStateException(cause.getMessage(), cause); // the backend refused a use (a semaphore's permits)
         }
         return new LockException(operation + " of lock '" + lockName + "' failed on " + backend.describe() + ": " + cause, cause);
     }

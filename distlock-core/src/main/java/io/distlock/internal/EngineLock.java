@@ -7,26 +7,33 @@ import io.distlock.LeaseLostException.Reason;
 import io.distlock.LockAcquireTimeoutException;
 import io.distlock.LockOptions;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The {@link DistributedLock} of every backend: per-thread reentrancy and lease handles over the
- * client's {@link LockAcquirer}. One per {@code getLock} call, holding only the name and options: all
- * locks of one name in one client share the name's {@link LockSlot} while it is in use.
+ * The {@link DistributedLock} of every backend and kind: per-thread reentrancy and lease handles over
+ * its kind's {@link LockAcquirer}. One per {@code getLock} call, holding only the name and options: all
+ * locks of one kind and name in one client share the name's {@link LockSlot} while it is in use. The two
+ * sides of a read-write lock also know their {@link EngineReadWriteLock}, which decides downgrades and
+ * refuses upgrades.
  */
 final class EngineLock implements DistributedLock {
     private static final long FOREVER = LockAcquirer.FOREVER;
 
     private final EngineLockClient client;
+    private final LockSpace space;
     private final String name;
     private final LockOptions options;
+    private final @Nullable EngineReadWriteLock readWrite;
 
-    EngineLock(EngineLockClient client, String name, LockOptions options) {
+    EngineLock(EngineLockClient client, LockSpace space, String name, LockOptions options, @Nullable EngineReadWriteLock readWrite) {
         this.client = client;
+        this.space = space;
         this.name = name;
         this.options = options;
+        this.readWrite = readWrite;
     }
 
     @Override
@@ -41,7 +48,7 @@ final class EngineLock implements DistributedLock {
 
     @Override
     public Lease acquire() throws InterruptedException {
-        return LeaseHandle.owning(this, hold(FOREVER, false));
+        return LeaseHandle.owning(space, hold(FOREVER, false));
     }
 
     @Override
@@ -52,13 +59,13 @@ final class EngineLock implements DistributedLock {
     @Override
     public Optional<Lease> tryAcquire(Duration waitTime) throws InterruptedException {
         Acquisition held = hold(checkWait(waitTime), false);
-        return held == null ? Optional.empty() : Optional.of(LeaseHandle.owning(this, held));
+        return held == null ? Optional.empty() : Optional.of(LeaseHandle.owning(space, held));
     }
 
     @Override
     public Optional<Lease> tryAcquireDetached(Duration waitTime) throws InterruptedException {
         Acquisition held = hold(checkWait(waitTime), true);
-        return held == null ? Optional.empty() : Optional.of(LeaseHandle.owning(this, held));
+        return held == null ? Optional.empty() : Optional.of(LeaseHandle.owning(space, held));
     }
 
     @Override
@@ -99,7 +106,7 @@ final class EngineLock implements DistributedLock {
         if (held == null) {
             throw new IllegalMonitorStateException("lock '" + name() + "' is not held by the current thread");
         }
-        releaseHold(held, true);
+        space.releaseHold(held, true);
     }
 
     @Override
@@ -108,7 +115,7 @@ final class EngineLock implements DistributedLock {
         if (held == null) {
             throw new IllegalMonitorStateException("lock '" + name() + "' is not held by the current thread");
         }
-        return LeaseHandle.view(this, held);
+        return LeaseHandle.view(space, held);
     }
 
     @Override
@@ -125,33 +132,30 @@ final class EngineLock implements DistributedLock {
     @Override
     public boolean isLocked() {
         client.checkOpen();
-        return client.calls().awaitUninterruptibly(client.backend().isLocked(name()), "isLocked", name());
+        return client.calls().awaitUninterruptibly(space.backend.isLocked(name()), "isLocked", name());
     }
 
     @Override
     public boolean forceUnlock() {
         client.checkOpen();
-        // Read the local holder before the call: during the round trip an early local handoff may make
+        // Read the local holders before the call: during the round trip an early local handoff may make
         // another acquisition the holder, and that one was granted after (or despite) the force-unlock.
-        Acquisition local = holder();
-        boolean freed = client.calls().awaitUninterruptibly(client.backend().forceRelease(name), "forceUnlock", name);
-        if (freed && local != null) {
-            client.losses().lose(local, Reason.FORCE_UNLOCKED, "it was force-unlocked through this client", null);
+        LockSlot slot = space.slots.find(name);
+        List<Acquisition> local = slot == null ? List.of() : slot.localHolders();
+        boolean freed = client.calls().awaitUninterruptibly(space.backend.forceRelease(name), "forceUnlock", name);
+        if (freed) {
+            for (Acquisition holder : local) {
+                client.losses().lose(holder, Reason.FORCE_UNLOCKED, "it was force-unlocked through this client", null);
+            }
         }
         return freed;
     }
 
-    private @Nullable Acquisition holder() {
-        LockSlot slot = client.slots().find(name);
-        return slot == null ? null : slot.holder;
-    }
-
-    private @Nullable Acquisition ownedByCurrentThread() {
-        Acquisition held = holder();
-        if (held != null && held.ownerThread == Thread.currentThread() && held.holdCount() > 0) {
-            return held;
-        }
-        return null;
+    /** Returns the acquisition the calling thread holds (at least one hold), or null. */
+    @Nullable Acquisition ownedByCurrentThread() {
+        LockSlot slot = space.slots.find(name);
+        Acquisition held = slot == null ? null : slot.heldBy(Thread.currentThread());
+        return held != null && held.holdCount() > 0 ? held : null;
     }
 
     /**
@@ -160,10 +164,10 @@ final class EngineLock implements DistributedLock {
      */
     private @Nullable Acquisition hold(long waitNanos, boolean detached) throws InterruptedException {
         client.checkOpen();
-        LockSlot slot = client.slots().enter(name);
+        LockSlot slot = space.slots.enter(name);
         try {
-            Acquisition held = slot.holder;
-            if (held != null && held.ownerThread == Thread.currentThread()) {
+            Acquisition held = slot.heldBy(Thread.currentThread());
+            if (held != null) {
                 if (detached && held.holdCount() > 0) {
                     throw new IllegalStateException("lock '" + name + "' is held by this thread (" + Thread.currentThread().getName()
                             + "); a detached acquisition of it would wait for itself");
@@ -176,7 +180,9 @@ final class EngineLock implements DistributedLock {
                     return held;
                 }
             }
-            Acquisition acquired = client.acquirer().acquire(slot, options, waitNanos);
+            Granter granter = readWrite == null ? null : readWrite.granterFor(this);
+            Acquisition acquired = granter == null ? space.acquirer.acquire(slot, options, waitNanos)
+                    : space.acquirer.acquire(slot, options, waitNanos, granter);
             if (detached && acquired != null) {
                 acquired.detach();
             }
@@ -186,15 +192,7 @@ final class EngineLock implements DistributedLock {
         }
     }
 
-    /** Releases one hold; the last one releases the backend lock. */
-    void releaseHold(Acquisition held, boolean reportLoss) {
-        int left = held.releaseHold();
-        if (left == 0) {
-            client.acquirer().release(held, reportLoss);
-        }
-    }
-
-    private static long checkWait(Duration waitTime) {
+    static long checkWait(Duration waitTime) {
         if (waitTime == null) {
             throw new IllegalArgumentException("waitTime must not be null");
         }
@@ -206,6 +204,6 @@ final class EngineLock implements DistributedLock {
 
     @Override
     public String toString() {
-        return "DistributedLock[" + name() + ", " + options + "]";
+        return "DistributedLock[" + (space.kind.equals("lock") ? "" : space.kind + " ") + name() + ", " + options + "]";
     }
 }

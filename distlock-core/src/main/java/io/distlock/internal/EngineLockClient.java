@@ -1,16 +1,20 @@
 package io.distlock.internal;
 
 import io.distlock.DistributedLock;
+import io.distlock.DistributedReadWriteLock;
+import io.distlock.DistributedSemaphore;
 import io.distlock.LeaseLostException.Reason;
 import io.distlock.LockClient;
 import io.distlock.LockOptions;
 import io.distlock.spi.EngineSettings;
 import io.distlock.spi.LockBackend;
-import io.distlock.spi.PollingAcquire;
-import io.distlock.spi.QueueingAcquire;
+import io.distlock.spi.LockKinds;
+import io.distlock.spi.ReadWriteStorage;
+import io.distlock.spi.SemaphoreStorage;
 import io.distlock.spi.SessionEvents;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -18,10 +22,14 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@link LockClient} of every backend: owns the backend, the clock and its timer thread (the
- * watchdog), the event threads that run loss listeners, and the slots of the names in use. Public only
+ * watchdog), the event threads that run loss listeners, and a {@link LockSpace} per kind of lock in
+ * use (plain; fair, read, write and semaphores where the backend has {@link LockKinds}). Public only
  * so that {@code LockEngine} can build it; not exported from the module.
  */
 public final class EngineLockClient implements LockClient {
@@ -45,8 +53,12 @@ public final class EngineLockClient implements LockClient {
     private final ThreadPoolExecutor events;
     private final LeaseLosses losses;
     private final Watchdog watchdog;
-    private final LockAcquirer acquirer;
-    private final LockSlots slots;
+    private final LockSpace plain;
+    private final @Nullable LockKinds kinds;
+    private final ReentrantLock kindsLock = new ReentrantLock();
+    private final Map<String, LockSpace> kindSpaces = new ConcurrentHashMap<>();
+    private @Nullable ReadWriteStorage readWriteStorage;
+    private @Nullable SemaphoreStorage semaphoreStorage;
     private final Set<Acquisition> held = ConcurrentHashMap.newKeySet();
     private final SessionState session;
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -54,42 +66,33 @@ public final class EngineLockClient implements LockClient {
     /**
      * Creates the client; use {@link io.distlock.spi.LockEngine#newClient}.
      *
-     * @throws IllegalArgumentException if the backend implements neither or both of {@link PollingAcquire}
-     *     and {@link QueueingAcquire}, or refuses the default options
+     * @throws IllegalArgumentException if the backend implements neither or both of {@code PollingAcquire}
+     *     and {@code QueueingAcquire}, or refuses the default options
      */
     public EngineLockClient(LockBackend backend, EngineSettings settings) {
         this(backend, settings, new SystemClock(settings.threadNamePrefix() + "-watchdog"));
     }
 
     EngineLockClient(LockBackend backend, EngineSettings settings, EngineClock clock) {
-        boolean polling = backend instanceof PollingAcquire;
-        boolean queueing = backend instanceof QueueingAcquire;
-        if (polling == queueing) {
-            clock.shutdown();
-            throw new IllegalArgumentException("backend " + backend.describe() + " must implement exactly one of PollingAcquire and "
-                    + "QueueingAcquire (it implements " + (polling ? "both" : "neither") + ")");
-        }
-        try {
-            backend.checkOptions(settings.defaultOptions());
-        } catch (RuntimeException e) {
-            clock.shutdown();
-            throw e;
-        }
         this.backend = backend;
         this.settings = settings;
         this.clock = clock;
         this.calls = new BackendCalls(backend);
         this.lockEvents = new LockEvents(settings.listeners());
+        this.losses = new LeaseLosses(backend, acquisition -> watchdog().stop(acquisition));
+        this.watchdog = new Watchdog(clock, losses);
+        this.session = new SessionState(held, acquisition -> losses.lose(acquisition, Reason.SESSION_LOST, session().lastLoss(), null));
+        this.kinds = backend instanceof LockKinds capable ? capable : null;
+        try {
+            this.plain = new LockSpace(this, "lock", backend, false, 1);
+            backend.checkOptions(settings.defaultOptions());
+        } catch (RuntimeException e) {
+            clock.shutdown();
+            throw e;
+        }
         this.events = new ThreadPoolExecutor(EVENT_THREADS, EVENT_THREADS, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
                 DaemonThreads.named(settings.threadNamePrefix() + "-events"));
         this.events.allowCoreThreadTimeOut(true);
-        this.losses = new LeaseLosses(backend, acquisition -> watchdog().stop(acquisition));
-        this.watchdog = new Watchdog(backend, clock, losses);
-        this.session = new SessionState(held, acquisition -> losses.lose(acquisition, Reason.SESSION_LOST, session().lastLoss(), null));
-        PollingAcquire pollingBackend = polling ? (PollingAcquire) backend : null;
-        this.slots = new LockSlots(slot -> new ReleaseSignal(slot, pollingBackend, clock));
-        this.acquirer = new LockAcquirer(this, polling ? new PollingGranter(this, pollingBackend)
-                : new QueueGranter(this, (QueueingAcquire) backend));
         if (backend instanceof SessionEvents sessions) {
             sessions.addSessionListener(session);
         }
@@ -102,15 +105,127 @@ public final class EngineLockClient implements LockClient {
 
     @Override
     public DistributedLock getLock(String name, LockOptions options) {
+        return new EngineLock(this, plain, checkUse(plain, name, options), options, null);
+    }
+
+    @Override
+    public DistributedLock getFairLock(String name) {
+        return getFairLock(name, settings.defaultOptions());
+    }
+
+    @Override
+    public DistributedLock getFairLock(String name, LockOptions options) {
+        LockSpace fair = kindSpace("fair", "fair lock", LockKinds::fairLocks, false, 1);
+        return new EngineLock(this, fair, checkUse(fair, name, options), options, null);
+    }
+
+    @Override
+    public DistributedReadWriteLock getReadWriteLock(String name) {
+        return getReadWriteLock(name, settings.defaultOptions());
+    }
+
+    @Override
+    public DistributedReadWriteLock getReadWriteLock(String name, LockOptions options) {
+        ReadWriteStorage storage = readWriteStorage();
+        LockSpace readers = kindSpace("read", "read lock", k -> storage.readers(), true, Integer.MAX_VALUE);
+        LockSpace writers = kindSpace("write", "write lock", k -> storage.writers(), false, 1);
+        checkUse(writers, name, options);
+        return new EngineReadWriteLock(this, storage, readers, writers, checkUse(readers, name, options), options);
+    }
+
+    @Override
+    public DistributedSemaphore getSemaphore(String name, int permits) {
+        return getSemaphore(name, permits, settings.defaultOptions());
+    }
+
+    @Override
+    public DistributedSemaphore getSemaphore(String name, int permits, LockOptions options) {
+        if (permits <= 0) {
+            throw new IllegalArgumentException("permits must be positive, was " + permits);
+        }
+        SemaphoreStorage storage = semaphoreStorage();
+        LockSpace space = kindSpace("semaphore/" + permits, "semaphore", k -> storage.withPermits(permits), true, permits);
+        return new EngineSemaphore(this, space, storage, checkUse(space, name, options), permits, options);
+    }
+
+    /** Validates a name and options for a kind, and that the client is open; returns the name. */
+    private String checkUse(LockSpace space, String name, LockOptions options) {
         LockNames.check(name);
         if (options == null) {
             throw new IllegalArgumentException("options must not be null");
         }
         if (options != settings.defaultOptions()) {
-            backend.checkOptions(options);
+            space.backend.checkOptions(options);
         }
         checkOpen();
-        return new EngineLock(this, name, options);
+        return name;
+    }
+
+    private ReadWriteStorage readWriteStorage() {
+        kindsLock.lock();
+        try {
+            if (readWriteStorage == null) {
+                readWriteStorage = kinds == null ? null : kinds.readWriteLocks();
+                if (readWriteStorage == null) {
+                    throw unsupported("read-write locks");
+                }
+            }
+            return readWriteStorage;
+        } finally {
+            kindsLock.unlock();
+        }
+    }
+
+    private SemaphoreStorage semaphoreStorage() {
+        kindsLock.lock();
+        try {
+            if (semaphoreStorage == null) {
+                semaphoreStorage = kinds == null ? null : kinds.semaphores();
+                if (semaphoreStorage == null) {
+                    throw unsupported("semaphores");
+                }
+            }
+            return semaphoreStorage;
+        } finally {
+            kindsLock.unlock();
+        }
+    }
+
+    /** Returns the space of a kind, made on first use from the storage {@code storage} picks. */
+    private LockSpace kindSpace(String key, String kind, Function<LockKinds, @Nullable LockBackend> storage, boolean shared, int localPermits) {
+        LockSpace space = kindSpaces.get(key);
+        if (space != null) {
+            return space;
+        }
+        kindsLock.lock();
+        try {
+            space = kindSpaces.get(key);
+            if (space == null) {
+                LockBackend kindBackend = kinds == null ? null : storage.apply(kinds);
+                if (kindBackend == null) {
+                    throw unsupported(kind + "s");
+                }
+                kindBackend.checkOptions(settings.defaultOptions());
+                space = new LockSpace(this, kind, kindBackend, shared, localPermits);
+                kindSpaces.put(key, space);
+            }
+            return space;
+        } finally {
+            kindsLock.unlock();
+        }
+    }
+
+    private UnsupportedOperationException unsupported(String what) {
+        return new UnsupportedOperationException("the lock backend " + backend.describe() + " has no " + what
+                + " (" + getClass().getSimpleName() + " over " + backend.getClass().getSimpleName() + ")");
+    }
+
+    /** Returns the spaces in use: the plain one and every kind made so far. */
+    private List<LockSpace> spaces() {
+        List<LockSpace> all = new ArrayList<>(1 + kindSpaces.size());
+        all.add(plain);
+        all.addAll(kindSpaces.values());
+        return all;
     }
 
     @Override
@@ -125,12 +240,14 @@ public final class EngineLockClient implements LockClient {
                     closing.add(acquisition);
                 }
             }
-            acquirer.releaseAllForClose(closing);
+            LockAcquirer.releaseAllForClose(this, closing);
             closing.forEach(held::remove);
-            for (LockSlot slot : slots.inUse()) {
-                slot.signal.shutdown(); // waiters wake up and find the client closed
-                if (slot.gate.hasQueuedThreads()) {
-                    slot.gate.release(); // so do threads queued at the gate, each passing it on to the next
+            for (LockSpace space : spaces()) {
+                for (LockSlot slot : space.slots.inUse()) {
+                    slot.signal.shutdown(); // waiters wake up and find the client closed
+                    if (slot.gate.hasQueuedThreads()) {
+                        slot.gate.release(); // so do threads queued at the gate, each passing it on to the next
+                    }
                 }
             }
             watchdog.shutdown();
@@ -188,16 +305,13 @@ public final class EngineLockClient implements LockClient {
         return watchdog;
     }
 
-    LockAcquirer acquirer() {
-        return acquirer;
+    /** Returns the slots of the plain locks (for tests). */
+    LockSlots slots() {
+        return plain.slots;
     }
 
     LeaseLosses losses() {
         return losses;
-    }
-
-    LockSlots slots() {
-        return slots;
     }
 
     SessionState session() {

@@ -12,23 +12,23 @@ import org.jspecify.annotations.Nullable;
  * thread. A view (from {@code heldLease()}) owns no hold and closing it does nothing.
  */
 final class LeaseHandle implements Lease {
-    private final @Nullable EngineLock lock;
+    private final @Nullable LockSpace space;
     private final Acquisition acquisition;
     private final boolean ownsHold;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private LeaseHandle(@Nullable EngineLock lock, Acquisition acquisition, boolean ownsHold) {
-        this.lock = lock;
+    private LeaseHandle(@Nullable LockSpace space, Acquisition acquisition, boolean ownsHold) {
+        this.space = space;
         this.acquisition = acquisition;
         this.ownsHold = ownsHold;
     }
 
-    static LeaseHandle owning(EngineLock lock, Acquisition acquisition) {
-        return new LeaseHandle(lock, acquisition, true);
+    static LeaseHandle owning(LockSpace space, Acquisition acquisition) {
+        return new LeaseHandle(space, acquisition, true);
     }
 
-    static LeaseHandle view(EngineLock lock, Acquisition acquisition) {
-        return new LeaseHandle(lock, acquisition, false);
+    static LeaseHandle view(LockSpace space, Acquisition acquisition) {
+        return new LeaseHandle(space, acquisition, false);
     }
 
     /** A view for {@link io.distlock.LockListener}s. */
@@ -66,8 +66,8 @@ final class LeaseHandle implements Lease {
 
     @Override
     public void close() {
-        if (ownsHold && lock != null && closed.compareAndSet(false, true)) {
-            lock.releaseHold(acquisition, false);
+        if (ownsHold && space != null && closed.compareAndSet(false, true)) {
+            space.releaseHold(acquisition, false);
         }
     }
 

@@ -64,7 +64,7 @@ final class LeaseLosses {
     /** Frees the lock on the backend if it is still held under this acquisition's owner id; best effort, never throws. */
     private void letGo(Acquisition acquisition) {
         try {
-            backend.release(acquisition.lockName(), acquisition.ownerId).whenComplete((found, error) -> {
+            acquisition.backend().release(acquisition.lockName(), acquisition.ownerId).whenComplete((found, error) -> {
                 if (error != null) {
                     log.debug("letting go of lost lock '{}' failed; it expires on the server", acquisition.lockName(), error);
                 }

@@ -13,7 +13,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Acquires and releases backend locks for one client: the local gate, turning a backend grant into a
+ * Acquires and releases backend locks for one client and kind: the local gate, turning a backend grant into a
  * held {@link Acquisition}, and the release of the last hold, including the early local handoff.
  */
 final class LockAcquirer {
@@ -35,14 +35,24 @@ final class LockAcquirer {
     private final LockBackend backend;
     private final Granter granter;
 
-    LockAcquirer(EngineLockClient client, Granter granter) {
+    LockAcquirer(EngineLockClient client, LockSpace space, Granter granter) {
         this.client = client;
-        this.backend = client.backend();
+        this.backend = space.backend;
         this.granter = granter;
+    }
+
+    /** Returns how this kind gets grants from its storage. */
+    Granter granter() {
+        return granter;
     }
 
     /** Returns a new acquisition held by the calling thread, or null if the wait ran out. */
     @Nullable Acquisition acquire(LockSlot slot, LockOptions options, long waitNanos) throws InterruptedException {
+        return acquire(slot, options, waitNanos, granter);
+    }
+
+    /** As {@link #acquire(LockSlot, LockOptions, long)}, with the grant from {@code granter} (a read-write lock's downgrade). */
+    @Nullable Acquisition acquire(LockSlot slot, LockOptions options, long waitNanos, Granter granter) throws InterruptedException {
         WaitDeadline deadline = WaitDeadline.start(client.clock(), waitNanos);
         if (waitNanos == FOREVER) {
             slot.gate.acquire();
@@ -58,7 +68,7 @@ final class LockAcquirer {
             }
             slot.enter(); // the acquisition uses the slot until its last hold is released
             Acquisition acquisition = new Acquisition(slot, grant, options, client.clock(), client.events(), client.lockEvents());
-            slot.holder = acquisition;
+            slot.held(acquisition);
             handedOver = true;
             client.lockEvents().acquired(acquisition); // before anything can end it, so every ended() has its acquired()
             if (!client.registerHeld(acquisition, grant)) {
@@ -122,6 +132,9 @@ final class LockAcquirer {
      */
     private static void passGateEarly(Acquisition acquisition) {
         LockSlot slot = acquisition.slot;
+        if (slot.space.shared) {
+            return; // a shared kind's gate has room for others while this one holds: nobody waits for this release locally
+        }
         if (slot.earlyHandoffs < MAX_EARLY_HANDOFFS && slot.gate.hasQueuedThreads()) {
             slot.earlyHandoffs++;
             acquisition.freeSlot();
@@ -135,7 +148,8 @@ final class LockAcquirer {
         client.watchdog().stop(acquisition);
         acquisition.markReleased();
         try {
-            client.calls().awaitUninterruptibly(backend.release(acquisition.lockName(), acquisition.ownerId), "release", acquisition.lockName());
+            client.calls().awaitUninterruptibly(acquisition.backend().release(acquisition.lockName(), acquisition.ownerId), "release",
+                    acquisition.lockName());
         } catch (RuntimeException e) {
             log.warn("could not release lock '{}' while closing; it expires with its lease", acquisition.lockName(), e);
         } finally {
@@ -148,11 +162,11 @@ final class LockAcquirer {
      * Releases every acquisition in {@code closing} at once (they are already marked lost by the close),
      * waiting at most about one operation timeout in all, however many there are; never throws.
      */
-    void releaseAllForClose(List<Acquisition> closing) {
+    static void releaseAllForClose(EngineLockClient client, List<Acquisition> closing) {
         List<CompletableFuture<OwnerCheck>> releases = new ArrayList<>(closing.size());
         for (Acquisition acquisition : closing) {
             try {
-                releases.add(backend.release(acquisition.lockName(), acquisition.ownerId));
+                releases.add(acquisition.backend().release(acquisition.lockName(), acquisition.ownerId));
             } catch (RuntimeException e) {
                 releases.add(CompletableFuture.failedFuture(e));
             }
@@ -166,7 +180,7 @@ final class LockAcquirer {
         long unconfirmed = releases.stream().filter(f -> !f.isDone() || f.isCompletedExceptionally()).count();
         if (unconfirmed > 0) {
             log.warn("closing the client: {} of {} releases were not confirmed by {}; those locks expire with their leases",
-                    unconfirmed, closing.size(), backend.describe());
+                    unconfirmed, closing.size(), client.backend().describe());
         }
     }
 }

@@ -1,32 +1,87 @@
 package io.distlock.internal;
 
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Per client and lock name, while anyone in the process uses the name: the local queue (gate), the
- * current holder, and the wake-up signal for waiters. Slots come and go with use (see {@link LockSlots}).
+ * Per client, kind and lock name, while anyone in the process uses the name: the local queue (gate),
+ * the current holder(s), and the wake-up signal for waiters. Slots come and go with use (see {@link LockSlots}).
  *
  * <p>The gate is a fair semaphore rather than a ReentrantLock because a lease may be released from a
  * thread other than the one that acquired it. A thread passes the gate before it talks to the
  * backend and keeps it while it holds the lock, so the other threads of this client wait locally,
- * in arrival order, without backend traffic.
+ * in arrival order, without backend traffic. An exclusive kind's gate has one permit; a shared kind's
+ * has {@link LockSpace#localPermits}, and its holders are kept per thread.
  */
 final class LockSlot {
     final String name;
-    final Semaphore gate = new Semaphore(1, true);
+    final LockSpace space;
+    final Semaphore gate;
     final ReleaseSignal signal;
     private final LockSlots registry;
+    /** The holder of an exclusive kind (attached to a thread or detached); unused by shared kinds. */
     volatile @Nullable Acquisition holder;
-    /** Early local handoffs in a row (see LockAcquirer); touched only by the thread past the gate. */
+    /** The thread-bound holders of a shared kind, by thread; null for exclusive kinds. */
+    private final @Nullable ConcurrentHashMap<Thread, Acquisition> sharers;
+    /** Early local handoffs in a row (see LockAcquirer); exclusive kinds only, touched only by the thread past the gate. */
     int earlyHandoffs;
     /** Who uses the slot: threads in hold(), acquisitions, a live release subscription. Changed only by {@link LockSlots}. */
     int users;
 
-    LockSlot(String name, LockSlots registry, ReleaseSignal.Factory signals) {
+    LockSlot(String name, LockSpace space, LockSlots registry, ReleaseSignal.Factory signals) {
         this.name = name;
+        this.space = space;
         this.registry = registry;
+        this.gate = new Semaphore(space.localPermits, true);
+        this.sharers = space.shared ? new ConcurrentHashMap<>() : null;
         this.signal = signals.create(this);
+    }
+
+    /** Returns the acquisition {@code thread} holds (or is releasing) in this slot, or null. */
+    @Nullable Acquisition heldBy(Thread thread) {
+        if (sharers != null) {
+            return sharers.get(thread);
+        }
+        Acquisition current = holder;
+        return current != null && current.ownerThread == thread ? current : null;
+    }
+
+    /** Records a new holder, attached to the calling thread. */
+    void held(Acquisition acquisition) {
+        if (sharers != null) {
+            sharers.put(Thread.currentThread(), acquisition);
+        } else {
+            holder = acquisition;
+        }
+    }
+
+    /** Forgets the thread of an acquisition that is being detached from it (it stays the holder of an exclusive kind). */
+    void detached(Acquisition acquisition, Thread from) {
+        if (sharers != null) {
+            sharers.remove(from, acquisition);
+        }
+    }
+
+    /** Forgets a holder whose last hold is gone. */
+    void unheld(Acquisition acquisition) {
+        if (holder == acquisition) {
+            holder = null;
+        }
+        Thread thread = acquisition.ownerThread;
+        if (sharers != null && thread != null) {
+            sharers.remove(thread, acquisition);
+        }
+    }
+
+    /** Returns this client's holders known here: the exclusive holder, or the shared kind's thread-bound holders. */
+    List<Acquisition> localHolders() {
+        if (sharers != null) {
+            return List.copyOf(sharers.values());
+        }
+        Acquisition current = holder;
+        return current == null ? List.of() : List.of(current);
     }
 
     /** Counts one more user of this slot; the caller must already be one (so the slot is registered). */
@@ -41,6 +96,6 @@ final class LockSlot {
 
     @Override
     public String toString() {
-        return "LockSlot[" + name + ", holder=" + holder + "]";
+        return "LockSlot[" + space.kind + " " + name + ", holders=" + localHolders() + "]";
     }
 }

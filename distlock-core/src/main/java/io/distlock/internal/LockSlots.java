@@ -5,7 +5,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The slots of one client, by lock name, each alive exactly while someone in the process uses it: a
+ * The slots of one client and kind, by lock name, each alive exactly while someone in the process uses it: a
  * thread acquiring or re-entering, an acquisition until its last hold is released, a release
  * subscription until it is dropped. An application that locks one name per order (millions of names)
  * keeps only the slots of the names in use.
@@ -18,16 +18,18 @@ final class LockSlots {
      * this thread?) use get(): a slot with a holder always has a user, so it cannot vanish under them.
      */
     private final ConcurrentHashMap<String, LockSlot> byName = new ConcurrentHashMap<>();
+    private final LockSpace space;
     private final ReleaseSignal.Factory signals;
 
-    LockSlots(ReleaseSignal.Factory signals) {
+    LockSlots(LockSpace space, ReleaseSignal.Factory signals) {
+        this.space = space;
         this.signals = signals;
     }
 
     /** Returns the slot of {@code name}, created if needed, counting the caller as a user; pair with {@link LockSlot#leave()}. */
     LockSlot enter(String name) {
         return byName.compute(name, (n, slot) -> {
-            LockSlot current = slot != null ? slot : new LockSlot(n, this, signals);
+            LockSlot current = slot != null ? slot : new LockSlot(n, space, this, signals);
             current.users++;
             return current;
         });

@@ -31,10 +31,10 @@ final class PollingGranter implements Granter {
     private final LockBackend backend;
     private final long fallbackPollNanos;
 
-    PollingGranter(EngineLockClient client, PollingAcquire acquire) {
+    PollingGranter(EngineLockClient client, LockBackend backend, PollingAcquire acquire) {
         this.client = client;
         this.acquire = acquire;
-        this.backend = client.backend();
+        this.backend = backend;
         this.fallbackPollNanos = client.fallbackPollNanos();
     }
 

@@ -5,7 +5,9 @@ import io.distlock.spi.BatchRenewal.RenewalRequest;
 import io.distlock.spi.LockBackend;
 import io.distlock.spi.OwnerCheck;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -24,8 +26,8 @@ final class Watchdog {
      * interval after the acquire request was *sent*, like the lease itself: a grant that arrived late
      * (a slow WAIT, a replayed request) is renewed at once rather than after its deadline. A tick also takes every renewal
      * due within a quarter of its interval, so leases acquired around the same time are renewed
-     * together; renewing a little early costs nothing. With a BatchRenewal backend a tick's leases go
-     * out in chunks of maxBatchSize, one round trip each.
+     * together; renewing a little early costs nothing. A tick's leases go to the storage of their kind;
+     * a BatchRenewal storage takes them in chunks of maxBatchSize, one round trip each.
      *
      * Loss detection does not depend on renewals succeeding: an expiry check at the lease's local
      * deadline (request send time + lease - drift) declares it lost unless a renewal confirmed before
@@ -39,8 +41,6 @@ final class Watchdog {
     private static final Logger log = LoggerFactory.getLogger(Watchdog.class);
     private static final int PURGE_AT_LEAST = 1024;
 
-    private final LockBackend backend;
-    private final @Nullable BatchRenewal batch;
     private final EngineClock clock;
     private final LeaseLosses losses;
     private final ReentrantLock lock = new ReentrantLock();
@@ -49,10 +49,8 @@ final class Watchdog {
     private long tickAtNanos;
     private int stale;
 
-    Watchdog(LockBackend backend, EngineClock clock, LeaseLosses losses) {
-        this.backend = backend;
+    Watchdog(EngineClock clock, LeaseLosses losses) {
         this.losses = losses;
-        this.batch = backend instanceof BatchRenewal capable ? capable : null;
         this.clock = clock;
     }
 
@@ -187,7 +185,16 @@ final class Watchdog {
     }
 
     private void renew(List<Entry> due) {
-        if (batch != null && due.size() > 1) {
+        // leases of one kind share a storage; each storage renews its own, batched where it can
+        Map<LockBackend, List<Entry>> byStorage = new IdentityHashMap<>(2);
+        for (Entry entry : due) {
+            byStorage.computeIfAbsent(entry.acquisition.backend(), b -> new ArrayList<>()).add(entry);
+        }
+        byStorage.forEach(this::renew);
+    }
+
+    private void renew(LockBackend backend, List<Entry> due) {
+        if (backend instanceof BatchRenewal batch && due.size() > 1) {
             for (int from = 0; from < due.size(); from += batch.maxBatchSize()) {
                 List<Entry> chunk = due.subList(from, Math.min(due.size(), from + batch.maxBatchSize()));
                 List<RenewalRequest> requests = new ArrayList<>(chunk.size());

@@ -90,6 +90,11 @@ public abstract class ClientBuilder<B extends ClientBuilder<B>> {
         return operationTimeout;
     }
 
+    /** Returns the fallback poll set so far. */
+    protected Duration fallbackPoll() {
+        return fallbackPoll;
+    }
+
     /** Returns the engine settings for these options, with the backend's thread name prefix. */
     protected EngineSettings engineSettings(String threadNamePrefix) {
         return new EngineSettings(lockOptions, fallbackPoll, threadNamePrefix, listeners);

@@ -1,6 +1,8 @@
 package io.distlock.spi;
 
 import io.distlock.DistributedLock;
+import io.distlock.DistributedReadWriteLock;
+import io.distlock.DistributedSemaphore;
 import io.distlock.LockClient;
 import io.distlock.LockOptions;
 
@@ -28,6 +30,36 @@ public abstract class ForwardingLockClient implements LockClient {
     @Override
     public final DistributedLock getLock(String name, LockOptions options) {
         return engine.getLock(name, options);
+    }
+
+    @Override
+    public final DistributedLock getFairLock(String name) {
+        return engine.getFairLock(name);
+    }
+
+    @Override
+    public final DistributedLock getFairLock(String name, LockOptions options) {
+        return engine.getFairLock(name, options);
+    }
+
+    @Override
+    public final DistributedReadWriteLock getReadWriteLock(String name) {
+        return engine.getReadWriteLock(name);
+    }
+
+    @Override
+    public final DistributedReadWriteLock getReadWriteLock(String name, LockOptions options) {
+        return engine.getReadWriteLock(name, options);
+    }
+
+    @Override
+    public final DistributedSemaphore getSemaphore(String name, int permits) {
+        return engine.getSemaphore(name, permits);
+    }
+
+    @Override
+    public final DistributedSemaphore getSemaphore(String name, int permits, LockOptions options) {
+        return engine.getSemaphore(name, permits, options);
     }
 
     @Override

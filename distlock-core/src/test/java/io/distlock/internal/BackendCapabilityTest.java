@@ -40,6 +40,20 @@ class BackendCapabilityTest {
         }
     }
 
+    @Test
+    void kindsTheBackendDoesNotStoreAreUnsupportedNamingTheBackend() {
+        PollingMemoryBackend backend = new MemoryStore().pollingBackend(Duration.ofSeconds(1));
+        try (EngineLockClient client = new EngineLockClient(backend, SETTINGS)) {
+            assertThatThrownBy(() -> client.getFairLock("a")).isInstanceOf(UnsupportedOperationException.class)
+                    .hasMessageContaining(backend.describe()).hasMessageContaining("fair locks");
+            assertThatThrownBy(() -> client.getReadWriteLock("a")).isInstanceOf(UnsupportedOperationException.class)
+                    .hasMessageContaining(backend.describe()).hasMessageContaining("read-write locks");
+            assertThatThrownBy(() -> client.getSemaphore("a", 2)).isInstanceOf(UnsupportedOperationException.class)
+                    .hasMessageContaining(backend.describe()).hasMessageContaining("semaphores");
+            assertThat(client.getLock("a").tryLock()).as("the plain lock still works").isTrue();
+        }
+    }
+
     /** Implements the storage operations but no way to acquire. */
     private static final class NoAcquire implements LockBackend {
         @Override

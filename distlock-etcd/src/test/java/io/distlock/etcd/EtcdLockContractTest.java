@@ -12,6 +12,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The whole session-lock contract (base, lease and session tiers) against a real etcd server process. */
 class EtcdLockContractTest extends SessionLockContract {
+    /** Its plain lock is a queue: waiters are granted in arrival order. */
+    @Override
+    protected boolean fair() {
+        return true;
+    }
+
     @RegisterExtension
     static final EtcdClusterExtension etcd = new EtcdClusterExtension();
     private static RawEtcd raw;

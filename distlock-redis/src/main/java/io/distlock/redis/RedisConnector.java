@@ -52,9 +52,10 @@ final class RedisConnector {
      * @param clientName the connection name for CLIENT LIST, or null
      * @param acks replica acknowledgement ({@link ReplicaAcks#NONE} with cluster)
      * @param sharedResources the application's Lettuce resources whose threads to run on, or null for our own
+     * @param waiterHeartbeat how long a waiter of a queued kind stays queued without checking its turn
      */
     record Settings(String uri, String keyPrefix, Duration operationTimeout, Duration connectTimeout, @Nullable String clientName,
-            ReplicaAcks acks, boolean cluster, @Nullable ClientResources sharedResources) {}
+            ReplicaAcks acks, boolean cluster, @Nullable ClientResources sharedResources, Duration waiterHeartbeat) {}
 
     /**
      * Connects and returns the backend.
@@ -117,7 +118,7 @@ final class RedisConnector {
             connection = connectWithHandshakeRetry(client);
             StatefulRedisPubSubConnection<String, String> pubSub = client.connectPubSub(StringCodec.UTF8);
             return new RedisLockBackend(RedisTransport.standalone(client, resources, connection, pubSub), RedisKeys.withPrefix(settings.keyPrefix()),
-                    server, settings.operationTimeout(), settings.acks());
+                    server, settings.operationTimeout(), settings.acks(), settings.waiterHeartbeat());
         } catch (RuntimeException e) {
             throw failedToConnect(server, settings, e, connection, client, resources);
         } catch (Error e) {
@@ -146,7 +147,7 @@ final class RedisConnector {
             connection = client.connect(StringCodec.UTF8);
             StatefulRedisClusterPubSubConnection<String, String> pubSub = client.connectPubSub(StringCodec.UTF8);
             return new RedisLockBackend(RedisTransport.cluster(client, resources, connection, pubSub), RedisKeys.withPrefix(settings.keyPrefix()),
-                    "cluster:" + server, settings.operationTimeout(), ReplicaAcks.NONE);
+                    "cluster:" + server, settings.operationTimeout(), ReplicaAcks.NONE, settings.waiterHeartbeat());
         } catch (RuntimeException e) {
             throw failedToConnect(server, settings, e, connection, client, resources);
         } catch (Error e) {

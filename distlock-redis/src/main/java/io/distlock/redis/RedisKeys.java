@@ -74,6 +74,15 @@ public final class RedisKeys {
     }
 
     /**
+     * Returns the state hash of a queued lock of {@code kind} ({@code fair}, {@code rw} or {@code sem}):
+     * {@code <lock key>:<kind>}; its queue is {@code <state>:queue}, its deadlines {@code <state>:deadlines},
+     * and grants are published on {@code <state>:granted} (see {@code queue.lua}). All share the lock's hash tag.
+     */
+    public String queueState(String name, String kind) {
+        return lockKey(name) + ':' + kind;
+    }
+
+    /**
      * Returns whether a raw value of a lock key names a current holder. A held lock's value is
      * {@code <token>:<owner id>}. A freed lock keeps a tombstone for a while, which remembers the last
      * fencing token and how the lock was freed: {@code <token>::released:<owner id>} after its owner

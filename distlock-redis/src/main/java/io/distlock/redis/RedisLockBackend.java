@@ -6,8 +6,11 @@ import io.distlock.redis.RedisLockScripts.Script;
 import io.distlock.spi.AcquireResult;
 import io.distlock.spi.BatchRenewal;
 import io.distlock.spi.LockBackend;
+import io.distlock.spi.LockKinds;
 import io.distlock.spi.OwnerCheck;
 import io.distlock.spi.PollingAcquire;
+import io.distlock.spi.ReadWriteStorage;
+import io.distlock.spi.SemaphoreStorage;
 import io.distlock.spi.ReleaseSubscription;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -20,13 +23,14 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The storage operations on Redis: one Lua script each, over one multiplexed connection, plus release
  * notifications over one pub/sub connection.
  */
-final class RedisLockBackend implements LockBackend, PollingAcquire, BatchRenewal {
+final class RedisLockBackend implements LockBackend, PollingAcquire, BatchRenewal, LockKinds {
     /*
      * A lock key holds "<token>:<owner id>" while held. Freeing it leaves a tombstone for at least
      * TOKEN_MEMORY: "<token>::released:<owner id>" after a release, "<token>::forced:<request id>:<owner
@@ -53,8 +57,9 @@ final class RedisLockBackend implements LockBackend, PollingAcquire, BatchRenewa
     private final String tokenMemoryMillis = Long.toString(TOKEN_MEMORY.toMillis());
     private final String notify;
     private final ReplicaAcks acks;
+    private final RedisQueues queues;
 
-    RedisLockBackend(RedisTransport transport, RedisKeys keys, String server, Duration timeout, ReplicaAcks acks) {
+    RedisLockBackend(RedisTransport transport, RedisKeys keys, String server, Duration timeout, ReplicaAcks acks, Duration waiterHeartbeat) {
         this.transport = transport;
         this.commands = transport.commands();
         this.scripts = new RedisLockScripts(commands);
@@ -65,6 +70,33 @@ final class RedisLockBackend implements LockBackend, PollingAcquire, BatchRenewa
         this.timeout = timeout;
         this.acks = acks;
         this.errors = new RedisErrors(server, timeout);
+        this.queues = new RedisQueues(scripts, channels, keys, errors, server, transport.cluster(), waiterHeartbeat, this::acknowledged);
+    }
+
+    /** Writes whose replica acknowledgement is checked when the client asks for one (minReplicas). */
+    interface Acknowledger {
+        /** Runs {@code write} and, when acknowledgements are required, fails it unless enough replicas confirm it. */
+        <T> CompletableFuture<T> acknowledged(Supplier<CompletableFuture<T>> write, String operation, String name);
+    }
+
+    private <T> CompletableFuture<T> acknowledged(Supplier<CompletableFuture<T>> write, String operation, String name) {
+        long connects = connectsIfAcknowledging();
+        return acknowledged(connects, write.get(), operation, name);
+    }
+
+    @Override
+    public LockBackend fairLocks() {
+        return new RedisQueueStorage(queues, timeout, RedisQueueStorage.FAIR, 'w', 0);
+    }
+
+    @Override
+    public ReadWriteStorage readWriteLocks() {
+        return new RedisQueueKinds(queues, timeout);
+    }
+
+    @Override
+    public SemaphoreStorage semaphores() {
+        return new RedisQueueKinds(queues, timeout);
     }
 
     @Override

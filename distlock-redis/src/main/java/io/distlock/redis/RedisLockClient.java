@@ -212,7 +212,16 @@ public final class RedisLockClient extends ForwardingLockClient {
             }
         }
 
-        /** Connects and returns the backend alone (RedLock opens one per node). */
+        /**
+     * Returns how long a waiter of a fair lock, read-write lock or semaphore stays queued without checking its
+     * turn: three fallback polls (a waiter checks at least once per poll), at least {@link RedisQueues#MIN_HEARTBEAT}.
+     */
+    private Duration waiterHeartbeat() {
+        Duration three = fallbackPoll().multipliedBy(3);
+        return three.compareTo(RedisQueues.MIN_HEARTBEAT) < 0 ? RedisQueues.MIN_HEARTBEAT : three;
+    }
+
+    /** Connects and returns the backend alone (RedLock opens one per node). */
         RedisLockBackend openBackend() {
             RedisConnector.Settings settings = settings();
             NettyClasspath.check(); // before the first netty class loads, so a mixed classpath gets a message, not a linkage error
@@ -236,7 +245,7 @@ public final class RedisLockClient extends ForwardingLockClient {
                 throw new IllegalArgumentException("cluster(true) needs a redis:// or rediss:// seed node, not a Sentinel URI");
             }
             return new RedisConnector.Settings(uri, keyPrefix, operationTimeout(), connectTimeout, clientName,
-                    new ReplicaAcks(minReplicas, replicaAckTimeout), cluster, clientResources);
+                    new ReplicaAcks(minReplicas, replicaAckTimeout), cluster, clientResources, waiterHeartbeat());
         }
     }
 }

@@ -22,7 +22,9 @@ final class RedisLockScripts {
         ACQUIRE("acquire.lua", ScriptOutputType.MULTI),
         RELEASE("release.lua", ScriptOutputType.INTEGER),
         RENEW("renew.lua", ScriptOutputType.MULTI),
-        FORCE_UNLOCK("force-unlock.lua", ScriptOutputType.INTEGER);
+        FORCE_UNLOCK("force-unlock.lua", ScriptOutputType.INTEGER),
+        QUEUE_MULTI("queue.lua", ScriptOutputType.MULTI),
+        QUEUE_INTEGER("queue.lua", ScriptOutputType.INTEGER);
 
         final String source;
         final String sha;

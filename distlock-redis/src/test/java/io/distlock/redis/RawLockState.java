@@ -25,4 +25,16 @@ final class RawLockState {
         }
         return OptionalLong.of(Long.parseLong(value.substring(0, value.indexOf(':'))));
     }
+
+    /** Returns whether the server at {@code port} shows a holder of the queued lock of {@code kind} ({@code fair}, {@code rw}, {@code sem}). */
+    static boolean queueHeld(int port, String name, String kind) {
+        Object held = Resp.call(port, "HGET", RedisKeys.defaults().queueState(name, kind), "held");
+        return held != null && Long.parseLong((String) held) > 0;
+    }
+
+    /** Returns the last fencing token the queued lock of {@code kind} remembers, if its state exists. */
+    static OptionalLong queueLastToken(int port, String name, String kind) {
+        Object token = Resp.call(port, "HGET", RedisKeys.defaults().queueState(name, kind), "token");
+        return token == null ? OptionalLong.empty() : OptionalLong.of(Long.parseLong((String) token));
+    }
 }

@@ -122,6 +122,21 @@ public abstract class ContractSupport {
         return true;
     }
 
+    /** Returns the kind of lock the tier runs against: the plain lock unless the test class says otherwise. */
+    protected LockKind kind() {
+        return LockKind.PLAIN;
+    }
+
+    /** Returns the lock of the tier's {@link #kind()} with this name from {@code client}. */
+    protected DistributedLock lockOf(LockClient client, String name) {
+        return kind().of(client, name);
+    }
+
+    /** Returns the lock of the tier's {@link #kind()} with this name and options from {@code client}. */
+    protected DistributedLock lockOf(LockClient client, String name, LockOptions options) {
+        return kind().of(client, name, options);
+    }
+
     /** Returns a lock name unique to this test run. */
     protected String uniqueName() {
         return testName + "-" + System.nanoTime() + "-" + names.incrementAndGet();
@@ -174,6 +189,38 @@ public abstract class ContractSupport {
         });
         awaitParked(waiterThread);
         return waiter;
+    }
+
+    /** Starts {@code lock.tryAcquire(wait)} on a test thread and returns once it waits in the backend (see {@link #awaitWaitingInBackend}). */
+    protected Future<Optional<Lease>> queuedWaiter(DistributedLock lock, Duration wait) {
+        AtomicReference<Thread> waiterThread = new AtomicReference<>();
+        Future<Optional<Lease>> waiter = inBackground(() -> {
+            waiterThread.set(Thread.currentThread());
+            return lock.tryAcquire(wait);
+        });
+        awaitWaitingInBackend(waiterThread);
+        return waiter;
+    }
+
+    /**
+     * Waits until the thread in {@code waiter} sleeps in the engine's wait for a turn or a release, that is,
+     * after its request reached the backend and was answered "not yet" (a thread merely parked on a backend
+     * round trip is not there yet). Read from the thread's stack: the engine's waiting place is
+     * {@code ReleaseSignal.awaitChange}.
+     */
+    protected static void awaitWaitingInBackend(AtomicReference<Thread> waiter) {
+        Await.until(SOON, "the waiter waits for its turn", () -> {
+            Thread thread = waiter.get();
+            if (thread == null) {
+                return false;
+            }
+            for (StackTraceElement frame : thread.getStackTrace()) {
+                if (frame.getClassName().endsWith(".ReleaseSignal") && frame.getMethodName().equals("awaitChange")) {
+                    return true;
+                }
+            }
+            return false;
+        });
     }
 
     /** Waits until the thread in {@code waiter} is parked (waiting for the lock). */

@@ -22,10 +22,15 @@ public final class HolderProcess implements AutoCloseable {
         this.jvm = jvm;
     }
 
-    /** Starts a holder JVM with this JVM's class path; it acquires {@code lockName} through {@code factory}'s client. */
+    /** Starts a holder JVM with this JVM's class path; it acquires the plain lock {@code lockName} through {@code factory}'s client. */
     public static HolderProcess start(Class<? extends LockClientFactory> factory, String target, String lockName, Duration lease) {
+        return start(factory, target, LockKind.PLAIN, lockName, lease);
+    }
+
+    /** Starts a holder JVM with this JVM's class path; it acquires the lock of {@code kind} named {@code lockName}. */
+    public static HolderProcess start(Class<? extends LockClientFactory> factory, String target, LockKind kind, String lockName, Duration lease) {
         return new HolderProcess(ChildJvm.of(HolderProcess.class).jvmFlags(ChildJvm.QUICK_START_FLAGS)
-                .args(factory.getName(), target, lockName, Long.toString(lease.toMillis())).start());
+                .args(factory.getName(), target, lockName, Long.toString(lease.toMillis()), kind.name()).start());
     }
 
     /**
@@ -72,13 +77,13 @@ public final class HolderProcess implements AutoCloseable {
         }
     }
 
-    /** The holder JVM. Arguments: factory class, target, lock name, lease millis. */
+    /** The holder JVM. Arguments: factory class, target, lock name, lease millis, lock kind. */
     public static void main(String[] args) throws Exception {
         ParentJvm.exitWhenInputCloses();
         LockClientFactory factory = (LockClientFactory) Class.forName(args[0]).getDeclaredConstructor().newInstance();
         LockClient client = factory.create(args[1]);
         LockOptions options = LockOptions.builder().leaseTime(Duration.ofMillis(Long.parseLong(args[3]))).build();
-        Lease lease = client.getLock(args[2], options).acquire();
+        Lease lease = LockKind.valueOf(args[4]).of(client, args[2], options).acquire();
         System.out.println(HELD + lease.fencingToken());
         System.out.flush();
         Thread.sleep(TimeUnit.MINUTES.toMillis(10)); // killed long before

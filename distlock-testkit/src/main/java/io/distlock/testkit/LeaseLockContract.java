@@ -42,13 +42,13 @@ public abstract class LeaseLockContract extends LockContract {
     @Test
     void aLeaseThatIsNotRenewedExpiresLetsAnotherClientInAndTheHolderIsTold() throws Exception {
         String name = uniqueName();
-        DistributedLock holder = newClient().getLock(name, lease(shortLease(), false));
+        DistributedLock holder = lockOf(newClient(), name, lease(shortLease(), false));
         CountDownLatch lost = new CountDownLatch(1);
         holder.lock();
         Lease held = holder.heldLease();
         held.onLost(e -> lost.countDown());
 
-        Optional<Lease> next = newClient().getLock(name).tryAcquire(SOON);
+        Optional<Lease> next = lockOf(newClient(), name).tryAcquire(SOON);
         assertThat(next).as("another client acquires once the lease ran out").isPresent();
         assertThat(lost.await(SOON.toSeconds(), TimeUnit.SECONDS)).as("onLost fired").isTrue();
         assertThat(held.isValid()).isFalse();
@@ -68,8 +68,8 @@ public abstract class LeaseLockContract extends LockContract {
     void theWatchdogKeepsALockHeldForThreeTimesItsLease() throws Exception {
         String name = uniqueName();
         Duration leaseTime = shortLease().multipliedBy(2);
-        DistributedLock holder = newClient().getLock(name, lease(leaseTime, true));
-        DistributedLock other = newClient().getLock(name);
+        DistributedLock holder = lockOf(newClient(), name, lease(leaseTime, true));
+        DistributedLock other = lockOf(newClient(), name);
         CountDownLatch lost = new CountDownLatch(1);
         try (Lease held = holder.acquire()) {
             held.onLost(e -> lost.countDown());
@@ -88,11 +88,11 @@ public abstract class LeaseLockContract extends LockContract {
     @Test
     void aStaleHolderCannotReleaseTheNewOwnersLock() throws Exception {
         String name = uniqueName();
-        DistributedLock stale = newClient().getLock(name, lease(shortLease(), false));
+        DistributedLock stale = lockOf(newClient(), name, lease(shortLease(), false));
         Lease staleLease = stale.acquire();
         Await.until(SOON, "the stale lease expired locally", () -> !staleLease.isValid());
 
-        Lease owner = newClient().getLock(name).acquire(SOON);
+        Lease owner = lockOf(newClient(), name).acquire(SOON);
         staleLease.close(); // quiet: the loss was already reported through the lease
         assertLocked(name);
         assertThat(owner.isValid()).isTrue();
@@ -108,14 +108,14 @@ public abstract class LeaseLockContract extends LockContract {
     void aHolderProcessKilledWithoutReleasingFreesTheLockAfterItsLease() throws Exception {
         String name = uniqueName();
         long heldToken;
-        try (HolderProcess holder = HolderProcess.start(factoryClass(), target(), name, shortLease().multipliedBy(2))) {
+        try (HolderProcess holder = HolderProcess.start(factoryClass(), target(), kind(), name, shortLease().multipliedBy(2))) {
             heldToken = holder.awaitHeldToken(Duration.ofSeconds(60));
             assertLocked(name);
-            assertThat(newClient().getLock(name).tryLock()).isFalse();
+            assertThat(lockOf(newClient(), name).tryLock()).isFalse();
             holder.kill();
         }
         // no release is ever published: a waiter polling every 5 min must still not sleep past the holder's lease
-        Optional<Lease> next = newClientWithoutPolling().getLock(name).tryAcquire(SOON);
+        Optional<Lease> next = lockOf(newClientWithoutPolling(), name).tryAcquire(SOON);
         assertThat(next).as("the lock frees itself after the dead holder's lease, and the waiter sees it").isPresent();
         assertThat(next.get().fencingToken()).isGreaterThan(heldToken);
         next.get().close();
@@ -124,7 +124,7 @@ public abstract class LeaseLockContract extends LockContract {
     @Test
     void aFrozenServerMakesTheLeaseLostNotSilentlyKept() throws Exception {
         String name = uniqueName();
-        DistributedLock holder = newClient().getLock(name, lease(shortLease().multipliedBy(2), true));
+        DistributedLock holder = lockOf(newClient(), name, lease(shortLease().multipliedBy(2), true));
         CountDownLatch lost = new CountDownLatch(1);
         AtomicReference<LeaseLostException> report = new AtomicReference<>();
         holder.lock();
@@ -143,7 +143,7 @@ public abstract class LeaseLockContract extends LockContract {
         }
         assertThatThrownBy(holder::unlock).isInstanceOf(LeaseLostException.class);
         assertThat(holder.isHeldByCurrentThread()).isFalse();
-        Lease next = Await.succeeds(SOON, "the lock can be taken again", () -> newClient().getLock(name).acquire(Duration.ofSeconds(5)));
+        Lease next = Await.succeeds(SOON, "the lock can be taken again", () -> lockOf(newClient(), name).acquire(Duration.ofSeconds(5)));
         assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
         next.close();
     }
@@ -151,7 +151,7 @@ public abstract class LeaseLockContract extends LockContract {
     @Test
     void aGrantThatArrivesAfterTheCallerGaveUpIsReleased() throws Exception {
         String name = uniqueName();
-        DistributedLock lock = newClient().getLock(name, lease(longLease(), false));
+        DistributedLock lock = lockOf(newClient(), name, lease(longLease(), false));
         long warmUpToken;
         try (Lease warmUp = lock.acquire()) { // the server knows the scripts, so the frozen request will run
             warmUpToken = warmUp.fencingToken();
@@ -168,7 +168,7 @@ public abstract class LeaseLockContract extends LockContract {
         lastTokenInBackend(name).ifPresent(token -> assertThat(token)
                 .as("the abandoned request ran on the server (a later token than the warm-up's)").isGreaterThan(warmUpToken));
         assertThat(lock.isHeldByCurrentThread()).isFalse();
-        Lease next = newClient().getLock(name).acquire(Duration.ofSeconds(5));
+        Lease next = lockOf(newClient(), name).acquire(Duration.ofSeconds(5));
         next.close();
     }
 
@@ -176,8 +176,8 @@ public abstract class LeaseLockContract extends LockContract {
     void anInterruptWhileARequestIsInFlightLeavesNothingHeld() throws Exception {
         String name = uniqueName();
         // an operation timeout longer than the test's wait: the interrupt, not a timeout, ends the call
-        DistributedLock lock = newClient(ClientSettings.DEFAULTS.withOperationTimeout(Duration.ofSeconds(30)))
-                .getLock(name, lease(longLease(), false));
+        DistributedLock lock = lockOf(newClient(ClientSettings.DEFAULTS.withOperationTimeout(Duration.ofSeconds(30))),
+                name, lease(longLease(), false));
         lock.acquire().close(); // warm up, as above
         AtomicReference<Thread> caller = new AtomicReference<>();
         backend().pause();
@@ -201,6 +201,6 @@ public abstract class LeaseLockContract extends LockContract {
         Await.until(SOON, "a grant of the interrupted request is released (its lease would last " + longLease() + ")",
                 () -> !lockedInBackend(name));
         assertThat(lock.isHeldByCurrentThread()).isFalse();
-        newClient().getLock(name).acquire(Duration.ofSeconds(5)).close();
+        lockOf(newClient(), name).acquire(Duration.ofSeconds(5)).close();
     }
 }

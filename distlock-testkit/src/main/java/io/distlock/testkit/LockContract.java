@@ -3,6 +3,7 @@ package io.distlock.testkit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.distlock.BackendUnavailableException;
 import io.distlock.DistributedLock;
@@ -54,7 +55,7 @@ public abstract class LockContract extends ContractSupport {
         for (LockClient client : twoClients) {
             for (int t = 0; t < threadsPerClient; t++) {
                 workers.add(inBackground(() -> {
-                    DistributedLock lock = client.getLock(name);
+                    DistributedLock lock = lockOf(client, name);
                     for (int i = 0; i < rounds; i++) {
                         lock.lock();
                         try {
@@ -84,8 +85,8 @@ public abstract class LockContract extends ContractSupport {
     @Test
     void holdsAreReentrantCountedAndShareOneToken() throws Exception {
         String name = uniqueName();
-        DistributedLock lock = newClient().getLock(name);
-        DistributedLock other = newClient().getLock(name);
+        DistributedLock lock = lockOf(newClient(), name);
+        DistributedLock other = lockOf(newClient(), name);
         lock.lock();
         lock.lock();
         Lease third = lock.acquire();
@@ -112,14 +113,14 @@ public abstract class LockContract extends ContractSupport {
     void aDetachedLeaseBelongsToNoThreadAndOnlyItsCloseReleasesIt() throws Exception {
         String name = uniqueName();
         LockClient client = newClient();
-        DistributedLock lock = client.getLock(name);
+        DistributedLock lock = lockOf(client, name);
         Lease detached = lock.tryAcquireDetached(Duration.ZERO).orElseThrow();
         assertLocked(name);
         assertThat(lock.isHeldByCurrentThread()).isFalse();
         assertThat(lock.getHoldCount()).isZero();
         assertThatThrownBy(lock::unlock).as("unlock() sees no hold of this thread").isInstanceOf(IllegalMonitorStateException.class);
         assertThat(lock.tryAcquire(Duration.ZERO)).as("the acquiring thread does not re-enter it").isEmpty();
-        assertThat(client.getLock(name).tryAcquireDetached(Duration.ZERO)).as("nor does a second detached acquisition").isEmpty();
+        assertThat(lockOf(client, name).tryAcquireDetached(Duration.ZERO)).as("nor does a second detached acquisition").isEmpty();
         assertThat(inBackground(() -> lock.tryAcquire(Duration.ZERO).isPresent()).get(30, TimeUnit.SECONDS))
                 .as("another thread of the same client").isFalse();
         assertThat(detached.isValid()).isTrue();
@@ -141,7 +142,7 @@ public abstract class LockContract extends ContractSupport {
     @Test
     void unlockByAThreadOrClientThatDoesNotHoldTheLockThrowsAndReleasesNothing() throws Exception {
         String name = uniqueName();
-        DistributedLock lock = newClient().getLock(name);
+        DistributedLock lock = lockOf(newClient(), name);
         assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class).hasMessageContaining(name);
         assertThatThrownBy(lock::heldLease).isInstanceOf(IllegalMonitorStateException.class);
 
@@ -155,7 +156,7 @@ public abstract class LockContract extends ContractSupport {
             }
         });
         assertThat(otherThread.get(30, TimeUnit.SECONDS)).isInstanceOf(IllegalMonitorStateException.class);
-        assertThatThrownBy(() -> newClient().getLock(name).unlock()).isInstanceOf(IllegalMonitorStateException.class);
+        assertThatThrownBy(() -> lockOf(newClient(), name).unlock()).isInstanceOf(IllegalMonitorStateException.class);
         assertLocked(name);
         assertThat(lock.isHeldByCurrentThread()).isTrue();
         lock.unlock();
@@ -165,8 +166,8 @@ public abstract class LockContract extends ContractSupport {
     @Test
     void tryAcquireGivesUpAfterItsWaitTimeWhileAnotherClientHolds() throws Exception {
         String name = uniqueName();
-        DistributedLock holder = newClient().getLock(name);
-        DistributedLock waiter = newClient().getLock(name);
+        DistributedLock holder = lockOf(newClient(), name);
+        DistributedLock waiter = lockOf(newClient(), name);
         try (Lease held = holder.acquire()) {
             long start = System.nanoTime();
             assertThat(waiter.tryAcquire(Duration.ofMillis(300))).isEmpty();
@@ -185,8 +186,8 @@ public abstract class LockContract extends ContractSupport {
     @Test
     void tryAcquireGetsTheLockWhenItIsReleasedDuringTheWait() throws Exception {
         String name = uniqueName();
-        Lease held = newClient().getLock(name).acquire();
-        DistributedLock waiterLock = newClient().getLock(name);
+        Lease held = lockOf(newClient(), name).acquire();
+        DistributedLock waiterLock = lockOf(newClient(), name);
         Future<Optional<Lease>> waiter = parkedWaiter(waiterLock, SOON);
         held.close();
         Optional<Lease> acquired = waiter.get(SOON.toSeconds() + 10, TimeUnit.SECONDS);
@@ -197,8 +198,8 @@ public abstract class LockContract extends ContractSupport {
     @Test
     void interruptedWaiterThrowsAndLeavesNothingHeld() throws Exception {
         String name = uniqueName();
-        DistributedLock holder = newClient().getLock(name);
-        DistributedLock waiterLock = newClient().getLock(name);
+        DistributedLock holder = lockOf(newClient(), name);
+        DistributedLock waiterLock = lockOf(newClient(), name);
         Lease held = holder.acquire();
         CountDownLatch started = new CountDownLatch(1);
         AtomicReference<Thread> waiterThread = new AtomicReference<>();
@@ -222,14 +223,14 @@ public abstract class LockContract extends ContractSupport {
         // soon as its answer arrives. So "nothing held" is awaited, not sampled at once.
         Await.until(Duration.ofSeconds(10), "lock '" + name + "' is free in the backend", () -> !lockedInBackend(name));
         assertThat(waiterLock.isHeldByCurrentThread()).isFalse();
-        assertThat(newClient().getLock(name).tryAcquire(Duration.ZERO)).as("nobody leaked a grant").isPresent();
+        assertThat(lockOf(newClient(), name).tryAcquire(Duration.ZERO)).as("nobody leaked a grant").isPresent();
     }
 
     @Test
     void releaseWakesAWaiterOnAnotherClientLongBeforeTheLeaseEnds() throws Exception {
         String name = uniqueName();
-        DistributedLock holder = newClient().getLock(name, lease(longLease(), false));
-        DistributedLock waiterLock = newClientWithoutPolling().getLock(name);
+        DistributedLock holder = lockOf(newClient(), name, lease(longLease(), false));
+        DistributedLock waiterLock = lockOf(newClientWithoutPolling(), name);
         Lease held = holder.acquire();
         Future<Optional<Lease>> waiter = parkedWaiter(waiterLock, SOON);
         held.close();
@@ -240,9 +241,41 @@ public abstract class LockContract extends ContractSupport {
     }
 
     @Test
+    void aFairLockGrantsWaitersOfDifferentClientsInArrivalOrder() throws Exception {
+        assumeTrue(fair(), "the lock under test does not promise arrival order");
+        String name = uniqueName();
+        Lease held = lockOf(newClient(), name, lease(longLease(), false)).acquire();
+        List<Integer> order = new CopyOnWriteArrayList<>();
+        List<Future<?>> waiters = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            int index = i;
+            DistributedLock lock = lockOf(newClientWithoutPolling(), name);
+            AtomicReference<Thread> thread = new AtomicReference<>();
+            waiters.add(inBackground(() -> {
+                thread.set(Thread.currentThread());
+                try (Lease lease = lock.acquire(SOON)) {
+                    order.add(index);
+                }
+                return null;
+            }));
+            awaitWaitingInBackend(thread); // in the backend's queue before the next one arrives
+        }
+        held.close();
+        for (Future<?> waiter : waiters) {
+            waiter.get(SOON.toSeconds() + 10, TimeUnit.SECONDS);
+        }
+        assertThat(order).as("grant order of waiters that arrived as 0, 1, 2, 3, 4").containsExactly(0, 1, 2, 3, 4);
+    }
+
+    /** Returns whether the lock under test grants waiters in arrival order across clients (fair locks; ZooKeeper's and etcd's locks). */
+    protected boolean fair() {
+        return kind() != LockKind.PLAIN;
+    }
+
+    @Test
     void fencingTokensStrictlyIncreaseAcrossClients() throws Exception {
         String name = uniqueName();
-        List<DistributedLock> locks = List.of(newClient().getLock(name), newClient().getLock(name), newClient().getLock(name));
+        List<DistributedLock> locks = List.of(lockOf(newClient(), name), lockOf(newClient(), name), lockOf(newClient(), name));
         long previous = 0;
         for (int i = 0; i < 30; i++) {
             try (Lease lease = locks.get(i % locks.size()).acquire(Duration.ofSeconds(30))) {
@@ -257,18 +290,18 @@ public abstract class LockContract extends ContractSupport {
         String name = uniqueName();
         LockClient client = newClient();
         long before;
-        try (Lease lease = client.getLock(name).acquire()) {
+        try (Lease lease = lockOf(client, name).acquire()) {
             before = lease.fencingToken();
         }
         backend().restart();
         long afterOnNewClient = Await.succeeds(SOON, "a new client acquires after the restart", () -> {
-            try (Lease lease = newClient().getLock(name).acquire(Duration.ofSeconds(5))) {
+            try (Lease lease = lockOf(newClient(), name).acquire(Duration.ofSeconds(5))) {
                 return lease.fencingToken();
             }
         });
         assertThat(afterOnNewClient).isGreaterThan(before);
         long afterOnOldClient = Await.succeeds(SOON, "the old client recovers after the restart", () -> {
-            try (Lease lease = client.getLock(name).acquire(Duration.ofSeconds(5))) {
+            try (Lease lease = lockOf(client, name).acquire(Duration.ofSeconds(5))) {
                 return lease.fencingToken();
             }
         });
@@ -278,7 +311,7 @@ public abstract class LockContract extends ContractSupport {
     @Test
     void aLeaseMayBeClosedFromAnotherThread() throws Exception {
         String name = uniqueName();
-        DistributedLock lock = newClient().getLock(name);
+        DistributedLock lock = lockOf(newClient(), name);
         Lease lease = lock.acquire();
         assertThat(lock.isHeldByCurrentThread()).isTrue();
         inBackground(() -> {
@@ -290,23 +323,23 @@ public abstract class LockContract extends ContractSupport {
         assertThat(lock.isHeldByCurrentThread()).isFalse();
         assertUnlocked(name);
         lease.close();
-        assertThat(newClient().getLock(name).tryLock()).isTrue();
+        assertThat(lockOf(newClient(), name).tryLock()).isTrue();
     }
 
     @Test
     void badArgumentsAreRejectedWithErrorsNamingTheArgument() {
         LockClient client = newClient();
-        assertThatThrownBy(() -> client.getLock(null)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("name");
-        assertThatThrownBy(() -> client.getLock("")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("name");
-        assertThatThrownBy(() -> client.getLock("   ")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("blank");
-        assertThatThrownBy(() -> client.getLock("x".repeat(100_000))).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at most");
-        assertThatThrownBy(() -> client.getLock("a\ud800b")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("surrogate");
-        assertThatThrownBy(() -> client.getLock("a\tb")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("control");
-        assertThatThrownBy(() -> client.getLock("a", null)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("options");
+        assertThatThrownBy(() -> lockOf(client, null)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("name");
+        assertThatThrownBy(() -> lockOf(client, "")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("name");
+        assertThatThrownBy(() -> lockOf(client, "   ")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("blank");
+        assertThatThrownBy(() -> lockOf(client, "x".repeat(100_000))).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at most");
+        assertThatThrownBy(() -> lockOf(client, "a\ud800b")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("surrogate");
+        assertThatThrownBy(() -> lockOf(client, "a\tb")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("control");
+        assertThatThrownBy(() -> lockOf(client, "a", null)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("options");
         assertThatThrownBy(() -> LockOptions.builder().leaseTime(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("leaseTime");
         assertThatThrownBy(() -> LockOptions.builder().leaseTime(Duration.ofSeconds(-1))).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("leaseTime");
         assertThatThrownBy(() -> LockOptions.builder().leaseTime(null)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("leaseTime");
-        DistributedLock lock = client.getLock(uniqueName());
+        DistributedLock lock = lockOf(client, uniqueName());
         assertThatThrownBy(() -> lock.tryAcquire(null)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("waitTime");
         assertThatThrownBy(() -> lock.tryAcquire(Duration.ofMillis(-1))).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("waitTime");
         assertThatThrownBy(lock::newCondition).isInstanceOf(UnsupportedOperationException.class);
@@ -316,8 +349,8 @@ public abstract class LockContract extends ContractSupport {
     @Test
     void isLockedReportsTheBackendState() throws Exception {
         String name = uniqueName();
-        DistributedLock lock = newClient().getLock(name);
-        DistributedLock observer = newClient().getLock(name);
+        DistributedLock lock = lockOf(newClient(), name);
+        DistributedLock observer = lockOf(newClient(), name);
         assertThat(observer.isLocked()).isFalse();
         try (Lease ignored = lock.acquire()) {
             assertThat(observer.isLocked()).isTrue();
@@ -329,7 +362,7 @@ public abstract class LockContract extends ContractSupport {
     @Test
     void forceUnlockFreesTheLockAndTheHolderLearnsItLostIt() throws Exception {
         String name = uniqueName();
-        DistributedLock holderLock = newClient().getLock(name, lease(shortLease().multipliedBy(2), true));
+        DistributedLock holderLock = lockOf(newClient(), name, lease(shortLease().multipliedBy(2), true));
         CountDownLatch lost = new CountDownLatch(1);
         AtomicReference<LeaseLostException> report = new AtomicReference<>();
         holderLock.lock();
@@ -338,11 +371,11 @@ public abstract class LockContract extends ContractSupport {
             report.set(e);
             lost.countDown();
         });
-        assertThat(newClient().getLock(name).forceUnlock()).isTrue();
+        assertThat(lockOf(newClient(), name).forceUnlock()).isTrue();
         assertThat(lost.await(SOON.toSeconds(), TimeUnit.SECONDS)).as("onLost fired (at the next renewal)").isTrue();
         assertThat(report.get().lockName()).isEqualTo(name);
         assertThat(report.get().reason()).isEqualTo(tellsForceUnlocks() ? Reason.FORCE_UNLOCKED : Reason.SERVER_LOST_LOCK);
-        DistributedLock next = newClient().getLock(name);
+        DistributedLock next = lockOf(newClient(), name);
         Lease nextLease = next.acquire(SOON);
         assertThat(held.isValid()).isFalse();
         assertThatThrownBy(holderLock::unlock).isInstanceOf(LeaseLostException.class).hasMessageContaining(name);
@@ -357,10 +390,10 @@ public abstract class LockContract extends ContractSupport {
     @Test
     void forceUnlockWakesAParkedWaiter() throws Exception {
         String name = uniqueName();
-        Lease held = newClient().getLock(name, lease(longLease(), false)).acquire();
-        DistributedLock waiterLock = newClientWithoutPolling().getLock(name);
+        Lease held = lockOf(newClient(), name, lease(longLease(), false)).acquire();
+        DistributedLock waiterLock = lockOf(newClientWithoutPolling(), name);
         Future<Optional<Lease>> waiter = parkedWaiter(waiterLock, SOON);
-        assertThat(newClient().getLock(name).forceUnlock()).isTrue();
+        assertThat(lockOf(newClient(), name).forceUnlock()).isTrue();
         Optional<Lease> acquired = waiter.get(SOON.toSeconds() + 10, TimeUnit.SECONDS);
         assertThat(acquired).as("the waiter (polling every 5 min) was woken by the force-unlock").isPresent();
         assertThat(acquired.get().fencingToken()).isGreaterThan(held.fencingToken());
@@ -377,21 +410,21 @@ public abstract class LockContract extends ContractSupport {
         LockClient client = newClient();
         LockClient other = newClient();
         for (String name : names) {
-            try (Lease lease = client.getLock(name).acquire(Duration.ofSeconds(5))) {
+            try (Lease lease = lockOf(client, name).acquire(Duration.ofSeconds(5))) {
                 assertLocked(name);
-                assertThat(other.getLock(name).isLocked()).as("isLocked of %s", name).isTrue();
-                assertThat(other.getLock(name).tryAcquire(Duration.ZERO)).as("a second holder of %s", name).isEmpty();
+                assertThat(lockOf(other, name).isLocked()).as("isLocked of %s", name).isTrue();
+                assertThat(lockOf(other, name).tryAcquire(Duration.ZERO)).as("a second holder of %s", name).isEmpty();
                 assertThat(lease.isValid()).isTrue();
             }
             assertUnlocked(name);
-            Lease again = client.getLock(name).acquire(Duration.ofSeconds(5));
-            assertThat(other.getLock(name).forceUnlock()).as("force-unlock of %s", name).isTrue();
+            Lease again = lockOf(client, name).acquire(Duration.ofSeconds(5));
+            assertThat(lockOf(other, name).forceUnlock()).as("force-unlock of %s", name).isTrue();
             assertUnlocked(name);
             again.close(); // quiet
         }
         String tricky = names.get(0);
-        Lease held = client.getLock(tricky, lease(longLease(), false)).acquire();
-        DistributedLock waiterLock = newClientWithoutPolling().getLock(tricky);
+        Lease held = lockOf(client, tricky, lease(longLease(), false)).acquire();
+        DistributedLock waiterLock = lockOf(newClientWithoutPolling(), tricky);
         Future<Optional<Lease>> waiter = parkedWaiter(waiterLock, SOON);
         held.close();
         assertThat(waiter.get(SOON.toSeconds() + 10, TimeUnit.SECONDS)).as("a waiter on %s is woken by the release", tricky)
@@ -403,9 +436,9 @@ public abstract class LockContract extends ContractSupport {
         LockClient client = newClient();
         String first = uniqueName();
         String second = uniqueName();
-        DistributedLock lock = client.getLock(first);
+        DistributedLock lock = lockOf(client, first);
         lock.lock();
-        Lease lease = client.getLock(second).acquire();
+        Lease lease = lockOf(client, second).acquire();
         List<LeaseLostException> told = new CopyOnWriteArrayList<>();
         lease.onLost(told::add);
         client.close();
@@ -417,7 +450,7 @@ public abstract class LockContract extends ContractSupport {
         assertThatThrownBy(lock::unlock).as("the owner's unlock after close").isInstanceOf(LeaseLostException.class);
         client.close(); // idempotent
         lease.close();
-        assertThatThrownBy(() -> client.getLock(first)).isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+        assertThatThrownBy(() -> lockOf(client, first)).isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
         assertThatThrownBy(lock::acquire).isInstanceOf(IllegalStateException.class);
     }
 
@@ -425,7 +458,7 @@ public abstract class LockContract extends ContractSupport {
     void anUnreachableBackendFailsFastWithBackendUnavailableAndTheClientRecovers() throws Exception {
         String name = uniqueName();
         LockClient client = newClient();
-        DistributedLock lock = client.getLock(name);
+        DistributedLock lock = lockOf(client, name);
         try (Lease lease = lock.acquire()) {
             assertThat(lease.isValid()).isTrue();
         }
@@ -463,7 +496,7 @@ public abstract class LockContract extends ContractSupport {
             List<Future<?>> results = new ArrayList<>();
             for (int i = 0; i < tasks; i++) {
                 results.add(virtual.submit(() -> {
-                    Lease lease = client.getLock(name).acquire(Duration.ofMinutes(2));
+                    Lease lease = lockOf(client, name).acquire(Duration.ofMinutes(2));
                     if (inside.incrementAndGet() != 1) {
                         overlaps.incrementAndGet();
                     }

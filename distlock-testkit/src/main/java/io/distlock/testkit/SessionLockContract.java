@@ -35,12 +35,12 @@ public abstract class SessionLockContract extends LeaseLockContract {
     void theHoldersSessionExpiryEndsItsLockTellsItAndHandsTheLockOn() throws Exception {
         String name = uniqueName();
         LockClient holderClient = newClient();
-        DistributedLock holder = holderClient.getLock(name);
+        DistributedLock holder = lockOf(holderClient, name);
         holder.lock();
         Lease held = holder.heldLease();
         CompletableFuture<LeaseLostException> lost = new CompletableFuture<>();
         held.onLost(lost::complete);
-        DistributedLock waiterLock = newClientWithoutPolling().getLock(name);
+        DistributedLock waiterLock = lockOf(newClientWithoutPolling(), name);
         Future<Optional<Lease>> waiter = parkedWaiter(waiterLock, SOON);
 
         expireSession(holderClient);

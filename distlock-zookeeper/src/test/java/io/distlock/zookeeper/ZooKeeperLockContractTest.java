@@ -16,6 +16,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * server that clients reach through a proxy, so that the tests can freeze it.
  */
 class ZooKeeperLockContractTest extends SessionLockContract {
+    /** Its plain lock is a queue: waiters are granted in arrival order. */
+    @Override
+    protected boolean fair() {
+        return true;
+    }
+
     @RegisterExtension
     static final ZooKeeperServerExtension zooKeeper = ZooKeeperServerExtension.behindProxy();
     private static RawZooKeeper raw;

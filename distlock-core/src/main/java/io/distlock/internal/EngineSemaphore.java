@@ -1,0 +1,91 @@
+package io.distlock.internal;
+
+import io.distlock.DistributedSemaphore;
+import io.distlock.Lease;
+import io.distlock.LockAcquireTimeoutException;
+import io.distlock.LockOptions;
+import io.distlock.spi.SemaphoreStorage;
+import java.time.Duration;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The {@link DistributedSemaphore} of every backend with {@link SemaphoreStorage}: each permit is an
+ * acquisition of its own in a shared {@link LockSpace} (one per number of permits), detached from the
+ * acquiring thread, so that any thread may close it and one thread may hold several.
+ */
+final class EngineSemaphore implements DistributedSemaphore {
+    private static final long FOREVER = LockAcquirer.FOREVER;
+
+    private final EngineLockClient client;
+    private final LockSpace space;
+    private final SemaphoreStorage storage;
+    private final String name;
+    private final int permits;
+    private final LockOptions options;
+
+    EngineSemaphore(EngineLockClient client, LockSpace space, SemaphoreStorage storage, String name, int permits, LockOptions options) {
+        this.client = client;
+        this.space = space;
+        this.storage = storage;
+        this.name = name;
+        this.permits = permits;
+        this.options = options;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public int permits() {
+        return permits;
+    }
+
+    @Override
+    public LockOptions options() {
+        return options;
+    }
+
+    @Override
+    public int availablePermits() {
+        client.checkOpen();
+        return client.calls().awaitUninterruptibly(storage.availablePermits(name, permits), "availablePermits", name);
+    }
+
+    @Override
+    public Lease acquire() throws InterruptedException {
+        return LeaseHandle.owning(space, hold(FOREVER));
+    }
+
+    @Override
+    public Lease acquire(Duration waitTime) throws InterruptedException {
+        return tryAcquire(waitTime).orElseThrow(() -> new LockAcquireTimeoutException(name, waitTime));
+    }
+
+    @Override
+    public Optional<Lease> tryAcquire(Duration waitTime) throws InterruptedException {
+        Acquisition held = hold(EngineLock.checkWait(waitTime));
+        return held == null ? Optional.empty() : Optional.of(LeaseHandle.owning(space, held));
+    }
+
+    private @Nullable Acquisition hold(long waitNanos) throws InterruptedException {
+        client.checkOpen();
+        LockSlot slot = space.slots.enter(name);
+        try {
+            Acquisition acquired = space.acquirer.acquire(slot, options, waitNanos);
+            if (acquired != null) {
+                acquired.detach();
+            }
+            return acquired;
+        } finally {
+            slot.leave();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "DistributedSemaphore[" + name + ", " + permits + " permits, " + options + "]";
+    }
+}

@@ -1,0 +1,55 @@
+package io.distlock.internal;
+
+import io.distlock.spi.LockBackend;
+import io.distlock.spi.PollingAcquire;
+import io.distlock.spi.QueueingAcquire;
+
+/**
+ * One kind of lock of a client (plain, fair, read, write, a semaphore's permits): its storage, the
+ * per-name slots of its names in use, its acquirer, and how many holds one name may have at once.
+ */
+final class LockSpace {
+    /*
+     * Every kind goes through the same engine: one watchdog, one loss path, one close. What differs is
+     * the storage (a LockBackend of the backend's, see LockKinds) and the local sharing: an exclusive
+     * kind has one holder per name, and its slot's gate lets one thread at a time talk to the backend;
+     * a shared kind (readers, permits) has a holder per thread, and its gate lets `localPermits` threads
+     * through at once (a semaphore's permits: more than that can never be held by one client anyway).
+     */
+    final String kind;
+    final LockBackend backend;
+    final boolean shared;
+    final int localPermits;
+    final LockSlots slots;
+    final LockAcquirer acquirer;
+
+    LockSpace(EngineLockClient client, String kind, LockBackend backend, boolean shared, int localPermits) {
+        boolean polling = backend instanceof PollingAcquire;
+        boolean queueing = backend instanceof QueueingAcquire;
+        if (polling == queueing) {
+            throw new IllegalArgumentException("the " + kind + " storage of " + backend.describe() + " must implement exactly one of "
+                    + "PollingAcquire and QueueingAcquire (it implements " + (polling ? "both" : "neither") + ")");
+        }
+        this.kind = kind;
+        this.backend = backend;
+        this.shared = shared;
+        this.localPermits = localPermits;
+        PollingAcquire pollingBackend = polling ? (PollingAcquire) backend : null;
+        this.slots = new LockSlots(this, slot -> new ReleaseSignal(slot, pollingBackend, client.clock()));
+        this.acquirer = new LockAcquirer(client, this, polling ? new PollingGranter(client, backend, pollingBackend)
+                : new QueueGranter(client, (QueueingAcquire) backend));
+    }
+
+    /** Releases one hold; the last one releases the backend lock. */
+    void releaseHold(Acquisition held, boolean reportLoss) {
+        int left = held.releaseHold();
+        if (left == 0) {
+            acquirer.release(held, reportLoss);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "LockSpace[" + kind + "]";
+    }
+}

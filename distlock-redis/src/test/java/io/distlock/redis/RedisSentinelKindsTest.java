@@ -1,0 +1,86 @@
+package io.distlock.redis;
+
+import io.distlock.testkit.LeaseLockContract;
+import io.distlock.testkit.LockClientFactory;
+import io.distlock.testkit.LockKind;
+import io.distlock.testkit.ReadWriteLockContract;
+import io.distlock.testkit.RedisSentinelExtension;
+import io.distlock.testkit.SemaphoreContract;
+import io.distlock.testkit.TestDeployment;
+import java.util.OptionalLong;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** Fair locks, read-write locks and semaphores through Sentinel (a master, one replica, three Sentinels). */
+class RedisSentinelKindsTest {
+    @RegisterExtension
+    static final RedisSentinelExtension sentinel = new RedisSentinelExtension();
+
+    static boolean held(String name, String kind) {
+        return RawLockState.queueHeld(sentinel.group().servers().get(0).port(), name, kind);
+    }
+
+    @Nested
+    class Fair extends LeaseLockContract {
+        @Override
+        protected LockKind kind() {
+            return LockKind.FAIR;
+        }
+
+        @Override
+        protected Class<? extends LockClientFactory> factoryClass() {
+            return RedisClientFactory.class;
+        }
+
+        @Override
+        protected TestDeployment deployment() {
+            return sentinel;
+        }
+
+        @Override
+        protected boolean lockedInBackend(String name) {
+            return held(name, "fair");
+        }
+
+        @Override
+        protected OptionalLong lastTokenInBackend(String name) {
+            return RawLockState.queueLastToken(sentinel.group().servers().get(0).port(), name, "fair");
+        }
+    }
+
+    @Nested
+    class ReadWrite extends ReadWriteLockContract {
+        @Override
+        protected Class<? extends LockClientFactory> factoryClass() {
+            return RedisClientFactory.class;
+        }
+
+        @Override
+        protected TestDeployment deployment() {
+            return sentinel;
+        }
+
+        @Override
+        protected boolean lockedInBackend(String name) {
+            return held(name, "rw");
+        }
+    }
+
+    @Nested
+    class Semaphore extends SemaphoreContract {
+        @Override
+        protected Class<? extends LockClientFactory> factoryClass() {
+            return RedisClientFactory.class;
+        }
+
+        @Override
+        protected TestDeployment deployment() {
+            return sentinel;
+        }
+
+        @Override
+        protected boolean lockedInBackend(String name) {
+            return held(name, "sem");
+        }
+    }
+}

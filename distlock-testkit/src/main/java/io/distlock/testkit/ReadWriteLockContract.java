@@ -1,0 +1,250 @@
+package io.distlock.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.distlock.DistributedLock;
+import io.distlock.DistributedReadWriteLock;
+import io.distlock.Lease;
+import io.distlock.LeaseLostException;
+import io.distlock.LockClient;
+import io.distlock.servers.Await;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The contract of read-write locks, on top of {@link LockContract} run with {@link LockKind#WRITE} (the
+ * write side is an exclusive lock like any other): readers share, a writer excludes everyone, the queue
+ * prefers a waiting writer over later readers, readers at the head are granted together, downgrade is
+ * atomic, upgrade is refused, write tokens exceed every earlier token, and one reader's lost lease touches
+ * no other reader. The backend's test class supplies the hooks of {@link ContractSupport}.
+ */
+public abstract class ReadWriteLockContract extends ContractSupport {
+
+    private DistributedReadWriteLock readWrite(LockClient client, String name) {
+        return client.getReadWriteLock(name);
+    }
+
+    @Test
+    void readersOfDifferentClientsAndThreadsHoldTogether() throws Exception {
+        String name = uniqueName();
+        List<Lease> readers = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            readers.add(readWrite(newClient(), name).readLock().acquire(SOON));
+        }
+        DistributedLock sameClient = readWrite(newClient(), name).readLock();
+        Future<Lease> onAnotherThread = inBackground(() -> sameClient.acquire(SOON));
+        readers.add(onAnotherThread.get(SOON.toSeconds(), TimeUnit.SECONDS));
+        readers.add(sameClient.acquire(SOON));
+        assertThat(readers).allMatch(Lease::isValid);
+        assertThat(readWrite(newClient(), name).readLock().isLocked()).isTrue();
+        assertThat(readWrite(newClient(), name).writeLock().isLocked()).as("no writer holds").isFalse();
+        assertThat(readWrite(newClient(), name).writeLock().tryAcquire(Duration.ZERO)).as("a writer while readers hold").isEmpty();
+        readers.forEach(Lease::close);
+        assertThat(readWrite(newClient(), name).writeLock().tryAcquire(SOON)).as("a writer once all readers left").isPresent();
+    }
+
+    @Test
+    void aWriterExcludesReadersAndTheyGetInWhenItLeaves() throws Exception {
+        String name = uniqueName();
+        Lease writer = readWrite(newClient(), name).writeLock().acquire(SOON);
+        assertThat(readWrite(newClient(), name).readLock().tryAcquire(Duration.ZERO)).as("a reader while the writer holds").isEmpty();
+        assertThat(readWrite(newClient(), name).readLock().isLocked()).as("no reader holds").isFalse();
+        Future<Optional<Lease>> reader = queuedWaiter(readWrite(newClientWithoutPolling(), name).readLock(), SOON);
+        writer.close();
+        Optional<Lease> read = reader.get(SOON.toSeconds() + 10, TimeUnit.SECONDS);
+        assertThat(read).as("the reader, woken by the writer's release").isPresent();
+        assertThat(read.get().fencingToken()).isGreaterThan(writer.fencingToken());
+        read.get().close();
+    }
+
+    @Test
+    void readersAtTheHeadOfTheQueueAreGrantedTogether() throws Exception {
+        String name = uniqueName();
+        Lease writer = readWrite(newClient(), name).writeLock().acquire(SOON);
+        CountDownLatch allIn = new CountDownLatch(3);
+        CountDownLatch leave = new CountDownLatch(1);
+        List<Future<?>> readers = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            DistributedLock read = readWrite(newClientWithoutPolling(), name).readLock();
+            AtomicReference<Thread> thread = new AtomicReference<>();
+            readers.add(inBackground(() -> {
+                thread.set(Thread.currentThread());
+                try (Lease lease = read.acquire(SOON)) {
+                    allIn.countDown();
+                    leave.await(); // every reader holds until all three are in
+                }
+                return null;
+            }));
+            awaitWaitingInBackend(thread);
+        }
+        writer.close();
+        assertThat(allIn.await(SOON.toSeconds(), TimeUnit.SECONDS)).as("three queued readers hold at once").isTrue();
+        leave.countDown();
+        for (Future<?> reader : readers) {
+            reader.get(SOON.toSeconds(), TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void aWaitingWriterIsNotOvertakenByLaterReaders() throws Exception {
+        String name = uniqueName();
+        Lease firstReader = readWrite(newClient(), name).readLock().acquire(SOON);
+        Future<Optional<Lease>> writer = queuedWaiter(readWrite(newClientWithoutPolling(), name).writeLock(), SOON);
+        assertThat(readWrite(newClient(), name).readLock().tryAcquire(Duration.ZERO))
+                .as("a reader arriving while a writer waits queues behind it").isEmpty();
+        Future<Optional<Lease>> laterReader = queuedWaiter(readWrite(newClientWithoutPolling(), name).readLock(), SOON);
+        firstReader.close();
+        Optional<Lease> written = writer.get(SOON.toSeconds() + 10, TimeUnit.SECONDS);
+        assertThat(written).as("the writer, once the first reader left").isPresent();
+        assertThat(laterReader.isDone()).as("the later reader still waits while the writer holds").isFalse();
+        written.get().close();
+        Optional<Lease> read = laterReader.get(SOON.toSeconds() + 10, TimeUnit.SECONDS);
+        assertThat(read).isPresent();
+        assertThat(read.get().fencingToken()).isGreaterThan(written.get().fencingToken());
+        read.get().close();
+    }
+
+    @Test
+    void aWriteTokenExceedsEveryTokenGrantedBeforeIt() throws Exception {
+        String name = uniqueName();
+        Lease r1 = readWrite(newClient(), name).readLock().acquire(SOON);
+        Lease r2 = readWrite(newClient(), name).readLock().acquire(SOON);
+        assertThat(r2.fencingToken()).isGreaterThan(r1.fencingToken());
+        r1.close();
+        r2.close();
+        Lease w = readWrite(newClient(), name).writeLock().acquire(SOON);
+        assertThat(w.fencingToken()).isGreaterThan(r2.fencingToken());
+        w.close();
+        Lease r3 = readWrite(newClient(), name).readLock().acquire(SOON);
+        assertThat(r3.fencingToken()).isGreaterThan(w.fencingToken());
+        r3.close();
+    }
+
+    @Test
+    void aWriterDowngradesAtomicallyToAReader() throws Exception {
+        String name = uniqueName();
+        DistributedReadWriteLock lock = readWrite(newClient(), name);
+        lock.writeLock().lock();
+        long writeToken = lock.writeLock().heldLease().fencingToken();
+        Future<Optional<Lease>> otherWriter = queuedWaiter(readWrite(newClientWithoutPolling(), name).writeLock(), SOON);
+        assertThat(lock.readLock().tryLock()).as("a read by the writing thread is granted at once, though a writer waits").isTrue();
+        assertThat(lock.readLock().heldLease().fencingToken()).isGreaterThan(writeToken);
+        lock.writeLock().unlock();
+        assertThat(lock.readLock().isHeldByCurrentThread()).isTrue();
+        assertThat(lock.readLock().heldLease().isValid()).isTrue();
+        assertThat(otherWriter.isDone()).as("the waiting writer stays out while the downgraded reader reads").isFalse();
+        lock.readLock().unlock();
+        Optional<Lease> written = otherWriter.get(SOON.toSeconds() + 10, TimeUnit.SECONDS);
+        assertThat(written).as("the other writer, once the downgraded reader left").isPresent();
+        written.get().close();
+    }
+
+    @Test
+    void anUpgradeFromReadToWriteIsRefusedAndChangesNothing() throws Exception {
+        String name = uniqueName();
+        DistributedReadWriteLock lock = readWrite(newClient(), name);
+        lock.readLock().lock();
+        assertThatThrownBy(() -> lock.writeLock().tryLock(1, TimeUnit.SECONDS))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("upgrad").hasMessageContaining(name);
+        assertThat(lock.readLock().getHoldCount()).isEqualTo(1);
+        assertThat(lock.writeLock().isHeldByCurrentThread()).isFalse();
+        Optional<Lease> another = readWrite(newClient(), name).readLock().tryAcquire(Duration.ZERO);
+        assertThat(another).as("still shared with readers").isPresent();
+        another.get().close();
+        lock.readLock().unlock();
+        assertThat(readWrite(newClient(), name).writeLock().tryAcquire(SOON)).isPresent();
+    }
+
+    @Test
+    void readHoldsAreReentrantPerThread() throws Exception {
+        String name = uniqueName();
+        DistributedLock read = readWrite(newClient(), name).readLock();
+        read.lock();
+        Lease second = read.acquire();
+        assertThat(read.getHoldCount()).isEqualTo(2);
+        assertThat(second.fencingToken()).isEqualTo(read.heldLease().fencingToken());
+        second.close();
+        assertThat(read.getHoldCount()).isEqualTo(1);
+        read.unlock();
+        assertThat(read.isHeldByCurrentThread()).isFalse();
+        assertThatThrownBy(read::unlock).isInstanceOf(IllegalMonitorStateException.class);
+        assertThat(readWrite(newClient(), name).writeLock().tryAcquire(SOON)).as("no read hold left behind").isPresent();
+    }
+
+    @Test
+    void oneReadersLostLeaseTouchesNoOtherReader() throws Exception {
+        String name = uniqueName();
+        Lease short1 = newClient().getReadWriteLock(name, lease(shortLease(), false)).readLock().acquire(SOON);
+        Lease renewed = newClient().getReadWriteLock(name, lease(shortLease().multipliedBy(2), true)).readLock().acquire(SOON);
+        AtomicReference<LeaseLostException> lost = new AtomicReference<>();
+        short1.onLost(lost::set);
+        Await.until(SOON, "the reader without renewals loses its lease", () -> lost.get() != null);
+        assertThat(renewed.isValid()).as("the renewed reader keeps its lease").isTrue();
+        assertThat(readWrite(newClient(), name).writeLock().tryAcquire(Duration.ZERO)).as("the renewed reader still holds").isEmpty();
+        renewed.close();
+        assertThat(readWrite(newClient(), name).writeLock().tryAcquire(SOON)).isPresent();
+    }
+
+    @Test
+    void readersAndWritersExcludeEachOtherUnderLoad() throws Exception {
+        String name = uniqueName();
+        AtomicInteger writers = new AtomicInteger();
+        AtomicInteger readers = new AtomicInteger();
+        AtomicInteger violations = new AtomicInteger();
+        List<Future<?>> workers = new ArrayList<>();
+        for (int c = 0; c < 3; c++) {
+            DistributedReadWriteLock lock = readWrite(newClient(), name);
+            for (int t = 0; t < 3; t++) {
+                boolean writer = t == 0;
+                workers.add(inBackground(() -> {
+                    for (int i = 0; i < 10; i++) {
+                        DistributedLock side = writer ? lock.writeLock() : lock.readLock();
+                        side.lock();
+                        try {
+                            int w = writer ? writers.incrementAndGet() : writers.get();
+                            int r = writer ? readers.get() : readers.incrementAndGet();
+                            if (w > 1 || (w == 1 && r > 0)) {
+                                violations.incrementAndGet();
+                            }
+                            Thread.yield();
+                        } finally {
+                            if (writer) {
+                                writers.decrementAndGet();
+                            } else {
+                                readers.decrementAndGet();
+                            }
+                            side.unlock();
+                        }
+                    }
+                    return null;
+                }));
+            }
+        }
+        for (Future<?> worker : workers) {
+            worker.get(2, TimeUnit.MINUTES);
+        }
+        assertThat(violations.get()).as("a writer overlapping a reader or another writer").isZero();
+    }
+
+    @Test
+    void closingTheClientReleasesItsReadAndWriteHolds() throws Exception {
+        String name = uniqueName();
+        LockClient client = newClient();
+        Lease read = readWrite(client, name).readLock().acquire(SOON);
+        Lease otherName = readWrite(client, name + "-w").writeLock().acquire(SOON);
+        client.close();
+        assertThat(read.isValid()).isFalse();
+        assertThat(otherName.isValid()).isFalse();
+        assertThat(readWrite(newClient(), name).writeLock().tryAcquire(SOON)).isPresent();
+        assertThat(readWrite(newClient(), name + "-w").writeLock().tryAcquire(SOON)).isPresent();
+    }
+}
