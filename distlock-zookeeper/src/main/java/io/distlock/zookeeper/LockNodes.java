@@ -17,8 +17,24 @@ final class LockNodes {
 
     private LockNodes() {}
 
-    /** Returns the parent node of a lock's queue; any name is a valid single path element. */
+    /** The length of Curator's protection prefix, {@code _c_<uuid>-}. */
+    private static final int PROTECTION_LENGTH = 3 + 36 + 1;
+
+    /** Returns the parent node of a plain lock's queue; any name is a valid single path element. */
     static String parent(String name) {
+        return parent("", name);
+    }
+
+    /**
+     * Returns the parent node of a lock's queue under {@code root} ("" for plain locks, {@code /~fair},
+     * {@code /~rw}, {@code /~sem} for the other kinds: an encoded name never contains '~', so kinds never
+     * meet plain lock names).
+     */
+    static String parent(String root, String name) {
+        return root + encoded(name);
+    }
+
+    private static String encoded(String name) {
         String encoded = URLEncoder.encode(name, StandardCharsets.UTF_8).replace("*", "%2A");
         if (encoded.equals(".") || encoded.equals("..")) {
             encoded = encoded.replace(".", "%2E");
@@ -26,18 +42,28 @@ final class LockNodes {
         return "/" + encoded;
     }
 
-    /** Returns the path (before the server appends the sequence) of a node for this owner. */
+    /** Returns the path (before the server appends the sequence) of a plain lock's node for this owner. */
     static String nodePath(String name, String ownerId) {
         return parent(name) + "/" + NODE_PREFIX + ownerId + "-";
+    }
+
+    /** Returns a child's name without Curator's protection prefix: it starts with its kind's prefix. */
+    static String bare(String child) {
+        return child.startsWith("_c_") && child.length() > PROTECTION_LENGTH ? child.substring(PROTECTION_LENGTH) : child;
     }
 
     static String sequence(String child) {
         return child.length() < SEQUENCE_DIGITS ? child : child.substring(child.length() - SEQUENCE_DIGITS);
     }
 
-    /** Returns the children that are lock nodes, in queue order. */
+    /** Returns the children that are plain lock nodes, in queue order. */
     static List<String> queue(List<String> children) {
         return children.stream().filter(child -> child.contains(NODE_PREFIX)).sorted(BY_SEQUENCE).toList();
+    }
+
+    /** Returns the children that are queue nodes of a kind's lock (any of its node prefixes), in queue order. */
+    static List<String> queue(List<String> children, List<String> prefixes) {
+        return children.stream().filter(child -> prefixes.stream().anyMatch(LockNodes.bare(child)::startsWith)).sorted(BY_SEQUENCE).toList();
     }
 
     static String lastSegment(String path) {

@@ -23,6 +23,9 @@ final class QueueNode implements QueueTicket {
      * again while the same predecessor is ahead only swaps the callback, and the watch is removed when
      * the predecessor changes, the turn comes, or the waiter leaves.
      */
+    /** Marks a watch on a parent's children (semaphores) in {@code watching}. */
+    private static final String CHILDREN = "children:";
+
     private final ZooKeeperLockBackend backend;
     private final String name;
     private final String ownerId;
@@ -49,29 +52,46 @@ final class QueueNode implements QueueTicket {
             if (position < 0) {
                 throw vanished();
             }
-            if (position == 0) {
-                Stat stat = backend.curator().checkExists().forPath(path);
-                if (stat == null) {
-                    throw vanished();
-                }
+            QueueRule.Turn turn = backend.rule().turn(queue, position, backend.permits());
+            if (turn.granted()) {
                 stopWatching();
-                return AcquireResult.granted(stat.getCzxid());
+                return AcquireResult.granted(token());
             }
-            watch(LockNodes.parent(name) + "/" + queue.get(position - 1));
+            watch(turn.watch() == null ? null : backend.parent(name) + "/" + turn.watch());
             return AcquireResult.busy(Duration.ZERO);
         });
     }
 
-    private void watch(String predecessor) throws Exception {
+    /**
+     * Returns the fencing token of this node's grant: its czxid where grants follow creation order (plain, fair,
+     * permits); for read-write locks, where a downgraded reader is granted out of order, the zxid of a write
+     * made now, at the grant.
+     */
+    private long token() throws Exception {
+        Stat stat = backend.rule().tokenAtGrant() ? backend.curator().setData().forPath(path, new byte[0])
+                : backend.curator().checkExists().forPath(path);
+        if (stat == null) {
+            throw vanished();
+        }
+        return backend.rule().tokenAtGrant() ? stat.getMzxid() : stat.getCzxid();
+    }
+
+    /** Watches {@code predecessor}, or (null) the children of the lock's parent. */
+    private void watch(@Nullable String predecessor) throws Exception {
+        String target = predecessor != null ? predecessor : CHILDREN + backend.parent(name);
         lock.lock();
         try {
-            if (predecessor.equals(watching)) {
+            if (target.equals(watching)) {
                 return; // already watched: the newest callback is called when it fires
             }
             stopWatching();
             try {
-                backend.curator().getData().usingWatcher(watcher).forPath(predecessor);
-                watching = predecessor;
+                if (predecessor != null) {
+                    backend.curator().getData().usingWatcher(watcher).forPath(predecessor);
+                } else {
+                    backend.curator().getChildren().usingWatcher(watcher).forPath(backend.parent(name));
+                }
+                watching = target;
             } catch (KeeperException.NoNodeException gone) {
                 Runnable callback = onTurn;
                 if (callback != null) {
@@ -102,7 +122,9 @@ final class QueueNode implements QueueTicket {
         try {
             if (watching != null) {
                 try {
-                    backend.curator().watchers().remove(watcher).ofType(WatcherType.Data).locally().inBackground().forPath(watching);
+                    boolean children = watching.startsWith(CHILDREN);
+                    backend.curator().watchers().remove(watcher).ofType(children ? WatcherType.Children : WatcherType.Data).locally()
+                            .inBackground().forPath(children ? watching.substring(CHILDREN.length()) : watching);
                 } catch (Exception ignored) {
                     // the watch fires once at most; a stale callback only makes the waiter look again
                 }

@@ -3,8 +3,11 @@ package io.distlock.zookeeper;
 import io.distlock.LockException;
 import io.distlock.LockOptions;
 import io.distlock.spi.LockBackend;
+import io.distlock.spi.LockKinds;
 import io.distlock.spi.OwnerCheck;
 import io.distlock.spi.QueueingAcquire;
+import io.distlock.spi.ReadWriteStorage;
+import io.distlock.spi.SemaphoreStorage;
 import io.distlock.spi.SessionEvents;
 import java.time.Duration;
 import java.util.List;
@@ -26,7 +29,7 @@ import org.jspecify.annotations.Nullable;
  * parent; the lowest holds the lock; each waiter watches only its predecessor. The fencing token is
  * the holder node's czxid: zxids only grow, across restarts, leader elections and re-created parents.
  */
-final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, SessionEvents {
+final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, SessionEvents, LockKinds {
     /*
      * Curator's synchronous calls block, so each runs on a bounded pool of IO_THREADS daemon threads
      * (more calls queue; the engine bounds every wait by the operation timeout). Deletes of our own
@@ -49,6 +52,11 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
     private final ConcurrentHashMap<String, String> nodeByOwner = new ConcurrentHashMap<>();
     private final ThreadPoolExecutor io;
     private volatile @Nullable ConnectionStateListener sessionListener;
+    /** Where this kind's queues live ("" for plain locks) and what decides a turn; see {@link QueueRule}. */
+    private final String root;
+    private final QueueRule rule;
+    private final int permits;
+    private final List<String> prefixes;
 
     ZooKeeperLockBackend(CuratorFramework curator, boolean ownsCurator, String ensemble, Duration timeout, boolean suspendedIsLost) {
         this.curator = curator;
@@ -57,6 +65,10 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
         this.timeout = timeout;
         this.suspendedIsLost = suspendedIsLost;
         this.errors = new ZooKeeperErrors(ensemble);
+        this.root = "";
+        this.rule = QueueRule.EXCLUSIVE;
+        this.permits = 0;
+        this.prefixes = List.of(LockNodes.NODE_PREFIX);
         AtomicInteger threads = new AtomicInteger();
         this.io = new ThreadPoolExecutor(IO_THREADS, IO_THREADS, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), runnable -> {
             Thread thread = new Thread(runnable, "distlock-zookeeper-io-" + threads.incrementAndGet());
@@ -64,6 +76,73 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
             return thread;
         });
         this.io.allowCoreThreadTimeOut(true);
+    }
+
+    /** A view for another kind of lock: the same connection, session and IO pool; queues under {@code root}. */
+    private ZooKeeperLockBackend(ZooKeeperLockBackend base, String root, QueueRule rule, int permits, List<String> prefixes) {
+        this.curator = base.curator;
+        this.ownsCurator = false;
+        this.ensemble = base.ensemble;
+        this.timeout = base.timeout;
+        this.suspendedIsLost = base.suspendedIsLost;
+        this.errors = base.errors;
+        this.io = base.io;
+        this.root = root;
+        this.rule = rule;
+        this.permits = permits;
+        this.prefixes = prefixes;
+    }
+
+    @Override
+    public LockBackend fairLocks() {
+        return new ZooKeeperLockBackend(this, "/~fair", QueueRule.EXCLUSIVE, 0, List.of(LockNodes.NODE_PREFIX));
+    }
+
+    @Override
+    public ReadWriteStorage readWriteLocks() {
+        List<String> prefixes = List.of(QueueRule.READ.prefix, QueueRule.WRITE.prefix, QueueRule.DOWNGRADE_PREFIX);
+        return new ZooKeeperReadWrite(new ZooKeeperLockBackend(this, "/~rw", QueueRule.READ, 0, prefixes),
+                new ZooKeeperLockBackend(this, "/~rw", QueueRule.WRITE, 0, prefixes));
+    }
+
+    @Override
+    public SemaphoreStorage semaphores() {
+        ZooKeeperLockBackend base = this;
+        return new SemaphoreStorage() {
+            @Override
+            public LockBackend withPermits(int count) {
+                return new ZooKeeperLockBackend(base, "/~sem", QueueRule.PERMIT, count, List.of(QueueRule.PERMIT.prefix));
+            }
+
+            @Override
+            public CompletableFuture<Integer> availablePermits(String name, int count) {
+                ZooKeeperLockBackend view = (ZooKeeperLockBackend) withPermits(count);
+                return view.call("availablePermits", name, () -> Math.max(0, count - view.queueOf(name).size()));
+            }
+        };
+    }
+
+    QueueRule rule() {
+        return rule;
+    }
+
+    int permits() {
+        return permits;
+    }
+
+    /** Returns the parent node of {@code name}'s queue in this kind. */
+    String parent(String name) {
+        return LockNodes.parent(root, name);
+    }
+
+    /** Records that {@code ownerId} holds the node at {@code path} (a downgrade made it outside enqueue). */
+    void remember(String ownerId, String path) {
+        nodeByOwner.put(ownerId, path);
+    }
+
+    /** Returns the node of {@code ownerId}, if it has one in this kind. */
+    @Nullable String nodeOf(String ownerId) {
+        return nodeByOwner.get(ownerId);
     }
 
     @Override
@@ -101,7 +180,10 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
     public CompletableFuture<QueueTicket> enqueue(String name, String ownerId, Duration leaseTime) {
         return call("acquire", name, () -> {
             String path = curator.create().creatingParentContainersIfNeeded().withProtection()
-                    .withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(LockNodes.nodePath(name, ownerId));
+                    .withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(parent(name) + "/" + rule.prefix + ownerId + "-");
+            if (rule == QueueRule.PERMIT) {
+                checkPermits(name, path);
+            }
             nodeByOwner.put(ownerId, path);
             return new QueueNode(this, name, ownerId, path);
         });
@@ -126,14 +208,45 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
 
     @Override
     public CompletableFuture<Boolean> forceRelease(String name) {
-        return call("forceUnlock", name, () -> queueOf(name)).thenCompose(queue -> queue.isEmpty()
-                ? CompletableFuture.completedFuture(false)
-                : delete(LockNodes.parent(name) + "/" + queue.get(0), "forceUnlock", name));
+        return call("forceUnlock", name, () -> rule.holders(queueOf(name), permits)).thenCompose(holders -> {
+            List<CompletableFuture<Boolean>> deletes = holders.stream().map(child -> delete(parent(name) + "/" + child, "forceUnlock", name)).toList();
+            return CompletableFuture.allOf(deletes.toArray(CompletableFuture<?>[]::new))
+                    .thenApply(done -> deletes.stream().anyMatch(CompletableFuture::join));
+        });
     }
 
     @Override
     public CompletableFuture<Boolean> isLocked(String name) {
-        return call("isLocked", name, () -> !queueOf(name).isEmpty());
+        return call("isLocked", name, () -> !rule.holders(queueOf(name), permits).isEmpty());
+    }
+
+    /**
+     * Keeps one number of permits per semaphore: the parent node's data holds it while the semaphore is in use;
+     * a node asking with another number is deleted again and refused.
+     */
+    private void checkPermits(String name, String path) throws Exception {
+        String parent = parent(name);
+        byte[] mine = Integer.toString(permits).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        for (int attempt = 0; attempt < 5; attempt++) {
+            org.apache.zookeeper.data.Stat stat = new org.apache.zookeeper.data.Stat();
+            byte[] current = curator.getData().storingStatIn(stat).forPath(parent);
+            String stored = current == null ? "" : new String(current, java.nio.charset.StandardCharsets.US_ASCII);
+            if (stored.equals(Integer.toString(permits))) {
+                return;
+            }
+            boolean alone = queueOf(name).size() == 1;
+            if (!stored.isEmpty() && !alone) {
+                curator.delete().guaranteed().forPath(path);
+                throw new Refused("acquire of semaphore '" + name + "' on " + describe() + ": the semaphore is in use with "
+                        + stored + " permits, asked with " + permits + "; every client must use the same number");
+            }
+            try {
+                curator.setData().withVersion(stat.getVersion()).forPath(parent, mine);
+                return;
+            } catch (KeeperException.BadVersionException raced) {
+                // another client set it meanwhile: read again
+            }
+        }
     }
 
     @Override
@@ -157,7 +270,7 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
 
     List<String> queueOf(String name) throws Exception {
         try {
-            return LockNodes.queue(curator.getChildren().forPath(LockNodes.parent(name)));
+            return LockNodes.queue(curator.getChildren().forPath(parent(name)), prefixes);
         } catch (KeeperException.NoNodeException e) {
             return List.of();
         }
@@ -199,6 +312,8 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
             io.execute(() -> {
                 try {
                     result.complete(body.run());
+                } catch (Refused e) {
+                    result.completeExceptionally(e); // a misuse, not a ZooKeeper failure: it reaches the caller as it is
                 } catch (Exception e) {
                     result.completeExceptionally(errors.translate(e, operation, name));
                 }
@@ -216,6 +331,9 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
 
     @Override
     public void close() {
+        if (!root.isEmpty()) {
+            return; // a kind's view: the connection and pool are the plain backend's
+        }
         ConnectionStateListener states = sessionListener;
         if (states != null) {
             curator.getConnectionStateListenable().removeListener(states);
@@ -223,6 +341,13 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
         io.shutdownNow();
         if (ownsCurator) {
             curator.close();
+        }
+    }
+
+    /** A use the backend refuses (a semaphore asked with another number of permits). */
+    static final class Refused extends IllegalStateException {
+        Refused(String message) {
+            super(message);
         }
     }
 

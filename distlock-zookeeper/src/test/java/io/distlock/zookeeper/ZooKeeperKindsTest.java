@@ -1,0 +1,131 @@
+package io.distlock.zookeeper;
+
+import io.distlock.LockClient;
+import io.distlock.servers.ZooKeeperEnsemble;
+import io.distlock.testkit.LockClientFactory;
+import io.distlock.testkit.LockKind;
+import io.distlock.testkit.ReadWriteLockContract;
+import io.distlock.testkit.SemaphoreContract;
+import io.distlock.testkit.SessionLockContract;
+import io.distlock.testkit.TestDeployment;
+import io.distlock.testkit.ZooKeeperServerExtension;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** Fair locks (the whole session-lock contract), read-write locks and semaphores on an in-process ZooKeeper behind a proxy. */
+class ZooKeeperKindsTest {
+    @RegisterExtension
+    static final ZooKeeperServerExtension zooKeeper = ZooKeeperServerExtension.behindProxy();
+    private static RawZooKeeper raw;
+    private static String rawTarget;
+
+    /** Returns a raw client of the server in use: the extension starts one per nested class. */
+    private static synchronized RawZooKeeper raw() {
+        if (raw == null || !zooKeeper.directTarget().equals(rawTarget)) {
+            if (raw != null) {
+                raw.close();
+            }
+            rawTarget = zooKeeper.directTarget();
+            raw = new RawZooKeeper(rawTarget);
+        }
+        return raw;
+    }
+
+    @AfterAll
+    static synchronized void closeRaw() {
+        if (raw != null) {
+            raw.close();
+            raw = null;
+        }
+    }
+
+    @Nested
+    class Fair extends SessionLockContract {
+        @Override
+        protected LockKind kind() {
+            return LockKind.FAIR;
+        }
+
+        @Override
+        protected Class<? extends LockClientFactory> factoryClass() {
+            return ZooKeeperClientFactory.class;
+        }
+
+        @Override
+        protected TestDeployment deployment() {
+            return zooKeeper;
+        }
+
+        @Override
+        protected Duration longLease() {
+            return ZooKeeperClientFactory.SESSION_TIMEOUT;
+        }
+
+        @Override
+        protected boolean tellsForceUnlocks() {
+            return false;
+        }
+
+        @Override
+        protected void expireSession(LockClient client) {
+            try {
+                ZooKeeperEnsemble.expireSession(((ZooKeeperLockClient) client).curator().getZookeeperClient().getZooKeeper());
+            } catch (Exception e) {
+                throw new IllegalStateException("cannot expire the session of " + client, e);
+            }
+        }
+
+        @Override
+        protected boolean lockedInBackend(String name) {
+            return !raw().holders("/~fair", QueueRule.EXCLUSIVE, name, 0).isEmpty();
+        }
+    }
+
+    @Nested
+    class ReadWrite extends ReadWriteLockContract {
+        @Override
+        protected Class<? extends LockClientFactory> factoryClass() {
+            return ZooKeeperClientFactory.class;
+        }
+
+        @Override
+        protected TestDeployment deployment() {
+            return zooKeeper;
+        }
+
+        @Override
+        protected Duration longLease() {
+            return ZooKeeperClientFactory.SESSION_TIMEOUT;
+        }
+
+        @Override
+        protected boolean lockedInBackend(String name) {
+            return !raw().holders("/~rw", QueueRule.READ, name, 0).isEmpty() || !raw().holders("/~rw", QueueRule.WRITE, name, 0).isEmpty();
+        }
+    }
+
+    @Nested
+    class Semaphore extends SemaphoreContract {
+        @Override
+        protected Class<? extends LockClientFactory> factoryClass() {
+            return ZooKeeperClientFactory.class;
+        }
+
+        @Override
+        protected TestDeployment deployment() {
+            return zooKeeper;
+        }
+
+        @Override
+        protected Duration longLease() {
+            return ZooKeeperClientFactory.SESSION_TIMEOUT;
+        }
+
+        @Override
+        protected boolean lockedInBackend(String name) {
+            return !raw().holders("/~sem", QueueRule.PERMIT, name, Integer.MAX_VALUE).isEmpty();
+        }
+    }
+}
