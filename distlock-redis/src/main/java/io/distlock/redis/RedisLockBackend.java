@@ -84,6 +84,11 @@ final class RedisLockBackend implements LockBackend, PollingAcquire, BatchRenewa
         return acknowledged(connects, write.get(), operation, name);
     }
 
+    /** Returns an inspector of the locks under this backend's key prefix. */
+    RedisLockInspector inspector(String prefix) {
+        return new RedisLockInspector(commands, prefix, server, timeout);
+    }
+
     @Override
     public LockBackend fairLocks() {
         return new RedisQueueStorage(queues, timeout, RedisQueueStorage.FAIR, 'w', 0);

@@ -2,6 +2,7 @@ package io.distlock.redis;
 
 import io.distlock.BackendUnavailableException;
 import io.distlock.LockClient;
+import io.distlock.LockInspector;
 import io.distlock.LockException;
 import io.distlock.LockOptions;
 import io.distlock.spi.ClientBuilder;
@@ -41,11 +42,13 @@ public final class RedisLockClient extends ForwardingLockClient {
 
     private final String server;
     private final String keyPrefix;
+    private final RedisLockInspector inspector;
 
-    private RedisLockClient(LockClient engine, String server, String keyPrefix) {
+    private RedisLockClient(LockClient engine, String server, String keyPrefix, RedisLockInspector inspector) {
         super(engine);
         this.server = server;
         this.keyPrefix = keyPrefix;
+        this.inspector = inspector;
     }
 
     /**
@@ -70,6 +73,14 @@ public final class RedisLockClient extends ForwardingLockClient {
     /** Returns the key prefix this client's locks live under. */
     public String keyPrefix() {
         return keyPrefix;
+    }
+
+    /**
+     * Returns an inspector of every lock under this client's key prefix, of every client (not only this one's):
+     * names, kinds, holders with tokens and lease left, waiters. For operators and tools; each call scans the keys.
+     */
+    public LockInspector inspector() {
+        return inspector;
     }
 
     /** Returns where this client's locks live in Redis: their keys and release channels. */
@@ -205,7 +216,8 @@ public final class RedisLockClient extends ForwardingLockClient {
         public RedisLockClient build() {
             RedisLockBackend backend = openBackend();
             try {
-                return new RedisLockClient(LockEngine.newClient(backend, engineSettings("distlock-redis")), backend.describe(), keyPrefix);
+                return new RedisLockClient(LockEngine.newClient(backend, engineSettings("distlock-redis")), backend.describe(), keyPrefix,
+                        backend.inspector(keyPrefix));
             } catch (RuntimeException e) {
                 backend.close();
                 throw e;

@@ -324,6 +324,21 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
         return result;
     }
 
+    /** Waits for a call made by {@link #call} (for tools that block, such as the inspector), at most the operation timeout. */
+    <T> T await(CompletableFuture<T> future, String operation, String name) {
+        try {
+            return future.get(timeout.toMillis() + 250, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LockException(operation + " of '" + name + "' was interrupted", e);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException runtime ? runtime : errors.translate(e.getCause(), operation, name);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new io.distlock.BackendUnavailableException(operation + " of '" + name + "' got no answer from ZooKeeper at " + ensemble
+                    + " within " + timeout, e);
+        }
+    }
+
     /** Returns how many IO threads run now (for tests: the pool is bounded). */
     int ioThreads() {
         return io.getPoolSize();

@@ -2,6 +2,7 @@ package io.distlock.zookeeper;
 
 import io.distlock.BackendUnavailableException;
 import io.distlock.LockClient;
+import io.distlock.LockInspector;
 import io.distlock.LockOptions;
 import io.distlock.spi.ClientBuilder;
 import io.distlock.spi.ForwardingLockClient;
@@ -56,11 +57,21 @@ public final class ZooKeeperLockClient extends ForwardingLockClient {
 
     private final String description;
     private final CuratorFramework curator;
+    private final LockInspector inspector;
 
-    private ZooKeeperLockClient(LockClient engine, String description, CuratorFramework curator) {
+    private ZooKeeperLockClient(LockClient engine, String description, CuratorFramework curator, LockInspector inspector) {
         super(engine);
         this.description = description;
         this.curator = curator;
+        this.inspector = inspector;
+    }
+
+    /**
+     * Returns an inspector of every lock in this client's namespace, of every client: names, kinds, holders with
+     * their tokens (ZooKeeper locks last as long as their holder's session, so no lease time), waiters.
+     */
+    public LockInspector inspector() {
+        return inspector;
     }
 
     /** Returns the Curator client this lock client runs on (for tests that expire its session). */
@@ -225,7 +236,8 @@ public final class ZooKeeperLockClient extends ForwardingLockClient {
                 if (!lockOptionsSet()) {
                     defaultLockOptions(lockOptions().toBuilder().leaseTime(backend.negotiatedSessionTimeout()).build());
                 }
-                return new ZooKeeperLockClient(LockEngine.newClient(backend, engineSettings("distlock-zookeeper")), backend.describe(), client);
+                return new ZooKeeperLockClient(LockEngine.newClient(backend, engineSettings("distlock-zookeeper")), backend.describe(), client,
+                        new ZooKeeperLockInspector(backend));
             } catch (RuntimeException e) {
                 backend.close();
                 throw e;

@@ -1,0 +1,103 @@
+package io.distlock.zookeeper;
+
+import io.distlock.LockInspector;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * Reads the locks of a namespace straight from ZooKeeper: the plain locks' parents at the root, and the
+ * kinds' under {@code /~fair}, {@code /~rw} and {@code /~sem}, each queue judged by its {@link QueueRule}.
+ * Locks live as long as their holder's session, so holders have no lease time here.
+ */
+final class ZooKeeperLockInspector implements LockInspector {
+    private final ZooKeeperLockBackend backend;
+
+    ZooKeeperLockInspector(ZooKeeperLockBackend backend) {
+        this.backend = backend;
+    }
+
+    @Override
+    public List<LockState> list(String pattern) {
+        if (pattern == null) {
+            throw new IllegalArgumentException("pattern must not be null");
+        }
+        CompletableFuture<List<LockState>> reading = backend.call("inspection", pattern, () -> {
+            List<LockState> found = new ArrayList<>();
+            read("", Kind.LOCK, QueueRule.EXCLUSIVE, pattern, found);
+            read("/~fair", Kind.FAIR_LOCK, QueueRule.EXCLUSIVE, pattern, found);
+            read("/~rw", Kind.READ_WRITE_LOCK, QueueRule.READ, pattern, found);
+            read("/~sem", Kind.SEMAPHORE, QueueRule.PERMIT, pattern, found);
+            found.sort(Comparator.comparing(LockState::name).thenComparing(LockState::kind));
+            return found;
+        });
+        return backend.await(reading, "inspection", pattern);
+    }
+
+    private void read(String root, Kind kind, QueueRule rule, String pattern, List<LockState> found) throws Exception {
+        CuratorFramework curator = backend.curator();
+        List<String> parents;
+        try {
+            parents = curator.getChildren().forPath(root.isEmpty() ? "/" : root);
+        } catch (KeeperException.NoNodeException none) {
+            return;
+        }
+        List<String> prefixes = List.of(LockNodes.NODE_PREFIX, QueueRule.READ.prefix, QueueRule.WRITE.prefix, QueueRule.PERMIT.prefix,
+                QueueRule.DOWNGRADE_PREFIX);
+        for (String encoded : parents) {
+            if (encoded.startsWith("~")) {
+                continue; // a kind's root
+            }
+            String name = URLDecoder.decode(encoded, StandardCharsets.UTF_8);
+            if (!LockInspector.matches(pattern, name)) {
+                continue;
+            }
+            String parent = root + "/" + encoded;
+            List<String> queue;
+            int permits = 0;
+            try {
+                queue = LockNodes.queue(curator.getChildren().forPath(parent), prefixes);
+                if (kind == Kind.SEMAPHORE) {
+                    byte[] data = curator.getData().forPath(parent);
+                    permits = data == null || data.length == 0 ? 0 : Integer.parseInt(new String(data, StandardCharsets.US_ASCII));
+                }
+            } catch (KeeperException.NoNodeException gone) {
+                continue;
+            }
+            if (queue.isEmpty()) {
+                continue;
+            }
+            List<String> holding = new ArrayList<>(rule.holders(queue, permits));
+            if (kind == Kind.READ_WRITE_LOCK) {
+                QueueRule.WRITE.holders(queue, 0).forEach(holding::add);
+            }
+            List<Holder> holders = new ArrayList<>();
+            for (String child : holding) {
+                Stat stat = curator.checkExists().forPath(parent + "/" + child);
+                if (stat != null) {
+                    String role = kind == Kind.SEMAPHORE ? "permit" : kind == Kind.READ_WRITE_LOCK ? (QueueRule.isWriter(child) ? "write" : "read") : "hold";
+                    long token = kind == Kind.READ_WRITE_LOCK ? stat.getMzxid() : stat.getCzxid();
+                    holders.add(new Holder(ownerOf(child), token, null, role));
+                }
+            }
+            found.add(new LockState(name, kind, holders, queue.size() - holding.size(), permits));
+        }
+    }
+
+    /** Returns the owner id in a node's name: {@code <kind prefix><owner id>-<sequence>} after the protection prefix. */
+    private static String ownerOf(String child) {
+        String bare = LockNodes.bare(child);
+        int start = bare.indexOf('-') + 1;
+        if (bare.startsWith(QueueRule.DOWNGRADE_PREFIX)) {
+            start = QueueRule.DOWNGRADE_PREFIX.length();
+        }
+        int end = bare.length() - 11; // "-" + ten sequence digits
+        return end > start ? bare.substring(start, end) : bare;
+    }
+}
