@@ -3,6 +3,7 @@ package io.distlock.cli;
 import io.distlock.cli.bench.BenchCommand;
 import io.distlock.cli.check.CheckCommand;
 import io.distlock.cli.demo.DemoCommand;
+import io.distlock.cli.locks.LocksCommand;
 import io.distlock.cli.options.DurationConverter;
 import io.distlock.cli.options.OptionValueException;
 import java.time.Duration;
@@ -13,7 +14,7 @@ import picocli.CommandLine.Model.OptionSpec;
 /** The {@code distlock} command line. */
 @Command(name = "distlock", mixinStandardHelpOptions = true, version = "distlock 0.1.0-SNAPSHOT",
         description = "Distributed locks that tell you when they are lost.",
-        subcommands = {DemoCommand.class, BenchCommand.class, CheckCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {DemoCommand.class, BenchCommand.class, CheckCommand.class, LocksCommand.class, CommandLine.HelpCommand.class})
 public final class DistlockCommand implements Runnable {
 
     @CommandLine.Spec

@@ -1,0 +1,208 @@
+package io.distlock.cli.locks;
+
+import io.distlock.DistributedLock;
+import io.distlock.LockClient;
+import io.distlock.LockException;
+import io.distlock.LockInspector;
+import io.distlock.LockInspector.Kind;
+import io.distlock.LockInspector.LockState;
+import io.distlock.redis.RedisLockClient;
+import io.distlock.zookeeper.ZooKeeperLockClient;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.ScopeType;
+import picocli.CommandLine.Spec;
+
+/** {@code distlock locks}: list, show and force-unlock the locks on a Redis or a ZooKeeper, as an operator. */
+@Command(name = "locks", mixinStandardHelpOptions = true,
+        description = "Shows the locks on a Redis or a ZooKeeper (every kind, every client's): names, holders with owner id, fencing token "
+                + "and lease left, and waiters; and force-unlocks one. Reads the backend's own state; changes nothing but what "
+                + "'unlock' is told to free.",
+        subcommands = {LocksCommand.ListLocks.class, LocksCommand.ShowLock.class, LocksCommand.UnlockLock.class})
+public final class LocksCommand implements Runnable {
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--redis", paramLabel = "URI", scope = ScopeType.INHERIT,
+            description = "The Redis to read: redis://[user:password@]host:port[/db], rediss:// for TLS, redis-sentinel://... for Sentinel.")
+    @Nullable String redis;
+
+    @Option(names = "--cluster", scope = ScopeType.INHERIT, description = "With --redis: the URI names a node of a Redis Cluster.")
+    boolean cluster;
+
+    @Option(names = "--prefix", paramLabel = "PREFIX", scope = ScopeType.INHERIT, defaultValue = RedisLockClient.DEFAULT_KEY_PREFIX,
+            description = "With --redis: the key prefix of the locks. Default: ${DEFAULT-VALUE}.")
+    String prefix;
+
+    @Option(names = "--zookeeper", paramLabel = "HOST:PORT[,...]", scope = ScopeType.INHERIT, description = "The ZooKeeper ensemble to read.")
+    @Nullable String zookeeper;
+
+    @Option(names = "--namespace", paramLabel = "NAME", scope = ScopeType.INHERIT, defaultValue = ZooKeeperLockClient.DEFAULT_NAMESPACE,
+            description = "With --zookeeper: the namespace (root node) of the locks. Default: ${DEFAULT-VALUE}.")
+    String namespace;
+
+    @Option(names = "--json", scope = ScopeType.INHERIT, description = "Print JSON on stdout instead of a table.")
+    boolean json;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(System.out);
+    }
+
+    /** Connects to the backend the options name; one line and exit 2 if they name none, both, or an unreachable one. */
+    LockClient connect(CommandSpec command) {
+        if ((redis == null) == (zookeeper == null)) {
+            throw new ParameterException(command.commandLine(), "name one backend: --redis URI or --zookeeper HOST:PORT");
+        }
+        try {
+            if (redis != null) {
+                return RedisLockClient.builder().uri(redis).cluster(cluster).keyPrefix(prefix).build();
+            }
+            return ZooKeeperLockClient.builder().connectString(zookeeper).namespace(namespace).build();
+        } catch (IllegalArgumentException | LockException e) {
+            String option = redis != null ? "--redis" : "--zookeeper";
+            throw new ParameterException(command.commandLine(), option + ": " + e.getMessage());
+        }
+    }
+
+    static LockInspector inspector(LockClient client) {
+        return client instanceof RedisLockClient redisClient ? redisClient.inspector() : ((ZooKeeperLockClient) client).inspector();
+    }
+
+    /** {@code distlock locks list [PATTERN]}. */
+    @Command(name = "list", mixinStandardHelpOptions = true, description = "Lists the locks whose names match PATTERN (* and ?), held or waited for.")
+    static final class ListLocks implements Callable<Integer> {
+        @ParentCommand
+        LocksCommand parent;
+
+        @Spec
+        CommandSpec spec;
+
+        @Parameters(index = "0", defaultValue = "*", paramLabel = "PATTERN", description = "Names to list: * any characters, ? one. Default: all.")
+        String pattern;
+
+        @Override
+        public Integer call() {
+            try (LockClient client = parent.connect(spec)) {
+                List<LockState> locks = inspector(client).list(pattern);
+                System.out.print(parent.json ? LocksOutput.json(locks) : LocksOutput.table(locks));
+                return 0;
+            } catch (LockException e) {
+                System.err.println("distlock: " + e.getMessage());
+                return 1;
+            }
+        }
+    }
+
+    /** {@code distlock locks show NAME}. */
+    @Command(name = "show", mixinStandardHelpOptions = true, description = "Shows every kind of lock named NAME, with all its holders.")
+    static final class ShowLock implements Callable<Integer> {
+        @ParentCommand
+        LocksCommand parent;
+
+        @Spec
+        CommandSpec spec;
+
+        @Parameters(index = "0", paramLabel = "NAME", description = "The lock's name, exactly.")
+        String name;
+
+        @Override
+        public Integer call() {
+            try (LockClient client = parent.connect(spec)) {
+                List<LockState> locks = inspector(client).show(name);
+                if (locks.isEmpty() && !parent.json) {
+                    System.out.println("no lock named '" + name + "' is held or waited for");
+                    return 0;
+                }
+                System.out.print(parent.json ? LocksOutput.json(locks) : LocksOutput.table(locks));
+                return 0;
+            } catch (LockException e) {
+                System.err.println("distlock: " + e.getMessage());
+                return 1;
+            }
+        }
+    }
+
+    /** {@code distlock locks unlock NAME}. */
+    @Command(name = "unlock", mixinStandardHelpOptions = true,
+            description = "Force-unlocks the lock NAME whoever holds it: its holders learn it on their next renewal (FORCE_UNLOCKED or "
+                    + "SERVER_LOST_LOCK) and stop trusting it. Asks for confirmation unless --yes.")
+    static final class UnlockLock implements Callable<Integer> {
+        @ParentCommand
+        LocksCommand parent;
+
+        @Spec
+        CommandSpec spec;
+
+        @Parameters(index = "0", paramLabel = "NAME", description = "The lock's name, exactly.")
+        String name;
+
+        @Option(names = "--kind", paramLabel = "lock|fair-lock|read-write-lock",
+                description = "Which kind of lock NAME to free, when several kinds have that name. A read-write lock frees its writer and readers. "
+                        + "Semaphores are not force-unlocked (their permits come back when their leases end).")
+        @Nullable String kind;
+
+        @Option(names = "--yes", description = "Do not ask for confirmation.")
+        boolean yes;
+
+        @Override
+        public Integer call() throws IOException {
+            try (LockClient client = parent.connect(spec)) {
+                List<LockState> states = inspector(client).show(name).stream()
+                        .filter(state -> state.kind() != Kind.SEMAPHORE && !state.holders().isEmpty())
+                        .filter(state -> kind == null || LocksOutput.kindId(state.kind()).equals(kind.toLowerCase(Locale.ROOT)))
+                        .toList();
+                if (states.isEmpty()) {
+                    System.out.println("no " + (kind == null ? "lock" : kind) + " named '" + name + "' is held: nothing to unlock");
+                    return 0;
+                }
+                if (states.size() > 1) {
+                    throw new ParameterException(spec.commandLine(), "several kinds of lock named '" + name + "' are held ("
+                            + String.join(", ", states.stream().map(state -> LocksOutput.kindId(state.kind())).toList()) + "): choose one with --kind");
+                }
+                LockState state = states.get(0);
+                System.out.print(LocksOutput.table(states));
+                if (!yes && !confirmed("force-unlock this " + LocksOutput.kindId(state.kind()) + "? [y/N] ")) {
+                    System.out.println("not unlocked");
+                    return 1;
+                }
+                boolean freed = switch (state.kind()) {
+                    case LOCK -> client.getLock(name).forceUnlock();
+                    case FAIR_LOCK -> client.getFairLock(name).forceUnlock();
+                    case READ_WRITE_LOCK -> forceBoth(client.getReadWriteLock(name).writeLock(), client.getReadWriteLock(name).readLock());
+                    case SEMAPHORE -> false;
+                };
+                System.out.println(freed ? "unlocked '" + name + "'" : "'" + name + "' was free already");
+                return 0;
+            } catch (LockException e) {
+                System.err.println("distlock: " + e.getMessage());
+                return 1;
+            }
+        }
+
+        private static boolean forceBoth(DistributedLock write, DistributedLock read) {
+            boolean writer = write.forceUnlock();
+            return read.forceUnlock() || writer;
+        }
+
+        private static boolean confirmed(String question) throws IOException {
+            System.out.print(question);
+            System.out.flush();
+            String answer = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+            return answer != null && (answer.trim().equalsIgnoreCase("y") || answer.trim().equalsIgnoreCase("yes"));
+        }
+    }
+}
