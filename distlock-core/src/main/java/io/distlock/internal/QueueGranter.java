@@ -37,6 +37,9 @@ final class QueueGranter implements Granter {
         WaitDeadline deadline = WaitDeadline.start(clock, waitNanos);
         String ownerId = client.ownerIds().next();
         long epoch = client.session().epoch();
+        // a backend may grant at the join itself (its lease then runs from the join): the first turn check's
+        // grant counts from when the join was sent, however late that check runs (a pause in between)
+        long joinSent = clock.nanoTime();
         CompletableFuture<QueueTicket> joining = queue.enqueue(slot.name, ownerId, options.leaseTime());
         QueueTicket ticket;
         try {
@@ -49,11 +52,13 @@ final class QueueGranter implements Granter {
             throw client.closedOr(e);
         }
         boolean granted = false;
+        boolean first = true;
         try {
             while (true) {
                 client.checkOpen();
                 long generation = slot.signal.generation();
-                long sent = clock.nanoTime();
+                long sent = first ? joinSent : clock.nanoTime();
+                first = false;
                 AcquireResult result;
                 try {
                     result = client.calls().await(ticket.checkTurn(slot.signal::fire), "acquire", slot.name);

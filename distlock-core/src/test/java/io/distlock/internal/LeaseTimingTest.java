@@ -105,6 +105,28 @@ class LeaseTimingTest {
     }
 
     @Test
+    void aGrantAtTheJoinOfAQueueCountsItsLeaseFromWhenTheJoinWasSent() throws Exception {
+        EngineLockClient client = MemoryLockClients.client(store.queueBackend(Duration.ofSeconds(2)),
+                LockOptions.builder().leaseTime(LEASE).autoRenew(false).build(), clock);
+        clients.add(client);
+        store.holdReplies(Op.ENQUEUE);
+        CompletableFuture<Lease> acquiring = CompletableFuture.supplyAsync(() -> {
+            try {
+                return client.getLock("granted-at-join").acquire();
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        Awaiting.until(() -> store.heldReplyCount() == 1);
+        clock.advance(LEASE.multipliedBy(2).dividedBy(3)); // the join's answer (a grant) takes two thirds of the lease
+        store.deliverReplies();
+        Lease lease = acquiring.get(10, TimeUnit.SECONDS);
+        assertThat(lease.remaining()).as("the lease counts from the join, not from the turn check after the slow answer")
+                .isLessThanOrEqualTo(LEASE.dividedBy(3));
+        lease.close();
+    }
+
+    @Test
     void aRenewalThatFindsAnotherOwnerLosesTheLeaseAsTakenOver() throws Exception {
         Lease lease = client(true).getLock("a").acquire();
         List<LeaseLostException> losses = lossesOf(lease);
