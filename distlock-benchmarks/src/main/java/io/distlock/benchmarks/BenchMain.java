@@ -62,7 +62,7 @@ public final class BenchMain implements Callable<Integer> {
     int holdLocks;
 
     @Option(names = "--impls", split = ",", description = "Implementations (default: all): raw-eval, distlock-redis, "
-            + "redisson-rlock, redisson-fenced, spring-spin, spring-pubsub, textbook-setnx, distlock-zookeeper, curator-mutex, "
+            + "redisson-rlock, redisson-fenced, spring-spin, spring-pubsub, textbook-setnx, distlock-fair, redisson-fair, distlock-zookeeper, curator-mutex, "
             + "distlock-etcd, jetcd-lock, "
             + "distlock-jdbc, shedlock-jdbc, spring-jdbc (the last three on every database).")
     List<String> impls;

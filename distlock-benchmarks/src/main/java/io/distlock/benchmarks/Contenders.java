@@ -3,6 +3,7 @@ package io.distlock.benchmarks;
 import io.distlock.cli.bench.BasicContenders;
 import io.distlock.cli.bench.Contender;
 import io.distlock.redis.RedisLockClient;
+import io.distlock.LockClient;
 import io.distlock.etcd.EtcdLockClient;
 import io.distlock.zookeeper.ZooKeeperLockClient;
 import io.lettuce.core.RedisClient;
@@ -28,7 +29,7 @@ import org.jspecify.annotations.Nullable;
 /** The implementations measured side by side; each gets its own client, as an application would. */
 final class Contenders {
     static final List<String> REDIS = List.of("raw-eval", "distlock-redis", "redisson-rlock", "redisson-fenced",
-            "spring-spin", "spring-pubsub", "textbook-setnx");
+            "spring-spin", "spring-pubsub", "textbook-setnx", "distlock-fair", "redisson-fair");
     static final List<String> ZOOKEEPER = List.of("distlock-zookeeper", "curator-mutex");
     static final List<String> ETCD = List.of("distlock-etcd", "jetcd-lock");
 
@@ -60,8 +61,10 @@ final class Contenders {
             case "raw-eval" -> BasicContenders.rawEval(redisUri);
             case "distlock-redis" -> BasicContenders.distlock(id, RedisLockClient.create(redisUri));
             case "distlock-zookeeper" -> BasicContenders.distlock(id, ZooKeeperLockClient.builder().connectString(zooKeeper).namespace("bench").build());
+            case "distlock-fair" -> new FairDistlock(RedisLockClient.create(redisUri));
             case "redisson-rlock" -> new RedissonLock(id, redisUri, false);
             case "redisson-fenced" -> new RedissonLock(id, redisUri, true);
+            case "redisson-fair" -> new RedissonFairLock(redisUri);
             case "textbook-setnx" -> new Textbook(redisUri);
             case "spring-spin" -> new SpringRedisLock(id, redisUri, false);
             case "spring-pubsub" -> new SpringRedisLock(id, redisUri, true);
@@ -104,6 +107,66 @@ final class Contenders {
             } else {
                 redisson.getLock(lockName).unlock();
             }
+        }
+
+        @Override
+        public void close() {
+            redisson.shutdown();
+        }
+    }
+
+    /** distlock's fair lock on Redis (granted on release). */
+    private static final class FairDistlock implements Contender {
+        private final LockClient client;
+
+        FairDistlock(LockClient client) {
+            this.client = client;
+        }
+
+        @Override
+        public String id() {
+            return "distlock-fair";
+        }
+
+        @Override
+        public void lock(String lockName) {
+            client.getFairLock(lockName).lock();
+        }
+
+        @Override
+        public void unlock(String lockName) {
+            client.getFairLock(lockName).unlock();
+        }
+
+        @Override
+        public void close() {
+            client.close();
+        }
+    }
+
+    /** Redisson's RFairLock, as its documentation shows it. */
+    private static final class RedissonFairLock implements Contender {
+        private final RedissonClient redisson;
+
+        RedissonFairLock(String uri) {
+            Config config = new Config();
+            config.useSingleServer().setAddress(uri);
+            this.redisson = Redisson.create(config);
+        }
+
+        @Override
+        public String id() {
+            return "redisson-fair";
+        }
+
+        @Override
+        public void lock(String lockName) {
+            redisson.getFairLock("fair:" + lockName).lock();
+        }
+
+        @Override
+        public void unlock(String lockName) {
+            redisson.getFairLock("fair:" + lockName).unlock();
         }
 
         @Override
