@@ -5,9 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.distlock.cli.bench.Contender;
 import io.distlock.servers.PostgresServer;
 import io.distlock.servers.TcpProxy;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -32,42 +29,10 @@ class SqlContendersTest {
     @ParameterizedTest
     @ValueSource(strings = {"distlock-jdbc", "shedlock-jdbc", "spring-jdbc"})
     void eachExcludesTheOtherThreadsOfItsClient(String id) throws Exception {
-        AtomicInteger inside = new AtomicInteger();
-        AtomicInteger overlaps = new AtomicInteger();
-        AtomicInteger cycles = new AtomicInteger();
         try (Contender contender = SqlContenders.create(id, target)) {
             assertThat(contender.id()).isEqualTo(id + "/postgres");
-            List<Thread> threads = new ArrayList<>();
-            List<Throwable> failures = new ArrayList<>();
-            for (int t = 0; t < 4; t++) {
-                Thread thread = new Thread(() -> {
-                    try {
-                        for (int i = 0; i < 25; i++) {
-                            contender.lock("shared");
-                            if (inside.incrementAndGet() > 1) {
-                                overlaps.incrementAndGet();
-                            }
-                            Thread.sleep(1);
-                            inside.decrementAndGet();
-                            contender.unlock("shared");
-                            cycles.incrementAndGet();
-                        }
-                    } catch (Throwable e) {
-                        synchronized (failures) {
-                            failures.add(e);
-                        }
-                    }
-                });
-                threads.add(thread);
-                thread.start();
-            }
-            for (Thread thread : threads) {
-                thread.join(60_000);
-            }
-            assertThat(failures).isEmpty();
+            ContenderExclusion.assertExcludesItsThreads(contender);
         }
-        assertThat(cycles).hasValue(100);
-        assertThat(overlaps).as("two threads inside the lock at once").hasValue(0);
     }
 
     @ParameterizedTest
