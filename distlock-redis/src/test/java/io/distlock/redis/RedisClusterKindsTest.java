@@ -1,6 +1,9 @@
 package io.distlock.redis;
 
+import io.distlock.LockClient;
+import io.distlock.LockInspector;
 import io.distlock.testkit.LeaseLockContract;
+import io.distlock.testkit.LockInspectorContract;
 import io.distlock.testkit.LockClientFactory;
 import io.distlock.testkit.LockKind;
 import io.distlock.testkit.ReadWriteLockContract;
@@ -11,7 +14,7 @@ import java.util.OptionalLong;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** Fair locks, read-write locks and semaphores on a Redis Cluster (three masters, three replicas): every key of one lock in one slot. */
+/** Fair locks, read-write locks, semaphores and the inspector on a Redis Cluster (three masters, three replicas): every key of one lock in one slot. */
 class RedisClusterKindsTest {
     @RegisterExtension
     static final RedisClusterExtension cluster = new RedisClusterExtension();
@@ -81,6 +84,29 @@ class RedisClusterKindsTest {
         @Override
         protected boolean lockedInBackend(String name) {
             return held(name, "sem");
+        }
+    }
+
+    @Nested
+    class Inspector extends LockInspectorContract {
+        @Override
+        protected LockInspector inspector(LockClient client) {
+            return ((RedisLockClient) client).inspector(); // SCAN goes to every master
+        }
+
+        @Override
+        protected Class<? extends LockClientFactory> factoryClass() {
+            return RedisClusterContractTest.Factory.class;
+        }
+
+        @Override
+        protected TestDeployment deployment() {
+            return cluster;
+        }
+
+        @Override
+        protected boolean lockedInBackend(String name) {
+            return RawLockState.held(cluster.cluster().masterOf(RedisKeys.defaults().lockKey(name)).port(), name);
         }
     }
 }
