@@ -1,0 +1,59 @@
+package io.distlock.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.distlock.Lease;
+import io.distlock.LockClient;
+import io.distlock.LockInspector.Kind;
+import io.distlock.LockOptions;
+import io.distlock.servers.Await;
+import io.distlock.testkit.HolderProcess;
+import io.distlock.testkit.LockKind;
+import io.distlock.testkit.RedisServerExtension;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ExecutorService;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A waiter of a fair lock that dies in the queue costs the others at most its heartbeat window, not a lease:
+ * the release grants it on its behalf with a short pending lease, and the next waiter's check moves on.
+ */
+class RedisQueueLivenessTest {
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+    private static final Duration LONG_LEASE = Duration.ofMinutes(2);
+
+    private final ExecutorService threads = Executors.newCachedThreadPool();
+
+    @AfterEach
+    void stop() {
+        threads.shutdownNow();
+    }
+
+    @Test
+    void aWaiterKilledInTheQueueDoesNotHoldTheLockForALease() throws Exception {
+        String name = "killed-waiter-" + System.nanoTime();
+        try (RedisLockClient client = RedisLockClient.create(redis.target());
+                LockClient other = RedisLockClient.builder().uri(redis.target()).fallbackPoll(Duration.ofMillis(500)).build()) {
+            Lease held = client.getFairLock(name, LockOptions.builder().leaseTime(LONG_LEASE).build()).acquire(Duration.ofSeconds(5));
+            try (HolderProcess doomed = HolderProcess.start(RedisClientFactory.class, redis.target(), LockKind.FAIR, name, LONG_LEASE)) {
+                Await.until(Duration.ofSeconds(30), "the other process waits in the queue",
+                        () -> client.inspector().show(name, Kind.FAIR_LOCK).map(state -> state.waiters() == 1).orElse(false));
+                Future<Optional<Lease>> next = threads.submit(() -> other.getFairLock(name).tryAcquire(Duration.ofSeconds(40)));
+                Await.until(Duration.ofSeconds(30), "a second waiter queues behind it",
+                        () -> client.inspector().show(name, Kind.FAIR_LOCK).map(state -> state.waiters() == 2).orElse(false));
+                doomed.kill();
+                held.close(); // grants the dead waiter, on its behalf, for its heartbeat window only
+                Optional<Lease> acquired = next.get(60, TimeUnit.SECONDS);
+                assertThat(acquired).as("the waiter behind a dead one, long before the %s lease", LONG_LEASE).isPresent();
+                acquired.get().close();
+            }
+        }
+    }
+}
