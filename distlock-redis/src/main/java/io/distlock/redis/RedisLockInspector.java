@@ -11,8 +11,10 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -45,19 +47,22 @@ final class RedisLockInspector implements LockInspector {
         if (pattern == null) {
             throw new IllegalArgumentException("pattern must not be null");
         }
-        List<LockState> found = new ArrayList<>();
+        // SCAN may return a key more than once (Redis says so; seen on a Cluster): read each key once
+        Set<String> scanned = new LinkedHashSet<>();
         ScanCursor cursor = ScanCursor.INITIAL;
         ScanArgs args = ScanArgs.Builder.matches(prefix + "{*").limit(SCAN_COUNT);
         do {
             KeyScanCursor<String> page = await(commands.scan(cursor, args).toCompletableFuture(), "SCAN");
-            for (String key : page.getKeys()) {
-                LockState state = read(key, pattern);
-                if (state != null) {
-                    found.add(state);
-                }
-            }
+            scanned.addAll(page.getKeys());
             cursor = page;
         } while (!cursor.isFinished());
+        List<LockState> found = new ArrayList<>();
+        for (String key : scanned) {
+            LockState state = read(key, pattern);
+            if (state != null) {
+                found.add(state);
+            }
+        }
         found.sort(Comparator.comparing(LockState::name).thenComparing(LockState::kind));
         return found;
     }
