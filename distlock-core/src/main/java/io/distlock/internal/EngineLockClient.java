@@ -57,8 +57,8 @@ public final class EngineLockClient implements LockClient {
     private final @Nullable LockKinds kinds;
     private final ReentrantLock kindsLock = new ReentrantLock();
     private final Map<String, LockSpace> kindSpaces = new ConcurrentHashMap<>();
-    private @Nullable ReadWriteStorage readWriteStorage;
-    private @Nullable SemaphoreStorage semaphoreStorage;
+    /** Read-write and semaphore storages by what they store, made on first use; guarded by kindsLock. */
+    private final Map<String, Object> kindStorages = new java.util.HashMap<>();
     private final Set<Acquisition> held = ConcurrentHashMap.newKeySet();
     private final SessionState session;
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -162,30 +162,27 @@ public final class EngineLockClient implements LockClient {
     }
 
     private ReadWriteStorage readWriteStorage() {
-        kindsLock.lock();
-        try {
-            if (readWriteStorage == null) {
-                readWriteStorage = kinds == null ? null : kinds.readWriteLocks();
-                if (readWriteStorage == null) {
-                    throw unsupported("read-write locks");
-                }
-            }
-            return readWriteStorage;
-        } finally {
-            kindsLock.unlock();
-        }
+        return storage("read-write locks", LockKinds::readWriteLocks);
     }
 
     private SemaphoreStorage semaphoreStorage() {
+        return storage("semaphores", LockKinds::semaphores);
+    }
+
+    /** Returns the storage {@code pick} takes from the backend's kinds, asked once per client; unsupported (naming {@code what}) if none. */
+    @SuppressWarnings("unchecked")
+    private <T> T storage(String what, Function<LockKinds, @Nullable T> pick) {
         kindsLock.lock();
         try {
-            if (semaphoreStorage == null) {
-                semaphoreStorage = kinds == null ? null : kinds.semaphores();
-                if (semaphoreStorage == null) {
-                    throw unsupported("semaphores");
+            Object storage = kindStorages.get(what);
+            if (storage == null) {
+                storage = kinds == null ? null : pick.apply(kinds);
+                if (storage == null) {
+                    throw unsupported(what);
                 }
+                kindStorages.put(what, storage);
             }
-            return semaphoreStorage;
+            return (T) storage;
         } finally {
             kindsLock.unlock();
         }

@@ -26,6 +26,11 @@ enum QueueRule {
         this.prefix = prefix;
     }
 
+    /** Returns the node prefixes of every kind: what a queue of any kind may hold (for tools that read them all). */
+    static List<String> allPrefixes() {
+        return List.of(LockNodes.NODE_PREFIX, READ.prefix, WRITE.prefix, PERMIT.prefix, DOWNGRADE_PREFIX);
+    }
+
     /** The outcome of a turn check: granted, or the child to watch (null: watch the parent's children). */
     record Turn(boolean granted, @Nullable String watch) {
         static final Turn GRANTED = new Turn(true, null);

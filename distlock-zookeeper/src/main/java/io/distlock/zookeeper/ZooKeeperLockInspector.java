@@ -48,8 +48,7 @@ final class ZooKeeperLockInspector implements LockInspector {
         } catch (KeeperException.NoNodeException none) {
             return;
         }
-        List<String> prefixes = List.of(LockNodes.NODE_PREFIX, QueueRule.READ.prefix, QueueRule.WRITE.prefix, QueueRule.PERMIT.prefix,
-                QueueRule.DOWNGRADE_PREFIX);
+        List<String> prefixes = QueueRule.allPrefixes();
         for (String encoded : parents) {
             if (encoded.startsWith("~")) {
                 continue; // a kind's root

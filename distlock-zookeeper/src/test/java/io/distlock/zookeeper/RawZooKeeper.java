@@ -36,8 +36,7 @@ final class RawZooKeeper implements AutoCloseable {
     /** Returns the holders of a lock of another kind ({@code /~fair}, {@code /~rw}, {@code /~sem}) as its rule sees them. */
     List<String> holders(String root, QueueRule rule, String name, int permits) {
         try {
-            List<String> prefixes = List.of(LockNodes.NODE_PREFIX, QueueRule.READ.prefix, QueueRule.WRITE.prefix, QueueRule.PERMIT.prefix,
-                    QueueRule.DOWNGRADE_PREFIX);
+            List<String> prefixes = QueueRule.allPrefixes();
             return rule.holders(LockNodes.queue(curator.getChildren().forPath(LockNodes.parent(root, name)), prefixes), permits);
         } catch (KeeperException.NoNodeException e) {
             return List.of();
