@@ -48,6 +48,11 @@ public final class Checker {
      * it; the store's token order still does.
      */
     public static final String UNCHECKED = "unchecked";
+    /**
+     * Note of an acquisition (its invoke and its ok) of a shared hold: a read lock or a semaphore permit.
+     * Shared holds may overlap each other (up to {@link History#sharedLimit()}), never an exclusive hold.
+     */
+    public static final String SHARED = "shared";
 
     public Checker(History history, Set<Invariant> claimed, long livenessBoundNanos) {
         this.history = history;
@@ -58,7 +63,7 @@ public final class Checker {
     /** Runs every check. */
     public CheckReport check() {
         List<Hold> holds = holds();
-        List<Hold[]> overlaps = overlaps(holds);
+        List<Hold[]> overlaps = overlaps(holds, history.sharedLimit());
         List<Result> results = List.of(tokens(), fencedWrites(), lostUpdates(), overlap(overlaps), liveness());
         return new CheckReport(results, holds, overlaps.subList(0, Math.min(overlaps.size(), MAX_EXAMPLES * 10)), stats());
     }
@@ -232,6 +237,10 @@ public final class Checker {
             if (examples.size() >= MAX_EXAMPLES) {
                 break;
             }
+            if (pair.length > 2) {
+                examples.add(tooManyShared(pair));
+                continue;
+            }
             long overlapNanos = Math.min(pair[0].endNanos() - pair[1].startNanos(), pair[1].endNanos() - pair[1].startNanos());
             examples.add(String.format(Locale.ROOT, "processes %d and %d both held the lock for %.1f ms:%n%s%n%s%s",
                     pair[0].process(), pair[1].process(), overlapNanos / 1e6, describe(pair[0]), describe(pair[1]),
@@ -243,7 +252,11 @@ public final class Checker {
                 near.merge(kind, 1, Integer::sum);
             }
         }
-        String summary = overlaps.isEmpty() ? "no overlapping holds" : overlaps.size() + " overlapping pairs of holds " + near(near);
+        long crowds = overlaps.stream().filter(pair -> pair.length > 2).count();
+        String summary = overlaps.isEmpty() ? "no overlapping holds"
+                : crowds == 0 ? overlaps.size() + " overlapping pairs of holds " + near(near)
+                : (overlaps.size() - crowds) + " overlapping pairs of holds, " + crowds + " times more than " + history.sharedLimit()
+                        + " shared holds at once " + near(near);
         return result(Invariant.OVERLAP, overlaps.size(), summary, examples);
     }
 
@@ -293,12 +306,12 @@ public final class Checker {
             Event acquired = open.get(e.process());
             if (e.is(Type.OK, ACQUIRE)) {
                 if (acquired != null) {
-                    holds.add(new Hold(e.process(), acquired.token(), acquired.nanos(), e.nanos(), "reacquire"));
+                    holds.add(new Hold(e.process(), acquired.token(), acquired.nanos(), e.nanos(), "reacquire", isShared(acquired)));
                 }
                 open.put(e.process(), e);
             } else if (acquired != null && (e.is(Type.INVOKE, RELEASE) || e.is(Type.INFO, LOST) || e.is(Type.INFO, ABORT))
                     && e.token() == acquired.token()) {
-                holds.add(new Hold(e.process(), acquired.token(), acquired.nanos(), e.nanos(), e.op().id()));
+                holds.add(new Hold(e.process(), acquired.token(), acquired.nanos(), e.nanos(), e.op().id(), isShared(acquired)));
                 open.remove(e.process());
             }
         }
@@ -306,25 +319,52 @@ public final class Checker {
             Long killed = killedAt.get(process);
             boolean wasKilled = killed != null && killed - acquired.nanos() >= 0;
             holds.add(new Hold(process, acquired.token(), acquired.nanos(), wasKilled ? killed : history.endNanos(),
-                    wasKilled ? "killed" : "end-of-run"));
+                    wasKilled ? "killed" : "end-of-run", isShared(acquired)));
         });
         holds.sort(Comparator.comparingLong(h -> h.startNanos() - history.startNanos()));
         return holds;
     }
 
-    private static List<Hold[]> overlaps(List<Hold> holds) {
-        List<Hold[]> pairs = new ArrayList<>();
+    /**
+     * Returns the holds that were held together against the rules: pairs where one of the two is exclusive,
+     * and, each time a shared hold begins while {@code sharedLimit} others are held, those and the new one
+     * (an array longer than two).
+     */
+    private static List<Hold[]> overlaps(List<Hold> holds, int sharedLimit) {
+        List<Hold[]> found = new ArrayList<>();
         List<Hold> active = new ArrayList<>();
         for (Hold hold : holds) {
             active.removeIf(a -> a.endNanos() - hold.startNanos() <= 0);
+            List<Hold> sharing = new ArrayList<>();
             for (Hold a : active) {
-                if (a.process() != hold.process()) {
-                    pairs.add(new Hold[] {a, hold});
+                if (a.process() == hold.process()) {
+                    continue;
                 }
+                if (a.shared() && hold.shared()) {
+                    sharing.add(a);
+                } else {
+                    found.add(new Hold[] {a, hold});
+                }
+            }
+            if (hold.shared() && sharing.size() >= sharedLimit) {
+                sharing.add(hold);
+                found.add(sharing.toArray(Hold[]::new));
             }
             active.add(hold);
         }
-        return pairs;
+        return found;
+    }
+
+    private String tooManyShared(Hold[] crowd) {
+        Hold last = crowd[crowd.length - 1];
+        long until = last.endNanos();
+        StringBuilder text = new StringBuilder(String.format(Locale.ROOT, "%d processes held shared holds at once (at most %d may):",
+                crowd.length, history.sharedLimit()));
+        for (Hold hold : crowd) {
+            text.append(System.lineSeparator()).append(describe(hold));
+            until = Math.min(until, hold.endNanos());
+        }
+        return text + overlappingFaults(last.startNanos(), until);
     }
 
     /** The kinds of the faults around an interval (from three leases before it), or "no fault". */
@@ -357,6 +397,10 @@ public final class Checker {
         return during.isEmpty() ? "\n(no fault nearby)" : "\n(nearby faults: " + String.join("; ", during) + ")";
     }
 
+    private static boolean isShared(Event acquired) {
+        return acquired.note().equals(SHARED);
+    }
+
     private static String key(int process, long token) {
         return process + ":" + token;
     }
@@ -373,7 +417,7 @@ public final class Checker {
     }
 
     private String describe(Hold h) {
-        return String.format(Locale.ROOT, "  process %d held%s from %s to %s (ended by %s)", h.process(),
-                h.token() != 0 ? " token " + h.token() : "", seconds(h.startNanos()), seconds(h.endNanos()), h.endedBy());
+        return String.format(Locale.ROOT, "  process %d held%s%s from %s to %s (ended by %s)", h.process(),
+                h.shared() ? " shared" : "", h.token() != 0 ? " token " + h.token() : "", seconds(h.startNanos()), seconds(h.endNanos()), h.endedBy());
     }
 }

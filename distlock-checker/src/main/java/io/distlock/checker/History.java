@@ -15,10 +15,24 @@ import java.util.List;
  * @param leaseNanos the lease time the lock was used with
  * @param finalRegister the unfenced register's value at the end
  * @param fencedLog the writes the fenced store accepted, in its order
+ * @param sharedLimit how many shared holds (read holds, semaphore permits: acquisitions whose ok event
+ *     carries the note {@link Checker#SHARED}) may overlap; {@link #UNLIMITED} for a read-write lock's readers
  */
 public record History(List<Event> events, List<Fault> faults, long startNanos, long endNanos, long leaseNanos,
-        long finalRegister, List<FencedWrite> fencedLog) {
+        long finalRegister, List<FencedWrite> fencedLog, int sharedLimit) {
+    /** The {@link #sharedLimit()} of a lock whose shared holds may all overlap (a read-write lock's readers). */
+    public static final int UNLIMITED = Integer.MAX_VALUE;
+
+    /** A history of a lock without shared holds (or whose shared holds may all overlap). */
+    public History(List<Event> events, List<Fault> faults, long startNanos, long endNanos, long leaseNanos, long finalRegister,
+            List<FencedWrite> fencedLog) {
+        this(events, faults, startNanos, endNanos, leaseNanos, finalRegister, fencedLog, UNLIMITED);
+    }
+
     public History {
+        if (sharedLimit < 1) {
+            throw new IllegalArgumentException("sharedLimit must be at least 1, was " + sharedLimit);
+        }
         List<Event> sorted = new ArrayList<>(events);
         sorted.sort(Comparator.comparingLong(e -> e.nanos() - startNanos));
         events = List.copyOf(sorted);

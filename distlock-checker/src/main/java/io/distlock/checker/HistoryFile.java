@@ -19,7 +19,8 @@ public final class HistoryFile {
     /** Writes the history to a file. */
     public static void write(History history, Path file) throws IOException {
         List<String> lines = new ArrayList<>();
-        lines.add("RUN " + history.startNanos() + " " + history.endNanos() + " " + history.leaseNanos() + " " + history.finalRegister());
+        lines.add("RUN " + history.startNanos() + " " + history.endNanos() + " " + history.leaseNanos() + " " + history.finalRegister()
+                + (history.sharedLimit() == History.UNLIMITED ? "" : " " + history.sharedLimit()));
         history.events().forEach(e -> lines.add(e.toLine()));
         history.faults().forEach(f -> lines.add("FAULT " + f.kind().id() + " " + f.process() + " " + f.startNanos() + " " + f.endNanos()
                 + " " + f.description().replaceAll("[\\r\\n]+", " ")));
@@ -41,7 +42,8 @@ public final class HistoryFile {
                     events.add(Event.parse(line));
                 } else if (line.startsWith("RUN ")) {
                     String[] p = line.split(" ");
-                    run = new long[] {Long.parseLong(p[1]), Long.parseLong(p[2]), Long.parseLong(p[3]), Long.parseLong(p[4])};
+                    run = new long[] {Long.parseLong(p[1]), Long.parseLong(p[2]), Long.parseLong(p[3]), Long.parseLong(p[4]),
+                        p.length > 5 ? Integer.parseInt(p[5]) : History.UNLIMITED};
                 } else if (line.startsWith("FAULT ")) {
                     String[] p = line.split(" ", 6);
                     faults.add(new Fault(FaultKind.fromId(p[1]), Integer.parseInt(p[2]), Long.parseLong(p[3]), Long.parseLong(p[4]), p.length > 5 ? p[5] : p[1]));
@@ -58,6 +60,6 @@ public final class HistoryFile {
         if (run == null) {
             throw new IllegalArgumentException(file + " has no RUN line: not a history written by distlock check");
         }
-        return new History(events, faults, run[0], run[1], run[2], run[3], fenced);
+        return new History(events, faults, run[0], run[1], run[2], run[3], fenced, (int) run[4]);
     }
 }

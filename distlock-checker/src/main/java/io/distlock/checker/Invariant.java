@@ -8,8 +8,12 @@ public enum Invariant {
     FENCED_WRITES("fenced-writes", "accepted fenced writes have non-decreasing tokens; none came from a holder already told its lease was lost"),
     /** (c) Every acknowledged increment of the unfenced register survives. */
     LOST_UPDATES("lost-updates", "every acknowledged increment of the unfenced register is present at the end"),
-    /** (d) No two processes believed they held the lock at the same time. */
-    OVERLAP("overlap", "no two processes held the lock at the same time (as each believed)"),
+    /**
+     * (d) No two processes believed they held the lock at the same time; of shared holds (read locks,
+     * semaphore permits), no more than the history's limit at once, and none with an exclusive hold.
+     */
+    OVERLAP("overlap", "no two processes held the lock at the same time (as each believed); shared holds (reads, permits) "
+            + "only with each other, at most the permit count at once"),
     /** (e) After each fault heals, some process acquires within the lease time plus a bound. */
     LIVENESS("liveness", "after each fault heals, some process acquires within lease time plus the bound");
 

@@ -1,10 +1,11 @@
 package io.distlock.checker;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Locale;
+import java.util.Map;
 import java.util.TreeSet;
 
 /**
@@ -46,18 +47,22 @@ public final class TimelineReport {
             int y = TOP + lanes.indexOf(hold.process()) * LANE + 4;
             double x = LEFT + (hold.startNanos() - history.startNanos()) * scale;
             double w = Math.max(1, (hold.endNanos() - hold.startNanos()) * scale);
-            svg.append(String.format(Locale.ROOT, "<rect x='%.1f' y='%d' width='%.1f' height='16' fill='#3b7dd8'>"
-                    + "<title>process %d token %d, %.3f-%.3f s, ended by %s</title></rect>%n", x, y, w, hold.process(), hold.token(),
+            svg.append(String.format(Locale.ROOT, "<rect x='%.1f' y='%d' width='%.1f' height='16' fill='%s'>"
+                    + "<title>process %d%s token %d, %.3f-%.3f s, ended by %s</title></rect>%n", x, y, w,
+                    hold.shared() ? "#8fb8ee" : "#3b7dd8", hold.process(), hold.shared() ? " shared" : "", hold.token(),
                     (hold.startNanos() - history.startNanos()) / 1e9, (hold.endNanos() - history.startNanos()) / 1e9, hold.endedBy()));
         }
-        for (Hold[] pair : report.overlaps()) {
-            long from = pair[1].startNanos();
-            long to = Math.min(pair[0].endNanos(), pair[1].endNanos());
-            for (Hold hold : pair) {
+        for (Hold[] held : report.overlaps()) {
+            Hold last = held[held.length - 1];
+            long from = last.startNanos();
+            long to = Arrays.stream(held).mapToLong(Hold::endNanos).min().orElse(from);
+            List<String> ids = Arrays.stream(held).map(h -> Integer.toString(h.process())).toList();
+            String who = String.join(", ", ids.subList(0, ids.size() - 1)) + " and " + ids.get(ids.size() - 1);
+            for (Hold hold : held) {
                 int y = TOP + lanes.indexOf(hold.process()) * LANE + 2;
                 svg.append(String.format(Locale.ROOT, "<rect x='%.1f' y='%d' width='%.1f' height='20' fill='none' stroke='#d62728' stroke-width='2'>"
-                        + "<title>overlap of processes %d and %d</title></rect>%n", LEFT + (from - history.startNanos()) * scale, y,
-                        Math.max(2, (to - from) * scale), pair[0].process(), pair[1].process()));
+                        + "<title>overlap of processes %s</title></rect>%n", LEFT + (from - history.startNanos()) * scale, y,
+                        Math.max(2, (to - from) * scale), who));
             }
         }
         for (Event e : history.events()) {
@@ -108,7 +113,7 @@ public final class TimelineReport {
                 + "</head><body>\n<h1>" + escape(title) + "</h1>\n<p>Verdict: <b>" + (report.passed() ? "every claimed invariant holds" : "VIOLATIONS of claimed invariants")
                 + "</b></p>\n<table><tr><th>invariant</th><th>claimed</th><th>result</th><th>details</th></tr>\n" + rows + "</table>\n"
                 + "<h2>Timeline</h2>\n<p>Blue: holding intervals (acquire ok until release, loss notice, kill or end). Yellow bands: faults. "
-                + "Red boxes: overlapping holds. Red dots: lost updates (two holders wrote the same value). Ticks: green accepted fenced write, orange rejected, red loss notice.</p>\n"
+                + "Light bars: shared holds (reads, permits). Red boxes: overlapping holds. Red dots: lost updates (two holders wrote the same value). Ticks: green accepted fenced write, orange rejected, red loss notice.</p>\n"
                 + svg + examples + "</body></html>\n";
     }
 

@@ -52,13 +52,28 @@ class CheckerTest {
             return this;
         }
 
+        /** A read hold or permit: acquire (noted shared), read, release {@code holdMs} later. */
+        Script shared(long fromMs, int process, long token, long holdMs) {
+            events.add(new Event(fromMs * MS, process, Type.INVOKE, ACQUIRE, 0, 0, Checker.SHARED));
+            events.add(new Event((fromMs + 1) * MS, process, Type.OK, ACQUIRE, token, 0, Checker.SHARED));
+            at(fromMs + 2, process, Type.INVOKE, READ, token, 0);
+            at(fromMs + 3, process, Type.OK, READ, token, register);
+            at(fromMs + holdMs, process, Type.INVOKE, RELEASE, token, 0);
+            at(fromMs + holdMs + 1, process, Type.OK, RELEASE, token, 0);
+            return this;
+        }
+
         Script fault(FaultKind kind, int process, long fromMs, long toMs) {
             faults.add(new Fault(kind, process, fromMs * MS, toMs * MS, kind.id() + " of process " + process));
             return this;
         }
 
         CheckReport check(long endMs) {
-            History history = new History(events, faults, 0, endMs * MS, LEASE, register, fenced);
+            return check(endMs, History.UNLIMITED);
+        }
+
+        CheckReport check(long endMs, int sharedLimit) {
+            History history = new History(events, faults, 0, endMs * MS, LEASE, register, fenced, sharedLimit);
             return new Checker(history, ALL, 2000 * MS).check();
         }
     }
@@ -294,6 +309,49 @@ class CheckerTest {
         s.at(1150, 2, Type.OK, WRITE, 101, 5).at(2550, 1, Type.OK, WRITE, 100, 5);
         History withLostUpdate = new History(s.events, s.faults, 0, 3000 * MS, LEASE, 0, s.fenced);
         assertThat(TimelineReport.html("t", withLostUpdate, s.check(3000))).contains("lost update: processes 2 and 1 both wrote 5");
+    }
+
+    @Test
+    void readersMayOverlapEachOtherButNotAWriter() {
+        // readers 1 and 2 together, then writer 3 after both: a correct read-write history
+        Script s = new Script().shared(0, 1, 100, 50).shared(10, 2, 101, 30).cycle(60, 3, 102);
+
+        CheckReport report = s.check(200);
+
+        assertThat(report.passed()).isTrue();
+        assertThat(report.holds()).filteredOn(Hold::shared).hasSize(2);
+        // a reader that begins while the writer holds
+        s.shared(63, 4, 103, 20);
+        CheckReport.Result overlap = s.check(200).result(Invariant.OVERLAP);
+        assertThat(overlap.holds()).isFalse();
+        assertThat(overlap.violations()).isEqualTo(1);
+        assertThat(overlap.counterexamples()).anyMatch(c -> c.contains("processes 3 and 4 both held the lock"));
+    }
+
+    @Test
+    void moreSharedHoldsThanPermitsAreAViolation() {
+        Script s = new Script().shared(0, 1, 100, 50).shared(10, 2, 101, 50);
+
+        assertThat(s.check(200, 2).result(Invariant.OVERLAP).holds()).isTrue();
+        s.shared(20, 3, 102, 50);
+        CheckReport.Result threeOnTwoPermits = s.check(200, 2).result(Invariant.OVERLAP);
+        assertThat(threeOnTwoPermits.holds()).isFalse();
+        assertThat(threeOnTwoPermits.summary()).contains("1 times more than 2 shared holds at once");
+        assertThat(threeOnTwoPermits.counterexamples()).anyMatch(c -> c.startsWith("3 processes held shared holds at once (at most 2 may)"));
+        assertThat(s.check(200, 3).result(Invariant.OVERLAP).holds()).isTrue();
+    }
+
+    @Test
+    void aHistoryFileKeepsTheSharedLimit(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        Script s = new Script().shared(0, 1, 100, 50).shared(10, 2, 101, 50).shared(20, 3, 102, 50);
+        History history = new History(s.events, s.faults, 0, 200 * MS, LEASE, s.register, s.fenced, 2);
+        java.nio.file.Path file = dir.resolve("history.txt");
+
+        HistoryFile.write(history, file);
+        History read = HistoryFile.read(file);
+
+        assertThat(read).isEqualTo(history);
+        assertThat(new Checker(read, ALL, 0).check().result(Invariant.OVERLAP).holds()).isFalse();
     }
 
     @Test

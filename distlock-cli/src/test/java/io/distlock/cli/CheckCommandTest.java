@@ -77,6 +77,17 @@ class CheckCommandTest {
 
         assertThat(commandLine.execute("check", "--min-replicas", "1")).isEqualTo(2);
         assertThat(err.toString()).contains("--min-replicas needs --backend sentinel");
+
+        assertThat(commandLine.execute("check", "--backend", "h2", "--kind", "rw")).isEqualTo(2);
+        assertThat(err.toString()).contains("--kind rw runs on redis, sentinel, cluster and zookeeper; h2 has plain locks only");
+        assertThat(commandLine.execute("check", "--kind", "fair", "--lock", "naive-set-nx")).isEqualTo(2);
+        assertThat(err.toString()).contains("--kind fair needs --lock distlock");
+        assertThat(commandLine.execute("check", "--permits", "2")).isEqualTo(2);
+        assertThat(err.toString()).contains("--permits needs --kind semaphore");
+        assertThat(commandLine.execute("check", "--kind", "semaphore", "--permits", "5")).isEqualTo(2);
+        assertThat(err.toString()).contains("--permits must be at least 1 and fewer than --processes (5)");
+        assertThat(commandLine.execute("check", "--kind", "mutex")).isEqualTo(2);
+        assertThat(err.toString()).contains("unknown kind 'mutex'");
     }
 
     /** What a run's summary line counted. */
@@ -162,6 +173,47 @@ class CheckCommandTest {
     void distlockOnH2KeepsEveryClaimAcrossRestartsAndEndedSessions() throws Exception {
         assertDistlockKeepsItsClaims(new String[] {"restarted the H2 server", "client sessions on the H2 server"},
                 "--backend", "h2", "--faults", "restart,connection-kill,pause", "--time", "25s", "--lease", "500ms", "--seed", "13");
+    }
+
+    @Test
+    void theFairLockKeepsItsClaimsUnderFaults() throws Exception {
+        assertDistlockKeepsItsClaims(new String[] {"paused process", "killed process", "restarted the lock server"},
+                "--kind", "fair", "--faults", "pause,kill,restart", "--time", "30s", "--lease", "500ms", "--seed", "16");
+    }
+
+    /**
+     * Without faults nothing excuses an overlap: readers may share, a writer holds alone. The history must
+     * also show readers together (it would pass vacuously if reads never overlapped).
+     */
+    @Test
+    void readersShareAndAWriterHoldsAloneWithoutFaults() throws Exception {
+        Run run = check("--kind", "rw", "--faults", "none", "--time", "15s", "--seed", "17", "--out", out.toString());
+
+        assertThat(run.exit()).as("exit code; output:%n%s", run.stdout()).isZero();
+        assertThat(run.stdout()).containsPattern("overlap +no +ok +no overlapping holds").containsPattern("tokens +yes +ok");
+        assertThat(Counts.of(run.stdout()).accepted()).as("writers' fenced writes").isPositive();
+        assertThat(overlapsIfOnlyOneSharedHoldWereAllowed()).as("times readers held together").isPositive();
+    }
+
+    @Test
+    void semaphorePermitsStayWithinTheirCountWithoutFaults() throws Exception {
+        Run run = check("--backend", "zookeeper", "--kind", "semaphore", "--permits", "2", "--faults", "none", "--time", "15s",
+                "--seed", "18", "--out", out.toString());
+
+        assertThat(run.exit()).as("exit code; output:%n%s", run.stdout()).isZero();
+        assertThat(run.stdout()).containsPattern("overlap +no +ok +no overlapping holds").contains("distlock semaphore (2 permits)");
+        assertThat(overlapsIfOnlyOneSharedHoldWereAllowed()).as("times both permits were held together").isPositive();
+    }
+
+    /**
+     * Checks the run's history again as if its lock allowed one shared hold at a time: on a run whose own
+     * check found no overlap, every overlap found now is shared holds held together.
+     */
+    private long overlapsIfOnlyOneSharedHoldWereAllowed() throws Exception {
+        io.distlock.checker.History h = io.distlock.checker.HistoryFile.read(out.resolve("history.txt"));
+        io.distlock.checker.History oneAtATime = new io.distlock.checker.History(h.events(), h.faults(), h.startNanos(), h.endNanos(),
+                h.leaseNanos(), h.finalRegister(), h.fencedLog(), 1);
+        return new io.distlock.checker.Checker(oneAtATime, java.util.Set.of(), 0).check().overlaps().size();
     }
 
     @Test

@@ -64,6 +64,17 @@ public final class CheckCommand implements Callable<Integer> {
             description = "Lock to check: distlock, naive-set-nx (SET NX PX + Lua release) or naive-getset (SETNX/GETSET). Default: ${DEFAULT-VALUE}.")
     CheckedLock lock;
 
+    @Option(names = "--kind", defaultValue = "plain", paramLabel = "KIND", converter = KindConverter.class,
+            description = "With --lock distlock: plain (getLock), fair (getFairLock), rw (getReadWriteLock: 7 in 10 holds are "
+                    + "reads that only read the register, the rest writes) or semaphore (getSemaphore with --permits; every hold "
+                    + "is a permit that only reads). Kinds other than plain run on redis, sentinel, cluster and zookeeper. "
+                    + "The overlap invariant then allows reads together and at most --permits permits at once. Default: ${DEFAULT-VALUE}.")
+    CheckedKind kind;
+
+    @Option(names = "--permits", paramLabel = "N",
+            description = "With --kind semaphore: the semaphore's permits, at least 1 and fewer than --processes. Default: 2.")
+    @Nullable Integer permits;
+
     @Option(names = "--time", defaultValue = "60s", paramLabel = "DURATION", description = "How long to run (e.g. 30s, 2m). Default: ${DEFAULT-VALUE}.")
     Duration time;
 
@@ -103,6 +114,13 @@ public final class CheckCommand implements Callable<Integer> {
         }
     }
 
+    /** Reads {@code --kind}. */
+    static final class KindConverter extends EnumIdConverter<CheckedKind> {
+        KindConverter() {
+            super(CheckedKind.class, CheckedKind::id, "kind");
+        }
+    }
+
     /** Reads {@code --lock}. */
     static final class LockConverter extends EnumIdConverter<CheckedLock> {
         LockConverter() {
@@ -115,6 +133,11 @@ public final class CheckCommand implements Callable<Integer> {
         Duration leaseTime = lease.resolve(spec);
         Deployment deployment = backend.create(new DeploymentSettings(processes, leaseTime, minReplicas));
         require(deployment.supports(lock), "--lock " + lock.id() + " runs on Redis only");
+        require(kind == CheckedKind.PLAIN || lock == CheckedLock.DISTLOCK, "--kind " + kind.id() + " needs --lock distlock");
+        require(kind == CheckedKind.PLAIN || backend.hasKinds(), "--kind " + kind.id() + " runs on redis, sentinel, cluster and "
+                + "zookeeper; " + backend.id() + " has plain locks only");
+        require(permits == null || kind == CheckedKind.SEMAPHORE, "--permits needs --kind semaphore");
+        Workload workload = new Workload(lock, kind, permits == null ? (kind == CheckedKind.SEMAPHORE ? 2 : 1) : permits);
         History history;
         List<String> workerOutput = List.of();
         String title;
@@ -127,12 +150,14 @@ public final class CheckCommand implements Callable<Integer> {
             } catch (IOException | IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), "--replay: " + e.getMessage());
             }
-            title = "distlock check: " + lock.id() + ", replay of " + replay;
+            title = "distlock check: " + workload.describe() + ", replay of " + replay;
             outDir = out != null ? out : DEFAULT_OUT.resolve("replay");
         } else {
             require(processes >= 2 && processes <= 16, "--processes must be between 2 and 16, was " + processes);
             require(time.compareTo(Duration.ofSeconds(5)) >= 0 && time.compareTo(Duration.ofHours(24)) <= 0,
                     "--time must be between 5s and 24h, was " + DurationConverter.format(time));
+            require(workload.permits() >= 1 && workload.permits() < processes, "--permits must be at least 1 and fewer than "
+                    + "--processes (" + processes + "), so that processes wait for permits; was " + workload.permits());
             require(minReplicas >= 0 && minReplicas <= 2, "--min-replicas must be between 0 and 2, was " + minReplicas);
             require(minReplicas == 0 || backend == DeploymentKind.SENTINEL, "--min-replicas needs --backend sentinel");
             require(backend != DeploymentKind.ETCD || EtcdBinary.available(), "--backend etcd runs etcd processes, and no etcd binary was found: "
@@ -144,13 +169,13 @@ public final class CheckCommand implements Callable<Integer> {
             runSeed = seed.resolve();
             outDir = out != null ? out : DEFAULT_OUT.resolve(backend.id() + "-" + runSeed);
             PrintStream progress = System.err;
-            progress.printf(Locale.ROOT, "checking %s on %s for %s with faults %s, seed %d%n", lock.id(), backend.id(),
+            progress.printf(Locale.ROOT, "checking %s on %s for %s with faults %s, seed %d%n", workload.describe(), backend.id(),
                     DurationConverter.format(time), faultIds.isEmpty() ? "none" : String.join(",", faultIds), runSeed);
-            try (CheckRun run = new CheckRun(lock, deployment, processes, leaseTime, runSeed, progress)) {
+            try (CheckRun run = new CheckRun(workload, deployment, processes, leaseTime, runSeed, progress)) {
                 history = run.run(time, faultKinds);
                 workerOutput = run.workerOutput();
             }
-            title = "distlock check: " + lock.id() + " on " + backend.id() + (minReplicas > 0 ? " (minReplicas " + minReplicas + ")" : "")
+            title = "distlock check: " + workload.describe() + " on " + backend.id() + (minReplicas > 0 ? " (minReplicas " + minReplicas + ")" : "")
                     + ", " + DurationConverter.format(time) + ", faults " + (faultIds.isEmpty() ? "none" : String.join(",", faultIds))
                     + ", seed " + runSeed;
         }
@@ -173,7 +198,7 @@ public final class CheckCommand implements Callable<Integer> {
         }
         System.out.println("report: " + html.toAbsolutePath() + "  history: " + historyFile.toAbsolutePath());
         if (runSeed != null) {
-            System.out.println("repeat: " + repeatCommand(leaseTime, runSeed, faultIds));
+            System.out.println("repeat: " + repeatCommand(workload, leaseTime, runSeed, faultIds));
         }
         long acquisitions = history.events().stream().filter(e -> e.is(Event.Type.OK, Operation.ACQUIRE)).count();
         if (acquisitions == 0) {
@@ -184,13 +209,19 @@ public final class CheckCommand implements Callable<Integer> {
     }
 
     /** The command line that runs this check again: every option that shapes the run, with its value in this run. */
-    private String repeatCommand(Duration leaseTime, long runSeed, List<String> faultIds) {
+    private String repeatCommand(Workload workload, Duration leaseTime, long runSeed, List<String> faultIds) {
         StringBuilder command = new StringBuilder("./distlock check --backend ").append(backend.id());
         if (minReplicas > 0) {
             command.append(" --min-replicas ").append(minReplicas);
         }
-        command.append(" --lock ").append(lock.id())
-                .append(" --time ").append(DurationConverter.format(time))
+        command.append(" --lock ").append(lock.id());
+        if (kind != CheckedKind.PLAIN) {
+            command.append(" --kind ").append(kind.id());
+        }
+        if (kind == CheckedKind.SEMAPHORE) {
+            command.append(" --permits ").append(workload.permits());
+        }
+        command                .append(" --time ").append(DurationConverter.format(time))
                 .append(" --lease ").append(DurationConverter.format(leaseTime))
                 .append(" --processes ").append(processes)
                 .append(" --liveness-bound ").append(DurationConverter.format(livenessBound))
@@ -209,7 +240,7 @@ public final class CheckCommand implements Callable<Integer> {
             boolean overlaps = !report.result(Invariant.OVERLAP).holds();
             return "OK: every claimed invariant holds." + (overlaps
                     ? " The overlaps above are what a lease lock cannot prevent: a holder paused past its lease (or whose "
-                    + "lock vanished with a restart or failover) still believes it holds the lock when it resumes. Its "
+                    + "lock or permit vanished with a restart or failover) still believes it holds it when it resumes. Its "
                     + "unfenced writes can then be lost; its fenced writes are rejected, which is why the fenced store "
                     + "stays consistent."
                     : "");

@@ -28,7 +28,7 @@ import org.jspecify.annotations.Nullable;
  * {@link Deployment}.
  */
 final class CheckRun implements AutoCloseable {
-    private final CheckedLock lock;
+    private final Workload workload;
     private final Deployment deployment;
     private final int processes;
     private final long leaseMs;
@@ -40,8 +40,8 @@ final class CheckRun implements AutoCloseable {
     private @Nullable CheckWorkers workers;
     private long startNanos;
 
-    CheckRun(CheckedLock lock, Deployment deployment, int processes, Duration lease, long seed, PrintStream progress) {
-        this.lock = lock;
+    CheckRun(Workload workload, Deployment deployment, int processes, Duration lease, long seed, PrintStream progress) {
+        this.workload = workload;
         this.deployment = deployment;
         this.processes = processes;
         this.leaseMs = lease.toMillis();
@@ -59,7 +59,7 @@ final class CheckRun implements AutoCloseable {
         progress.println(servers + ", store " + storeServer.uri());
         CheckWorkers started = new CheckWorkers(processes, slot -> workerArgs(storeServer, slot));
         workers = started;
-        progress.printf(Locale.ROOT, "starting %d client processes (%s, lease %d ms) ...%n", processes, lock.id(), leaseMs);
+        progress.printf(Locale.ROOT, "starting %d client processes (%s, lease %d ms) ...%n", processes, workload.describe(), leaseMs);
         started.startAll();
         startNanos = System.nanoTime();
         long endNanos = startNanos + duration.toNanos();
@@ -82,7 +82,7 @@ final class CheckRun implements AutoCloseable {
         started.close();
         status(started);
         return new History(started.events(), faults, startNanos, stopped, TimeUnit.MILLISECONDS.toNanos(leaseMs),
-                finalRegister(storeServer), fencedLog(storeServer));
+                finalRegister(storeServer), fencedLog(storeServer), workload.sharedLimit());
     }
 
     /** Worker output that is not an event (errors), for diagnosing a failed run. */
@@ -91,8 +91,8 @@ final class CheckRun implements AutoCloseable {
     }
 
     private List<String> workerArgs(RedisServer storeServer, int slot) {
-        List<String> args = new ArrayList<>(List.of("--lock", lock.id(), "--store", storeServer.uri(), "--lease-ms", Long.toString(leaseMs),
-                "--seed", Long.toString(seed)));
+        List<String> args = new ArrayList<>(workload.workerArgs());
+        args.addAll(List.of("--store", storeServer.uri(), "--lease-ms", Long.toString(leaseMs), "--seed", Long.toString(seed)));
         args.addAll(deployment.workerClient(slot).args());
         return args;
     }

@@ -1,6 +1,8 @@
 package io.distlock.cli.check;
 
 import io.distlock.DistributedLock;
+import io.distlock.DistributedReadWriteLock;
+import io.distlock.DistributedSemaphore;
 import io.distlock.Lease;
 import io.distlock.LeaseLostException;
 import io.distlock.LockClient;
@@ -26,7 +28,8 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * One client process of {@code distlock check}: lock, read-modify-write the unfenced register, write to
- * the fenced store, unlock, in a loop. Every step is printed as an {@link Event} line stamped with
+ * the fenced store, unlock, in a loop. A shared hold (a read lock, a semaphore permit) reads the register,
+ * works and releases, writing nothing. Every step is printed as an {@link Event} line stamped with
  * {@code System.nanoTime()}, the clock all processes on the machine share. Starts on GO (stdin), exits
  * when stdin closes.
  */
@@ -53,7 +56,7 @@ public final class CheckWorker {
     }
 
     /**
-     * Arguments as {@code --name value}: process, lock, store, lease-ms, seed, and the deployment's
+     * Arguments as {@code --name value}: process, lock, kind, permits, store, lease-ms, seed, and the deployment's
      * client (see {@link WorkerClient#args()}).
      */
     public static void main(String[] argv) throws Exception {
@@ -66,6 +69,8 @@ public final class CheckWorker {
 
     private void run(Map<String, String> args) throws Exception {
         CheckedLock checked = CheckedLock.fromId(args.get("lock"));
+        CheckedKind kind = CheckedKind.fromId(args.getOrDefault("kind", CheckedKind.PLAIN.id()));
+        int permits = Integer.parseInt(args.getOrDefault("permits", "1"));
         long leaseMs = Long.parseLong(args.get("lease-ms"));
         WorkerClient client = WorkerClient.from(args);
         LockOptions options = LockOptions.builder().leaseTime(Duration.ofMillis(leaseMs)).build();
@@ -76,7 +81,7 @@ public final class CheckWorker {
                 LockClient distlock = checked == CheckedLock.DISTLOCK ? client.create(options) : null;
                 StatefulRedisConnection<String, String> naive = checked == CheckedLock.DISTLOCK ? null : lettuce.connect(naiveUri(client))) {
             Locker locker = switch (checked) {
-                case DISTLOCK -> distlockLocker(distlock.getLock(LOCK_NAME), leaseMs);
+                case DISTLOCK -> distlockLocker(distlock, kind, permits, leaseMs);
                 case NAIVE_SET_NX -> naiveLocker(TextbookLocks.shortLease(naive.sync(), NAIVE_LOCK_KEY, leaseMs));
                 case NAIVE_GETSET -> naiveLocker(TextbookLocks.setNxGetSet(naive.sync(), NAIVE_LOCK_KEY, leaseMs));
             };
@@ -98,8 +103,16 @@ public final class CheckWorker {
 
     /** A lock as the loop uses it. */
     private interface Locker {
+        /**
+         * Returns whether the next acquisition takes a shared hold (a read lock, a semaphore permit), whose
+         * holder writes nothing; decided before the acquisition is invoked, so its lines say so.
+         */
+        default boolean nextShared() {
+            return false;
+        }
+
         /** Returns the hold, or empty if the wait ran out. */
-        Optional<Holding> acquire() throws Exception;
+        Optional<Holding> acquire(boolean shared) throws Exception;
     }
 
     private interface Holding {
@@ -111,40 +124,97 @@ public final class CheckWorker {
         boolean release() throws Exception;
     }
 
-    private Locker distlockLocker(DistributedLock lock, long leaseMs) {
-        return () -> {
-            Optional<Lease> acquired = lock.tryAcquire(Duration.ofMillis(leaseMs * 5));
-            if (acquired.isEmpty()) {
-                return Optional.empty();
-            }
-            Lease lease = acquired.get();
-            lease.onLost(lost -> emit(Type.INFO, Operation.LOST, lease.fencingToken(), 0, lost.getMessage()));
-            return Optional.of(new Holding() {
-                @Override
-                public long token() {
-                    return lease.fencingToken();
-                }
-
-                @Override
-                public boolean valid() {
-                    return lease.isValid();
-                }
-
-                @Override
-                public boolean release() {
-                    try {
-                        lock.unlock();
-                        return true;
-                    } catch (LeaseLostException e) {
-                        return false;
+    private Locker distlockLocker(LockClient distlock, CheckedKind kind, int permits, long leaseMs) {
+        Duration wait = Duration.ofMillis(leaseMs * 5);
+        return switch (kind) {
+            case PLAIN -> shared -> held(distlock.getLock(LOCK_NAME), wait);
+            case FAIR -> shared -> held(distlock.getFairLock(LOCK_NAME), wait);
+            case RW -> {
+                DistributedReadWriteLock rw = distlock.getReadWriteLock(LOCK_NAME);
+                yield new Locker() {
+                    @Override
+                    public boolean nextShared() {
+                        return random.nextInt(10) < 7;
                     }
-                }
-            });
+
+                    @Override
+                    public Optional<Holding> acquire(boolean shared) throws InterruptedException {
+                        return held(shared ? rw.readLock() : rw.writeLock(), wait);
+                    }
+                };
+            }
+            case SEMAPHORE -> {
+                DistributedSemaphore semaphore = distlock.getSemaphore(LOCK_NAME, permits);
+                yield new Locker() {
+                    @Override
+                    public boolean nextShared() {
+                        return true;
+                    }
+
+                    @Override
+                    public Optional<Holding> acquire(boolean shared) throws InterruptedException {
+                        return semaphore.tryAcquire(wait).map(CheckWorker.this::permit);
+                    }
+                };
+            }
         };
     }
 
+    private Optional<Holding> held(DistributedLock lock, Duration wait) throws InterruptedException {
+        Optional<Lease> acquired = lock.tryAcquire(wait);
+        if (acquired.isEmpty()) {
+            return Optional.empty();
+        }
+        Lease lease = acquired.get();
+        lease.onLost(lost -> emit(Type.INFO, Operation.LOST, lease.fencingToken(), 0, lost.getMessage()));
+        return Optional.of(new Holding() {
+            @Override
+            public long token() {
+                return lease.fencingToken();
+            }
+
+            @Override
+            public boolean valid() {
+                return lease.isValid();
+            }
+
+            @Override
+            public boolean release() {
+                try {
+                    lock.unlock();
+                    return true;
+                } catch (LeaseLostException e) {
+                    return false;
+                }
+            }
+        });
+    }
+
+    private Holding permit(Lease lease) {
+        lease.onLost(lost -> emit(Type.INFO, Operation.LOST, lease.fencingToken(), 0, lost.getMessage()));
+        return new Holding() {
+            @Override
+            public long token() {
+                return lease.fencingToken();
+            }
+
+            @Override
+            public boolean valid() {
+                return lease.isValid();
+            }
+
+            @Override
+            public boolean release() {
+                boolean held = lease.isValid();
+                lease.close(); // a lost permit closes quietly
+                return held;
+            }
+        };
+    }
+
+
     private static Locker naiveLocker(DemoLock lock) {
-        return () -> {
+        return shared -> {
             DemoLock.Held held = lock.acquire().held();
             return Optional.of(new Holding() {
                 @Override
@@ -167,10 +237,12 @@ public final class CheckWorker {
 
     private void loop(Locker locker, RedisCommands<String, String> store, long leaseMs) throws InterruptedException {
         while (true) {
-            emit(Type.INVOKE, Operation.ACQUIRE, 0, 0, "");
+            boolean shared = locker.nextShared();
+            String mode = shared ? Checker.SHARED : "";
+            emit(Type.INVOKE, Operation.ACQUIRE, 0, 0, mode);
             Optional<Holding> acquired;
             try {
-                acquired = locker.acquire();
+                acquired = locker.acquire(shared);
             } catch (InterruptedException e) {
                 throw e;
             } catch (Exception e) {
@@ -184,9 +256,13 @@ public final class CheckWorker {
             }
             Holding held = acquired.get();
             long token = held.token();
-            emit(Type.OK, Operation.ACQUIRE, token, 0, "");
+            emit(Type.OK, Operation.ACQUIRE, token, 0, mode);
             try {
-                readModifyWrite(held, store, token, leaseMs);
+                if (shared) {
+                    readAndWork(store, token, leaseMs);
+                } else {
+                    readModifyWrite(held, store, token, leaseMs);
+                }
             } catch (RuntimeException e) {
                 emit(Type.INFO, Operation.STORE, token, 0, describe(e));
             } finally {
@@ -201,13 +277,28 @@ public final class CheckWorker {
         }
     }
 
+    /** A shared holder's cycle: read the register and work, as a reader or a permit holder would. */
+    private void readAndWork(RedisCommands<String, String> store, long token, long leaseMs) throws InterruptedException {
+        emit(Type.INVOKE, Operation.READ, token, 0, "");
+        String current = store.get(REGISTER);
+        long workMs = workMs(leaseMs);
+        emit(Type.OK, Operation.READ, token, current == null ? 0 : Long.parseLong(current), CheckWorkers.WORK_NOTE + workMs);
+        Thread.sleep(workMs);
+    }
+
+    /**
+     * The work between read and write: mostly short, one in ten a slow critical section that still fits
+     * well within the lease. The read's note tells the nemesis how long this holder will be busy.
+     */
+    private long workMs(long leaseMs) {
+        return random.nextInt(10) == 0 ? leaseMs / 5 + random.nextInt((int) (leaseMs * 2 / 5)) : 1 + random.nextInt(5);
+    }
+
     private void readModifyWrite(Holding held, RedisCommands<String, String> store, long token, long leaseMs) throws InterruptedException {
         emit(Type.INVOKE, Operation.READ, token, 0, "");
         String current = store.get(REGISTER);
         long value = current == null ? 0 : Long.parseLong(current);
-        // The work between read and write: mostly short, one in ten a slow critical section that still
-        // fits well within the lease. The note tells the nemesis how long this holder will be busy.
-        long workMs = random.nextInt(10) == 0 ? leaseMs / 5 + random.nextInt((int) (leaseMs * 2 / 5)) : 1 + random.nextInt(5);
+        long workMs = workMs(leaseMs);
         emit(Type.OK, Operation.READ, token, value, CheckWorkers.WORK_NOTE + workMs);
         long started = System.nanoTime();
         Thread.sleep(workMs);

@@ -38,6 +38,11 @@ enum DeploymentKind {
         return id;
     }
 
+    /** Returns whether the deployment's backend has fair locks, read-write locks and semaphores. */
+    boolean hasKinds() {
+        return this == REDIS || this == SENTINEL || this == CLUSTER || this == ZOOKEEPER;
+    }
+
     /** Returns a deployment of this kind for a run (no server starts before {@link Deployment#start}). */
     Deployment create(DeploymentSettings settings) {
         return create.apply(settings);
