@@ -43,6 +43,11 @@ final class Acquisition {
     volatile @Nullable Thread ownerThread;
     /** When the request that was granted was sent; renewals are timed from here, not from the answer. */
     final long sentNanos;
+    /**
+     * The grant's lease is shorter than the options' (a grant made on a queued waiter's behalf): the
+     * watchdog renews it at once, also when autoRenew is off, to get the full lease.
+     */
+    final boolean claimFirst;
 
     private final AtomicInteger holds = new AtomicInteger(1);
     private final AtomicReference<State> state = new AtomicReference<>(State.ACTIVE);
@@ -75,7 +80,8 @@ final class Acquisition {
         this.events = events;
         this.lockEvents = lockEvents;
         this.view = lockEvents.hasListeners() ? LeaseHandle.observing(this) : null; // no extra object per lock without listeners
-        this.validUntilNanos = ClockDrift.deadlineNanos(grant.sentNanos(), options.leaseTime());
+        this.claimFirst = grant.leaseNanos() < options.leaseTime().toNanos();
+        this.validUntilNanos = ClockDrift.deadlineNanos(grant.sentNanos(), java.time.Duration.ofNanos(grant.leaseNanos()));
     }
 
     /** Leaves the acquisition to no thread: called by the acquiring thread before anyone else sees it. */

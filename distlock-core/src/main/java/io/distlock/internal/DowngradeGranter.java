@@ -43,7 +43,7 @@ final class DowngradeGranter implements Granter {
             throw client.closedOr(e);
         }
         if (result.granted()) {
-            return new Grant(ownerId, result.fencingToken(), sent, epoch);
+            return new Grant(ownerId, result.fencingToken(), sent, epoch, options.leaseTime().toNanos());
         }
         log.debug("downgrade of '{}' found the write hold gone; waiting for the read lock like any reader", slot.name);
         return slot.space.acquirer.granter().await(slot, options, waitNanos);

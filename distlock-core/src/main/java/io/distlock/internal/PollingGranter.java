@@ -62,7 +62,7 @@ final class PollingGranter implements Granter {
                     throw client.closedOr(e);
                 }
                 if (result.granted()) {
-                    return new Grant(ownerId, result.fencingToken(), sent, epoch);
+                    return new Grant(ownerId, result.fencingToken(), sent, epoch, options.leaseTime().toNanos());
                 }
                 long left = deadline.left();
                 if (left <= 0) {

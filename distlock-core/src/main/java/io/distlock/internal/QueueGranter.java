@@ -53,6 +53,8 @@ final class QueueGranter implements Granter {
         }
         boolean granted = false;
         boolean first = true;
+        // a grant the backend made on our behalf and told us of came after our last check that found us queued
+        long lastQueuedSent = joinSent;
         try {
             while (true) {
                 client.checkOpen();
@@ -65,10 +67,16 @@ final class QueueGranter implements Granter {
                 } catch (RuntimeException e) {
                     throw client.closedOr(e);
                 }
+                if (result.wasNotified()) {
+                    granted = true;
+                    long lease = Math.min(result.notifiedLease().toNanos(), options.leaseTime().toNanos());
+                    return new Grant(ownerId, result.fencingToken(), lastQueuedSent, epoch, lease);
+                }
                 if (result.granted()) {
                     granted = true;
-                    return new Grant(ownerId, result.fencingToken(), sent, epoch);
+                    return new Grant(ownerId, result.fencingToken(), sent, epoch, options.leaseTime().toNanos());
                 }
+                lastQueuedSent = sent;
                 long left = deadline.left();
                 if (left <= 0) {
                     return null;

@@ -59,10 +59,17 @@ final class Watchdog {
         lock.lock();
         try {
             acquisition.watched = true;
+            // a grant with a short first lease is renewed within the first third of it (a short hold is
+            // released before that, and never pays for the renewal), then on the usual schedule
+            long shortLease = Math.max(1, acquisition.validUntilNanos() - acquisition.sentNanos);
             if (acquisition.options.autoRenew()) {
                 long interval = acquisition.options.renewInterval().toNanos();
-                add(new Entry(acquisition, acquisition.sentNanos + interval, interval));
+                long first = acquisition.claimFirst ? Math.min(interval, shortLease / 3) : interval;
+                add(new Entry(acquisition, acquisition.sentNanos + first, interval, false));
             } else {
+                if (acquisition.claimFirst) {
+                    add(new Entry(acquisition, acquisition.sentNanos + shortLease / 3, shortLease, true)); // once, for the full lease
+                }
                 addExpiryCheck(acquisition);
             }
         } finally {
@@ -92,7 +99,7 @@ final class Watchdog {
     private void addExpiryCheck(Acquisition acquisition) {
         if (!acquisition.expiryQueued) {
             acquisition.expiryQueued = true;
-            add(new Entry(acquisition, acquisition.validUntilNanos(), Entry.EXPIRY));
+            add(new Entry(acquisition, acquisition.validUntilNanos(), Entry.EXPIRY, false));
         }
     }
 
@@ -178,7 +185,7 @@ final class Watchdog {
             } catch (RuntimeException e) {
                 log.debug("renewals could not be sent, retrying", e);
                 for (Entry entry : renewals) {
-                    enqueue(new Entry(entry.acquisition, clock.nanoTime() + retryDelay(entry), entry.intervalNanos));
+                    enqueue(new Entry(entry.acquisition, clock.nanoTime() + retryDelay(entry), entry.intervalNanos, entry.once));
                 }
             }
         }
@@ -229,7 +236,7 @@ final class Watchdog {
             long retryIn = retryDelay(entry);
             log.debug("renewal of lock '{}' failed, retrying in {} ms", acquisition.lockName(), retryIn / 1_000_000, error);
             acquisition.renewalFailed(error != null ? error : new IllegalStateException("the backend gave no answer"));
-            enqueue(new Entry(acquisition, clock.nanoTime() + retryIn, entry.intervalNanos));
+            enqueue(new Entry(acquisition, clock.nanoTime() + retryIn, entry.intervalNanos, entry.once));
             return;
         }
         if (found != OwnerCheck.OWNER) {
@@ -237,12 +244,18 @@ final class Watchdog {
             return;
         }
         acquisition.confirmRenewal(sentNanos);
-        enqueue(new Entry(acquisition, sentNanos + entry.intervalNanos, entry.intervalNanos));
+        if (!entry.once) {
+            enqueue(new Entry(acquisition, sentNanos + entry.intervalNanos, entry.intervalNanos, false));
+        }
     }
 
-    /** A failed renewal is tried again after a third of the interval (at least 5 ms): several tries fit in one lease. */
-    private static long retryDelay(Entry entry) {
-        return Math.max(TimeUnit.MILLISECONDS.toNanos(5), entry.intervalNanos / 3);
+    /**
+     * A failed renewal is tried again after a third of the interval, or of what is left of the lease if
+     * that is less (a short first lease), at least 5 ms: several tries fit before the lease ends.
+     */
+    private long retryDelay(Entry entry) {
+        long left = entry.acquisition.validUntilNanos() - clock.nanoTime();
+        return Math.max(TimeUnit.MILLISECONDS.toNanos(5), Math.min(entry.intervalNanos, Math.max(0, left)) / 3);
     }
 
     /** Returns how many entries are queued (live and stale); for tests. */
@@ -270,18 +283,23 @@ final class Watchdog {
         }
     }
 
-    /** A renewal (interval > 0) or an expiry check (interval {@link #EXPIRY}) due at a time. */
+    /**
+     * A renewal (interval > 0) or an expiry check (interval {@link #EXPIRY}) due at a time. A renewal
+     * that is {@code once} is not followed by another (the claim of a short first lease without autoRenew).
+     */
     private static final class Entry {
         static final long EXPIRY = 0;
 
         final Acquisition acquisition;
         final long dueNanos;
         final long intervalNanos;
+        final boolean once;
 
-        Entry(Acquisition acquisition, long dueNanos, long intervalNanos) {
+        Entry(Acquisition acquisition, long dueNanos, long intervalNanos, boolean once) {
             this.acquisition = acquisition;
             this.dueNanos = dueNanos;
             this.intervalNanos = intervalNanos;
+            this.once = once;
         }
     }
 }

@@ -3,14 +3,16 @@ package io.distlock.spi;
 import java.time.Duration;
 
 /**
- * The outcome of one {@link LockBackend#tryAcquire} call.
+ * The outcome of one {@link LockBackend#tryAcquire} call or queue turn check.
  *
  * @param granted whether the caller now holds the lock
  * @param fencingToken the token of the grant (positive), or 0 when not granted
  * @param holderRemaining when not granted, how long the current holder's lease runs at most
  *     ({@link Duration#ZERO} if unknown); zero when granted
+ * @param notifiedLease for a grant the backend made earlier on a queued caller's behalf and told it of
+ *     (see {@link #notified}): the lease that grant has until the engine renews it; zero otherwise
  */
-public record AcquireResult(boolean granted, long fencingToken, Duration holderRemaining) {
+public record AcquireResult(boolean granted, long fencingToken, Duration holderRemaining, Duration notifiedLease) {
 
     /** Validates the combination of fields. */
     public AcquireResult {
@@ -20,15 +22,44 @@ public record AcquireResult(boolean granted, long fencingToken, Duration holderR
         if (holderRemaining == null || holderRemaining.isNegative()) {
             throw new IllegalArgumentException("holderRemaining must be zero or positive, got " + holderRemaining);
         }
+        if (notifiedLease == null || notifiedLease.isNegative() || (!granted && !notifiedLease.isZero())) {
+            throw new IllegalArgumentException("notifiedLease must be zero, or positive on a grant, got " + notifiedLease);
+        }
     }
 
-    /** Returns a grant with the given fencing token. */
+    /** A result of this call (not {@link #notified}). */
+    public AcquireResult(boolean granted, long fencingToken, Duration holderRemaining) {
+        this(granted, fencingToken, holderRemaining, Duration.ZERO);
+    }
+
+    /** Returns a grant with the given fencing token; its lease runs from when the request was sent. */
     public static AcquireResult granted(long fencingToken) {
         return new AcquireResult(true, fencingToken, Duration.ZERO);
+    }
+
+    /**
+     * Returns a grant that the backend made on a queued caller's behalf, after the caller's last turn
+     * check that found it still queued, and told the caller of (a message), answered without a request.
+     * Its lease is only {@code lease}, counted from when that last queued check (or the join) was sent —
+     * the grant was made later, so that is never after the backend's own expiry — until the engine
+     * renews it, which it does at once.
+     *
+     * @throws IllegalArgumentException if {@code lease} is not positive
+     */
+    public static AcquireResult notified(long fencingToken, Duration lease) {
+        if (lease == null || lease.isNegative() || lease.isZero()) {
+            throw new IllegalArgumentException("a notified grant needs a positive lease, got " + lease);
+        }
+        return new AcquireResult(true, fencingToken, Duration.ZERO, lease);
     }
 
     /** Returns a refusal; the holder's lease runs at most {@code holderRemaining} more. */
     public static AcquireResult busy(Duration holderRemaining) {
         return new AcquireResult(false, 0, holderRemaining.isNegative() ? Duration.ZERO : holderRemaining);
+    }
+
+    /** Returns whether this is a {@link #notified} grant. */
+    public boolean wasNotified() {
+        return granted && !notifiedLease.isZero();
     }
 }

@@ -15,4 +15,16 @@ class AcquireResultTest {
         assertThat(AcquireResult.busy(Duration.ofMillis(-1)).holderRemaining()).isEqualTo(Duration.ZERO);
         assertThat(AcquireResult.busy(Duration.ofMillis(40)).granted()).isFalse();
     }
+
+    @Test
+    void aNotifiedGrantCarriesItsShortLease() {
+        AcquireResult notified = AcquireResult.notified(9, Duration.ofMillis(500));
+        assertThat(notified.wasNotified()).isTrue();
+        assertThat(notified.notifiedLease()).isEqualTo(Duration.ofMillis(500));
+        assertThat(AcquireResult.granted(9).wasNotified()).isFalse();
+        assertThatThrownBy(() -> AcquireResult.notified(9, Duration.ZERO)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("positive lease");
+        assertThatThrownBy(() -> new AcquireResult(false, 0, Duration.ZERO, Duration.ofMillis(5)))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
 }

@@ -272,7 +272,7 @@ final class RedisLockBackend implements LockBackend, PollingAcquire, BatchRenewa
 
     @Override
     public CompletableFuture<ReleaseSubscription> watchReleases(String name, Runnable onMaybeFree) {
-        return map(channels.watch(keys.releaseChannel(name), onMaybeFree), "subscribe", name, Function.identity());
+        return map(channels.watch(keys.releaseChannel(name), message -> onMaybeFree.run()), "subscribe", name, Function.identity());
     }
 
     private <R, T> CompletableFuture<T> map(CompletableFuture<R> reply, String operation, String name, Function<R, T> decode) {

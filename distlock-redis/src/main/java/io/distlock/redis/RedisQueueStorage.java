@@ -7,6 +7,7 @@ import io.distlock.spi.QueueingAcquire;
 import io.distlock.spi.ReleaseSubscription;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,9 +57,14 @@ final class RedisQueueStorage implements LockBackend, QueueingAcquire {
 
     @Override
     public CompletableFuture<QueueTicket> enqueue(String name, String ownerId, Duration leaseTime) {
-        CompletableFuture<AcquireResult> joining = queues.grant(kind, cap, "acquire", name, ownerId, mode, millis(leaseTime));
+        RedisQueueTicket ticket = new RedisQueueTicket(this, name, ownerId, leaseTime);
+        // where the grant channel is subscribed already (it lingers after a wait), watch it before joining: a
+        // grant published after the join then reaches the ticket, and its first turn check needs no call
+        boolean watchedBeforeJoin = queues.watchGrantsIfSubscribed(kind, name, ticket::granted).map(ticket::watching).isPresent();
+        CompletableFuture<RedisQueues.Turn> joining = queues.turn(kind, cap, "acquire", name, ownerId, mode, millis(leaseTime));
         joining.whenComplete((joined, error) -> {
             if (error != null) {
+                ticket.stopWatching();
                 // no answer (a timeout, a dropped connection) does not mean the join did not run: leave under the same
                 // owner id, sent after it on the same connection, so a late grant or queue entry does not stay behind
                 leave(name, ownerId).whenComplete((left, leaveError) -> {
@@ -69,11 +75,16 @@ final class RedisQueueStorage implements LockBackend, QueueingAcquire {
             }
         });
         return joining.thenCompose(joined -> {
-            RedisQueueTicket ticket = new RedisQueueTicket(this, name, ownerId, leaseTime, joined);
-            if (joined.granted()) {
+            ticket.joined(joined, watchedBeforeJoin);
+            if (joined.granted() || watchedBeforeJoin) {
+                if (joined.granted()) {
+                    ticket.stopWatching();
+                }
                 return CompletableFuture.completedFuture(ticket);
             }
-            return queues.watchGrants(kind, name, ticket::wake).handle((subscription, error) -> {
+            // subscribed after the join: the first turn check runs, so a grant published before the
+            // subscription counted is seen by that check
+            return queues.watchGrants(kind, name, ticket::granted).handle((subscription, error) -> {
                 if (error != null) {
                     log.debug("grant notifications for '{}' unavailable, the waiter polls instead", name, error);
                 } else {
@@ -85,8 +96,8 @@ final class RedisQueueStorage implements LockBackend, QueueingAcquire {
     }
 
     /** Runs the turn check of a queued ticket: granted (the lease claimed from now), or still queued. */
-    CompletableFuture<AcquireResult> check(String name, String ownerId, Duration leaseTime) {
-        return queues.grant(kind, cap, "check", name, ownerId, mode, millis(leaseTime));
+    CompletableFuture<RedisQueues.Turn> check(String name, String ownerId, Duration leaseTime) {
+        return queues.turn(kind, cap, "check", name, ownerId, mode, millis(leaseTime));
     }
 
     /** Leaves the queue, or gives up a grant that came meanwhile. */
@@ -123,31 +134,77 @@ final class RedisQueueStorage implements LockBackend, QueueingAcquire {
         // the connection is the backend's
     }
 
-    /** A waiter's place in a queued kind's queue. */
+    /**
+     * A waiter's place in a queued kind's queue. A grant message naming it is kept, and the next turn
+     * check answers with it without a call (a {@linkplain AcquireResult#notified notified} grant), if its
+     * token is larger than the last token seen by the ticket's last call that answered "queued": then the
+     * grant was made after that call ran, which the engine counts the short lease from. An older message
+     * (delivered late, about a grant that has since run out) fails that test and is ignored.
+     */
     static final class RedisQueueTicket implements QueueTicket {
         private final RedisQueueStorage storage;
         private final String name;
         private final String ownerId;
+        private final String grantPrefix;
         private final Duration leaseTime;
-        private volatile AcquireResult joined;
-        private volatile Runnable onTurn;
-        private volatile ReleaseSubscription subscription;
+        private volatile RedisQueues.@Nullable Turn joined;
+        /** The join answered "queued" with the grant channel watched before it: no turn check is due yet. */
+        private volatile boolean queuedWhileWatched;
+        /** The last token the lock had issued when a call of this ticket last answered "queued". */
+        private volatile long queuedAtToken = Long.MAX_VALUE;
+        private volatile @Nullable Notified notified;
+        private volatile @Nullable Runnable onTurn;
+        private volatile @Nullable ReleaseSubscription subscription;
 
-        RedisQueueTicket(RedisQueueStorage storage, String name, String ownerId, Duration leaseTime, AcquireResult joined) {
+        private record Notified(long token, long leaseMillis) {}
+
+        RedisQueueTicket(RedisQueueStorage storage, String name, String ownerId, Duration leaseTime) {
             this.storage = storage;
             this.name = name;
             this.ownerId = ownerId;
+            this.grantPrefix = ownerId + ":";
             this.leaseTime = leaseTime;
-            this.joined = joined;
         }
 
-        void watching(ReleaseSubscription subscription) {
+        /** Records the join's answer; {@code watchedBeforeJoin}: grant messages reached the ticket before the join was sent. */
+        void joined(RedisQueues.Turn turn, boolean watchedBeforeJoin) {
+            joined = turn;
+            if (!turn.granted()) {
+                queuedAtToken = turn.token();
+                queuedWhileWatched = watchedBeforeJoin;
+            }
+        }
+
+        /** Returns true (for use in an Optional's map). */
+        boolean watching(ReleaseSubscription subscription) {
             this.subscription = subscription;
+            return true;
         }
 
-        void wake() {
+        /**
+         * A grant message: {@code owner:token:leaseMs} entries separated by commas. Wakes the waiter only if
+         * it names this ticket (a grant to another waiter changes nothing for this one), or if it cannot be
+         * read (then the turn check finds out).
+         */
+        void granted(String message) {
+            int at = message.indexOf(grantPrefix);
+            while (at > 0 && message.charAt(at - 1) != ',') {
+                at = message.indexOf(grantPrefix, at + 1);
+            }
+            boolean wake = at >= 0;
+            if (at >= 0) {
+                int end = message.indexOf(',', at);
+                String[] parts = message.substring(at, end < 0 ? message.length() : end).split(":");
+                try {
+                    notified = new Notified(Long.parseLong(parts[1]), Long.parseLong(parts[2]));
+                } catch (RuntimeException e) {
+                    log.debug("unreadable grant message for '{}': {}", name, message);
+                }
+            } else if (message.indexOf(':') < 0) {
+                wake = true; // not in this format: a turn check tells
+            }
             Runnable callback = onTurn;
-            if (callback != null) {
+            if (wake && callback != null) {
                 callback.run();
             }
         }
@@ -155,17 +212,29 @@ final class RedisQueueStorage implements LockBackend, QueueingAcquire {
         @Override
         public CompletableFuture<AcquireResult> checkTurn(Runnable onMaybeTurn) {
             onTurn = onMaybeTurn;
-            AcquireResult atJoin = joined;
-            if (atJoin != null && atJoin.granted()) {
-                joined = null;
-                return CompletableFuture.completedFuture(atJoin); // the join itself was granted, its lease runs from then
-            }
+            RedisQueues.Turn atJoin = joined;
             joined = null;
-            return storage.check(name, ownerId, leaseTime).thenApply(result -> {
-                if (result.granted()) {
+            if (atJoin != null && atJoin.granted()) {
+                return CompletableFuture.completedFuture(atJoin.result()); // the join itself was granted, its lease runs from then
+            }
+            Notified told = notified;
+            notified = null;
+            if (told != null && told.token() > queuedAtToken && told.leaseMillis() > 0) {
+                stopWatching();
+                return CompletableFuture.completedFuture(AcquireResult.notified(told.token(), Duration.ofMillis(told.leaseMillis())));
+            }
+            if (queuedWhileWatched) {
+                // queued by the join, which ran after the channel was watched: any grant since then is published to us
+                queuedWhileWatched = false;
+                return CompletableFuture.completedFuture(AcquireResult.busy(Duration.ZERO));
+            }
+            return storage.check(name, ownerId, leaseTime).thenApply(turn -> {
+                if (turn.granted()) {
                     stopWatching();
+                } else {
+                    queuedAtToken = turn.token();
                 }
-                return result;
+                return turn.result();
             });
         }
 
@@ -176,7 +245,7 @@ final class RedisQueueStorage implements LockBackend, QueueingAcquire {
             return storage.leave(name, ownerId);
         }
 
-        private void stopWatching() {
+        void stopWatching() {
             ReleaseSubscription current = subscription;
             subscription = null;
             if (current != null) {

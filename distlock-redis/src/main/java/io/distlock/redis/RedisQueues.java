@@ -47,11 +47,28 @@ final class RedisQueues {
         return server;
     }
 
+    /**
+     * A turn of a queued waiter as the script answered it.
+     *
+     * @param granted whether the caller holds
+     * @param token the grant's token; while queued, the last token the lock had issued (a grant published
+     *     later has a larger one)
+     */
+    record Turn(boolean granted, long token) {
+        AcquireResult result() {
+            return granted ? AcquireResult.granted(token) : AcquireResult.busy(Duration.ZERO);
+        }
+    }
+
     /** Runs an operation that answers {@code {granted, token}}. */
     CompletableFuture<AcquireResult> grant(String kind, int cap, String operation, String name, String... args) {
+        return turn(kind, cap, operation, name, args).thenApply(Turn::result);
+    }
+
+    /** Runs an operation that answers {@code {granted, token}}, keeping the last token of a queued answer. */
+    CompletableFuture<Turn> turn(String kind, int cap, String operation, String name, String... args) {
         return acks.acknowledged(() -> map(this.<List<Object>>run(Script.QUEUE_MULTI, kind, name, cap, operation, args), "acquire", name,
-                values -> (Long) values.get(0) == 1L ? AcquireResult.granted((Long) values.get(1)) : AcquireResult.busy(Duration.ZERO)),
-                "acquire", name);
+                values -> new Turn((Long) values.get(0) == 1L, (Long) values.get(1))), "acquire", name);
     }
 
     /** Runs an operation that answers a number. */
@@ -71,9 +88,20 @@ final class RedisQueues {
                 }), operation, name);
     }
 
-    /** Starts waking {@code onGrant} whenever grants of this lock and kind are published. */
-    CompletableFuture<ReleaseSubscription> watchGrants(String kind, String name, Runnable onGrant) {
+    /**
+     * Starts handing {@code onGrant} every grant message of this lock and kind: {@code owner:token:leaseMs}
+     * entries separated by commas.
+     */
+    CompletableFuture<ReleaseSubscription> watchGrants(String kind, String name, java.util.function.Consumer<String> onGrant) {
         return map(channels.watch(keys.queueState(name, kind) + ":granted", onGrant), "subscribe", name, Function.identity());
+    }
+
+    /**
+     * Starts handing {@code onGrant} the grant messages of this lock and kind if their channel is subscribed
+     * already (a waiter of this client waits on it, or did a moment ago); costs no call to Redis.
+     */
+    java.util.Optional<ReleaseSubscription> watchGrantsIfSubscribed(String kind, String name, java.util.function.Consumer<String> onGrant) {
+        return channels.watchIfSubscribed(keys.queueState(name, kind) + ":granted", onGrant);
     }
 
     private <T> CompletableFuture<T> run(Script script, String kind, String name, int cap, String operation, String... args) {

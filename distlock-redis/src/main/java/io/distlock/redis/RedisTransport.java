@@ -45,11 +45,11 @@ record RedisTransport(RedisClusterAsyncCommands<String, String> commands, Releas
                 connects.incrementAndGet();
             }
         });
-        ReleaseChannels channels = new ReleaseChannels();
+        ReleaseChannels channels = new ReleaseChannels(resources.eventExecutorGroup());
         pubSub.addListener(new RedisPubSubAdapter<>() {
             @Override
             public void message(String channel, String message) {
-                channels.deliver(channel);
+                channels.deliver(channel, message);
             }
         });
         channels.subscriber(new ReleaseChannels.Subscriber() {
@@ -77,7 +77,7 @@ record RedisTransport(RedisClusterAsyncCommands<String, String> commands, Releas
      */
     static RedisTransport cluster(RedisClusterClient client, ClientResources resources,
             StatefulRedisClusterConnection<String, String> connection, StatefulRedisClusterPubSubConnection<String, String> pubSub) {
-        ReleaseChannels channels = new ReleaseChannels();
+        ReleaseChannels channels = new ReleaseChannels(resources.eventExecutorGroup());
         ShardedSubscriber subscriber = new ShardedSubscriber(pubSub, channels);
         channels.subscriber(subscriber);
         Disposable topologyChanges = resources.eventBus().get()

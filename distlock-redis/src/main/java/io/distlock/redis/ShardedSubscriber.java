@@ -42,7 +42,7 @@ final class ShardedSubscriber implements ReleaseChannels.Subscriber {
         this.listener = new RedisPubSubAdapter<>() {
             @Override
             public void smessage(String channel, String message) {
-                channels.deliver(channel);
+                channels.deliver(channel, message);
             }
         };
     }

@@ -22,10 +22,10 @@
 -- ARGV[6]  the heartbeat window in ms: a waiter that does not check within it is dropped from the queue,
 --          and a grant made on its behalf lasts that long (at most its lease) until it claims it
 -- ARGV[7..] per operation:
---   acquire   owner, mode, lease ms                 -> {1, token} granted | {0, 0} queued
+--   acquire   owner, mode, lease ms                 -> {1, token} granted | {0, last token issued} queued
 --             (a retried acquire of a holder extends its lease; of a waiter refreshes its heartbeat)
 --   check     owner, mode, lease ms                 -> {1, token} held (the lease now runs from this call)
---             | {0, 0} still queued (heartbeat refreshed); a waiter dropped meanwhile (its heartbeat or
+--             | {0, last token issued} still queued (heartbeat refreshed); a waiter dropped meanwhile (its heartbeat or
 --             its pending grant ran out) joins again at the tail, as acquire would
 --   leave     owner, mode                           -> 1 left the queue (or gave up a grant), 0 not there
 --   renew     owner, lease ms                       -> 1 renewed | 3 force-unlocked | 0 no hold of this owner
@@ -39,9 +39,12 @@
 --
 -- Granting (advance): while the head of the queue may be granted (an exclusive waiter when nobody holds,
 -- a reader while no writer holds, a permit while fewer than cap are held), it becomes a holder with a new
--- token and a short pending lease (its heartbeat window, at most its lease); its own next check claims
--- the full lease. Every grant is published once, so the waiter usually learns it at once; a missed message
--- costs at most one heartbeat. Readers at the head are granted together; a reader behind a waiting writer
+-- token and a short pending lease (its heartbeat window, at most its lease); its own next check or renew
+-- claims the full lease. Every grant is published once, as 'owner:token:pending lease ms' (several joined
+-- by commas), so the waiter usually learns it at once and holds from then on, without another call: the
+-- grant came after its last call that answered 'queued' (whose last token is lower than the grant's), so
+-- the pending lease counted from that call's send time ends before it ends here. A missed message costs
+-- at most one heartbeat. Readers at the head are granted together; a reader behind a waiting writer
 -- waits (writer-preferring). Every call first drops holders whose lease ran out and waiters whose heartbeat
 -- ran out, then grants onward: Redis has no timers, so whoever touches the lock moves it on.
 local state, queue, deadlines = KEYS[1], KEYS[2], KEYS[3]
@@ -115,9 +118,10 @@ local function advance()
       break
     end
     local lease = tonumber(redis.call('HGET', state, 'l:' .. head) or heartbeat)
+    local pending = math.min(lease, heartbeat)
     drop_waiter(head)
-    make_holder(string.sub(head, 2), mode, now + math.min(lease, heartbeat))
-    granted[#granted + 1] = string.sub(head, 2)
+    local token = make_holder(string.sub(head, 2), mode, now + pending)
+    granted[#granted + 1] = string.sub(head, 2) .. ':' .. string.format('%.0f', token) .. ':' .. pending
   end
   if #granted > 0 then
     redis.call(sharded == 'sharded' and 'SPUBLISH' or 'PUBLISH', channel, table.concat(granted, ','))
@@ -168,7 +172,7 @@ local function join(owner, mode, lease)
   redis.call('ZADD', queue, redis.call('HINCRBY', state, 'seq', 1), member)
   redis.call('ZADD', deadlines, now + heartbeat, member)
   redis.call('HSET', state, 'l:' .. member, lease)
-  return {0, 0}
+  return {0, num('token')}
 end
 
 local result
@@ -184,7 +188,7 @@ if op == 'acquire' or op == 'check' then
     result = {1, num('t:' .. owner)}
   elseif redis.call('ZSCORE', queue, mode .. owner) then
     redis.call('ZADD', deadlines, now + heartbeat, mode .. owner)
-    result = {0, 0}
+    result = {0, num('token')}
   else
     result = join(owner, mode, lease)
   end
