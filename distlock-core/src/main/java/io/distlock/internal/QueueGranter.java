@@ -68,9 +68,14 @@ final class QueueGranter implements Granter {
                     throw client.closedOr(e);
                 }
                 if (result.wasNotified()) {
-                    granted = true;
                     long lease = Math.min(result.notifiedLease().toNanos(), options.leaseTime().toNanos());
-                    return new Grant(ownerId, result.fencingToken(), lastQueuedSent, epoch, lease);
+                    if (lastQueuedSent + lease / 2 - clock.nanoTime() > 0) {
+                        granted = true;
+                        return new Grant(ownerId, result.fencingToken(), lastQueuedSent, epoch, lease);
+                    }
+                    // most of the short lease has passed since our last queued call (a long fallback poll, a pause):
+                    // claim the grant with a turn check at once rather than hand out a lease that is nearly over
+                    continue;
                 }
                 if (result.granted()) {
                     granted = true;

@@ -220,6 +220,7 @@ final class RedisQueueStorage implements LockBackend, QueueingAcquire {
             Notified told = notified;
             notified = null;
             if (told != null && told.token() > queuedAtToken && told.leaseMillis() > 0) {
+                queuedWhileWatched = false; // asked again after this (the engine found too little of the lease left): a real check
                 stopWatching();
                 return CompletableFuture.completedFuture(AcquireResult.notified(told.token(), Duration.ofMillis(told.leaseMillis())));
             }

@@ -124,6 +124,7 @@ final class ReleaseChannels {
                 return Optional.empty();
             }
             keep(current);
+            resubscribe(channel); // where a Cluster shard failed over, move the subscription (messages then flow again)
             current.listeners.add(listener);
             return Optional.of(() -> unwatch(channel, listener));
         } finally {
@@ -201,6 +202,7 @@ final class ReleaseChannels {
             if (channels.get(channel) == failed) {
                 channels.remove(channel);
                 keep(failed);
+                subscriber.unsubscribe(channel); // a SUBSCRIBE that failed here may still have gone through
             }
         } finally {
             lock.unlock();
