@@ -64,7 +64,9 @@ public final class BenchMain implements Callable<Integer> {
     @Option(names = "--impls", split = ",", description = "Implementations (default: all): raw-eval, distlock-redis, "
             + "redisson-rlock, redisson-fenced, spring-spin, spring-pubsub, textbook-setnx, distlock-fair, redisson-fair, distlock-zookeeper, curator-mutex, "
             + "distlock-etcd, jetcd-lock, "
-            + "distlock-jdbc, shedlock-jdbc, spring-jdbc (the last three on every database).")
+            + "distlock-jdbc, shedlock-jdbc, spring-jdbc (the last three on every database); "
+            + "only when named: distlock-rw, redisson-rw (90% reads, every tenth cycle of a thread writes), "
+            + "distlock-semaphore, redisson-semaphore (4 permits), meant for c16.")
     List<String> impls;
 
     @Option(names = "--warmup", defaultValue = "2", description = "Warm-up seconds per run. Default: ${DEFAULT-VALUE}.")

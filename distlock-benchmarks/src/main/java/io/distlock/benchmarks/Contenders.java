@@ -69,6 +69,7 @@ final class Contenders {
             case "spring-spin" -> new SpringRedisLock(id, redisUri, false);
             case "spring-pubsub" -> new SpringRedisLock(id, redisUri, true);
             case "curator-mutex" -> new CuratorMutex(zooKeeper);
+            case "distlock-rw", "redisson-rw", "distlock-semaphore", "redisson-semaphore" -> KindContenders.create(id, redisUri);
             default -> throw new IllegalArgumentException("unknown implementation '" + id + "'");
         };
     }

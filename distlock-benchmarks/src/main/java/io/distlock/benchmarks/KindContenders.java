@@ -1,0 +1,213 @@
+package io.distlock.benchmarks;
+
+import io.distlock.DistributedReadWriteLock;
+import io.distlock.DistributedSemaphore;
+import io.distlock.Lease;
+import io.distlock.LockClient;
+import io.distlock.cli.bench.Contender;
+import io.distlock.redis.RedisLockClient;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.redisson.Redisson;
+import org.redisson.api.RLock;
+import org.redisson.api.RPermitExpirableSemaphore;
+import org.redisson.api.RReadWriteLock;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+/**
+ * Contenders for the lock kinds beyond the mutex, run in the c16 scenario (16 threads, one name):
+ * a read-write lock under a read-heavy mix (each thread's every tenth cycle writes, the other nine read)
+ * and a semaphore of {@value #PERMITS} permits. Each kind next to Redisson's nearest: RReadWriteLock, and
+ * RPermitExpirableSemaphore with a lease on every permit (its way of getting a crashed holder's permit back;
+ * distlock's permits are leases renewed by the watchdog).
+ */
+final class KindContenders {
+    /** The read-write contenders: every tenth cycle of a thread writes. */
+    static final List<String> READ_WRITE = List.of("distlock-rw", "redisson-rw");
+    /** The semaphore contenders, on {@value #PERMITS} permits. */
+    static final List<String> SEMAPHORE = List.of("distlock-semaphore", "redisson-semaphore");
+    /** Permits of the semaphore scenario. */
+    static final int PERMITS = 4;
+    /** One write in this many cycles of a thread. */
+    static final int WRITE_EVERY = 10;
+    /** The lease of a Redisson permit: distlock's default lease, so a crashed holder's permit returns alike. */
+    private static final long REDISSON_PERMIT_LEASE_SECONDS = 30;
+
+    private KindContenders() {}
+
+    static Contender create(String id, String redisUri) {
+        return switch (id) {
+            case "distlock-rw" -> new DistlockReadWrite(RedisLockClient.create(redisUri));
+            case "distlock-semaphore" -> new DistlockSemaphore(RedisLockClient.create(redisUri));
+            case "redisson-rw" -> new RedissonReadWrite(redissonOn(redisUri));
+            case "redisson-semaphore" -> new RedissonSemaphore(redissonOn(redisUri));
+            default -> throw new IllegalArgumentException("unknown implementation '" + id + "'");
+        };
+    }
+
+    private static RedissonClient redissonOn(String uri) {
+        Config config = new Config();
+        config.useSingleServer().setAddress(uri);
+        return Redisson.create(config);
+    }
+
+    /** Counts a thread's cycles: is this one a write? */
+    private static final class Mix {
+        private final ThreadLocal<int[]> cycles = ThreadLocal.withInitial(() -> new int[1]);
+        private final ThreadLocal<Boolean> writing = new ThreadLocal<>();
+
+        /** Decides the next cycle's mode and remembers it for the release. */
+        boolean nextIsWrite() {
+            boolean write = cycles.get()[0]++ % WRITE_EVERY == WRITE_EVERY - 1;
+            writing.set(write);
+            return write;
+        }
+
+        boolean wasWrite() {
+            return Boolean.TRUE.equals(writing.get());
+        }
+    }
+
+    private static final class DistlockReadWrite implements Contender {
+        private final LockClient client;
+        private final Map<String, DistributedReadWriteLock> locks = new ConcurrentHashMap<>();
+        private final Mix mix = new Mix();
+
+        DistlockReadWrite(LockClient client) {
+            this.client = client;
+        }
+
+        @Override
+        public String id() {
+            return "distlock-rw";
+        }
+
+        private DistributedReadWriteLock of(String name) {
+            return locks.computeIfAbsent(name, client::getReadWriteLock);
+        }
+
+        @Override
+        public void lock(String lockName) {
+            DistributedReadWriteLock lock = of(lockName);
+            (mix.nextIsWrite() ? lock.writeLock() : lock.readLock()).lock();
+        }
+
+        @Override
+        public void unlock(String lockName) {
+            DistributedReadWriteLock lock = of(lockName);
+            (mix.wasWrite() ? lock.writeLock() : lock.readLock()).unlock();
+        }
+
+        @Override
+        public void close() {
+            client.close();
+        }
+    }
+
+    private static final class RedissonReadWrite implements Contender {
+        private final RedissonClient redisson;
+        private final Mix mix = new Mix();
+
+        RedissonReadWrite(RedissonClient redisson) {
+            this.redisson = redisson;
+        }
+
+        @Override
+        public String id() {
+            return "redisson-rw";
+        }
+
+        private RLock of(String name, boolean write) {
+            RReadWriteLock lock = redisson.getReadWriteLock("rw:" + name);
+            return write ? lock.writeLock() : lock.readLock();
+        }
+
+        @Override
+        public void lock(String lockName) {
+            of(lockName, mix.nextIsWrite()).lock();
+        }
+
+        @Override
+        public void unlock(String lockName) {
+            of(lockName, mix.wasWrite()).unlock();
+        }
+
+        @Override
+        public void close() {
+            redisson.shutdown();
+        }
+    }
+
+    private static final class DistlockSemaphore implements Contender {
+        private final LockClient client;
+        private final Map<String, DistributedSemaphore> semaphores = new ConcurrentHashMap<>();
+        private final ThreadLocal<Deque<Lease>> held = ThreadLocal.withInitial(ArrayDeque::new);
+
+        DistlockSemaphore(LockClient client) {
+            this.client = client;
+        }
+
+        @Override
+        public String id() {
+            return "distlock-semaphore";
+        }
+
+        @Override
+        public void lock(String lockName) throws InterruptedException {
+            held.get().push(semaphores.computeIfAbsent(lockName, n -> client.getSemaphore(n, PERMITS)).acquire());
+        }
+
+        @Override
+        public void unlock(String lockName) {
+            held.get().pop().close();
+        }
+
+        @Override
+        public void close() {
+            client.close();
+        }
+    }
+
+    private static final class RedissonSemaphore implements Contender {
+        private final RedissonClient redisson;
+        private final Map<String, RPermitExpirableSemaphore> semaphores = new ConcurrentHashMap<>();
+        private final ThreadLocal<Deque<String>> held = ThreadLocal.withInitial(ArrayDeque::new);
+
+        RedissonSemaphore(RedissonClient redisson) {
+            this.redisson = redisson;
+        }
+
+        @Override
+        public String id() {
+            return "redisson-semaphore";
+        }
+
+        private RPermitExpirableSemaphore of(String name) {
+            return semaphores.computeIfAbsent(name, n -> {
+                RPermitExpirableSemaphore semaphore = redisson.getPermitExpirableSemaphore("semaphore:" + n);
+                semaphore.trySetPermits(PERMITS);
+                return semaphore;
+            });
+        }
+
+        @Override
+        public void lock(String lockName) throws InterruptedException {
+            held.get().push(of(lockName).acquire(REDISSON_PERMIT_LEASE_SECONDS, TimeUnit.SECONDS));
+        }
+
+        @Override
+        public void unlock(String lockName) {
+            of(lockName).release(held.get().pop());
+        }
+
+        @Override
+        public void close() {
+            redisson.shutdown();
+        }
+    }
+}
