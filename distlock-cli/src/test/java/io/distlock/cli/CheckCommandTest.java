@@ -88,6 +88,23 @@ class CheckCommandTest {
         assertThat(err.toString()).contains("--permits must be at least 1 and fewer than --processes (5)");
         assertThat(commandLine.execute("check", "--kind", "mutex")).isEqualTo(2);
         assertThat(err.toString()).contains("unknown kind 'mutex'");
+        // a run too short for its first fault would pass without testing anything: refused up front
+        assertThat(commandLine.execute("check", "--time", "10s")).isEqualTo(2);
+        assertThat(err.toString()).contains("--time 10s is too short to inject any fault: the first needs at least 13s with --lease 1s");
+    }
+
+    /**
+     * A run that announced faults it never injected proves nothing about them: no OK, exit 3, naming what did
+     * not happen. 14 s with a 1 s lease leaves room for the first fault (pause) only.
+     */
+    @Test
+    void aRunThatInjectedFewerFaultKindsThanItAnnouncedIsInconclusive() throws Exception {
+        Run run = check("--faults", "pause,kill", "--time", "14s", "--seed", "19", "--out", out.toString());
+
+        assertThat(run.exit()).as("exit code; output:%n%s", run.stdout()).isEqualTo(3);
+        assertThat(run.stdout()).contains("INCONCLUSIVE").contains("fault kinds never injected: kill (of 2 announced")
+                .doesNotContain("OK: every claimed invariant holds");
+        assertThat(Files.readString(out.resolve("history.txt"))).as("the fault that did happen").contains("paused process");
     }
 
     /** What a run's summary line counted. */

