@@ -327,6 +327,70 @@ class RedisLockClientTest {
         }
     }
 
+    /**
+     * The Redis ACL README.md documents for a distlock user (standalone and Sentinel data nodes), word for word:
+     * every kind, a waiter woken by a release, the inspector and a force-unlock work with it and nothing more.
+     */
+    static final String DOCUMENTED_ACL = "on >lockerpw ~distlock:* &distlock:* -@all +evalsha +eval +get +set +pexpire "
+            + "+pexpireat +pttl +time +exists +publish +hget +hset +hmget +hdel +hincrby +hexists +hgetall +zadd +zrem +zrange "
+            + "+zrangebyscore +zscore +zcard +subscribe +unsubscribe +scan +ping +hello +auth";
+
+    @Test
+    void aUserWithOnlyTheDocumentedAclUsesEveryKindAndTheInspector() throws Exception {
+        try (RedisServer secured = RedisServer.launch("--requirepass", "adminpw")) {
+            String base = "127.0.0.1:" + secured.port();
+            RedisClient admin = RedisClient.create("redis://:adminpw@" + base);
+            try (StatefulRedisConnection<String, String> connection = admin.connect()) {
+                io.lettuce.core.protocol.CommandArgs<String, String> setuser =
+                        new io.lettuce.core.protocol.CommandArgs<>(io.lettuce.core.codec.StringCodec.UTF8).add("SETUSER").add("locker");
+                for (String rule : DOCUMENTED_ACL.split(" ")) {
+                    setuser.add(rule);
+                }
+                assertThat(connection.sync().dispatch(io.lettuce.core.protocol.CommandType.ACL,
+                        new io.lettuce.core.output.StatusOutput<>(io.lettuce.core.codec.StringCodec.UTF8), setuser)).isEqualTo("OK");
+                String uri = "redis://locker:lockerpw@" + base;
+                try (RedisLockClient holder = RedisLockClient.builder().uri(uri).fallbackPoll(Duration.ofMinutes(5)).build();
+                        RedisLockClient waiter = RedisLockClient.builder().uri(uri).fallbackPoll(Duration.ofMinutes(5)).build()) {
+                    LockOptions shortLease = LockOptions.builder().leaseTime(Duration.ofSeconds(3)).build();
+                    // each pair: a holder's lock and the same lock as another client's waiter sees it
+                    for (List<DistributedLock> pair : List.of(List.of(holder.getLock("acl-plain", shortLease), waiter.getLock("acl-plain")),
+                            List.of(holder.getFairLock("acl-fair", shortLease), waiter.getFairLock("acl-fair")),
+                            List.of(holder.getReadWriteLock("acl-rw", shortLease).writeLock(), waiter.getReadWriteLock("acl-rw").readLock()))) {
+                        DistributedLock lock = pair.get(0);
+                        DistributedLock same = pair.get(1);
+                        Lease lease = lock.acquire(Duration.ofSeconds(5));
+                        CompletableFuture<Lease> waiting = CompletableFuture.supplyAsync(() -> {
+                            try {
+                                return same.acquire(Duration.ofMinutes(1));
+                            } catch (InterruptedException e) {
+                                throw new IllegalStateException(e);
+                            }
+                        });
+                        // the watchdog renews at a third of the lease: the lease left falls below 2.2 s, then rises again
+                        Await.until(Duration.ofSeconds(10), "a third of " + lock.name() + "'s lease passed", () -> lease.remaining().toMillis() < 2_200);
+                        Await.until(Duration.ofSeconds(10), "a renewal of " + lock.name(), () -> lease.remaining().toMillis() > 2_500);
+                        assertThat(waiting).as("the waiter waits while the lock is held").isNotDone();
+                        assertThat(holder.inspector().show(lock.name())).as("the inspector sees %s", lock.name()).isNotEmpty();
+                        lease.close();
+                        // neither the fallback poll (5 min) nor a lease can explain a wake-up within 20 s
+                        waiting.get(20, TimeUnit.SECONDS).close();
+                    }
+                    io.distlock.DistributedSemaphore permits = holder.getSemaphore("acl-permits", 2);
+                    try (Lease permit = permits.acquire(Duration.ofSeconds(5))) {
+                        assertThat(permits.availablePermits()).isEqualTo(1);
+                        assertThat(holder.inspector().list("acl-*")).hasSizeGreaterThanOrEqualTo(1);
+                    }
+                    Lease stuck = holder.getLock("acl-stuck").acquire(Duration.ofSeconds(5));
+                    waiter.getLock("acl-stuck").forceUnlock();
+                    Await.until(Duration.ofSeconds(20), "the force-unlocked holder learns it", () -> !stuck.isValid());
+                }
+                assertThat(connection.sync().aclLog()).as("nothing was refused").isEmpty();
+            } finally {
+                admin.shutdown();
+            }
+        }
+    }
+
     @Test
     void sharedClientResourcesCarryTheLocksAndOutliveTheClient() throws Exception {
         ClientResources shared = DefaultClientResources.create();
