@@ -52,6 +52,13 @@ final class Contenders {
 
     private Contenders() {}
 
+    /** Returns a Redisson client on the single server at {@code uri}, configured as Redisson's documentation shows. */
+    static RedissonClient redissonOn(String uri) {
+        Config config = new Config();
+        config.useSingleServer().setAddress(uri);
+        return Redisson.create(config);
+    }
+
     static Contender create(String id, Targets targets) {
         String redisUri = targets.redis();
         String zooKeeper = targets.zooKeeper();
@@ -82,9 +89,7 @@ final class Contenders {
         RedissonLock(String id, String uri, boolean fenced) {
             this.id = id;
             this.fenced = fenced;
-            Config config = new Config();
-            config.useSingleServer().setAddress(uri);
-            this.redisson = Redisson.create(config);
+            this.redisson = redissonOn(uri);
         }
 
         @Override
@@ -150,9 +155,7 @@ final class Contenders {
         private final RedissonClient redisson;
 
         RedissonFairLock(String uri) {
-            Config config = new Config();
-            config.useSingleServer().setAddress(uri);
-            this.redisson = Redisson.create(config);
+            this.redisson = redissonOn(uri);
         }
 
         @Override

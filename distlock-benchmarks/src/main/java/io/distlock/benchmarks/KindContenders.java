@@ -12,12 +12,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import org.redisson.Redisson;
 import org.redisson.api.RLock;
 import org.redisson.api.RPermitExpirableSemaphore;
 import org.redisson.api.RReadWriteLock;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 /**
  * Contenders for the lock kinds beyond the mutex, run in the c16 scenario (16 threads, one name):
@@ -44,16 +42,10 @@ final class KindContenders {
         return switch (id) {
             case "distlock-rw" -> new DistlockReadWrite(RedisLockClient.create(redisUri));
             case "distlock-semaphore" -> new DistlockSemaphore(RedisLockClient.create(redisUri));
-            case "redisson-rw" -> new RedissonReadWrite(redissonOn(redisUri));
-            case "redisson-semaphore" -> new RedissonSemaphore(redissonOn(redisUri));
+            case "redisson-rw" -> new RedissonReadWrite(Contenders.redissonOn(redisUri));
+            case "redisson-semaphore" -> new RedissonSemaphore(Contenders.redissonOn(redisUri));
             default -> throw new IllegalArgumentException("unknown implementation '" + id + "'");
         };
-    }
-
-    private static RedissonClient redissonOn(String uri) {
-        Config config = new Config();
-        config.useSingleServer().setAddress(uri);
-        return Redisson.create(config);
     }
 
     /** Counts a thread's cycles: is this one a write? */

@@ -3,10 +3,8 @@ package io.distlock.benchmarks;
 import io.distlock.cli.bench.HoldManyLocks;
 import java.util.ArrayList;
 import java.util.List;
-import org.redisson.Redisson;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 /** hold10k for Redisson: RLock.lock() without a lease time, so Redisson's watchdog renews. */
 final class RedissonHolder implements HoldManyLocks.Holder {
@@ -14,9 +12,7 @@ final class RedissonHolder implements HoldManyLocks.Holder {
     private final List<RLock> held = new ArrayList<>();
 
     RedissonHolder(String uri) {
-        Config config = new Config();
-        config.useSingleServer().setAddress(uri);
-        redisson = Redisson.create(config);
+        redisson = Contenders.redissonOn(uri);
     }
 
     @Override
