@@ -27,7 +27,12 @@ public record CheckReport(List<Result> results, List<Hold> holds, List<Hold[]> o
      * @param counterexamples the first violations, each with the exact events
      */
     public record Result(Invariant invariant, boolean claimed, boolean holds, int violations, String summary,
-            List<String> counterexamples) {}
+            List<String> counterexamples) {
+        /** Returns {@code ok}, {@code VIOLATED} (a claimed invariant) or {@code violated (not claimed)}. */
+        public String outcome() {
+            return holds ? "ok" : claimed ? "VIOLATED" : "violated (not claimed)";
+        }
+    }
 
     /**
      * Counts of the history.
@@ -65,10 +70,10 @@ public record CheckReport(List<Result> results, List<Hold> holds, List<Hold[]> o
                 + "%d acknowledged increments (register ends at %d), %d faults%n", stats.processes(), stats.acquisitions(),
                 stats.acceptedFencedWrites(), stats.rejectedFencedWrites(), stats.acknowledgedIncrements(),
                 stats.finalRegister(), stats.faults()));
-        out.append(String.format(Locale.ROOT, "%-14s %-8s %-6s %s%n", "invariant", "claimed", "result", "details"));
+        out.append(String.format(Locale.ROOT, "%-14s %-8s %-22s %s%n", "invariant", "claimed", "result", "details"));
         for (Result r : results) {
-            out.append(String.format(Locale.ROOT, "%-14s %-8s %-6s %s%n", r.invariant().id(), r.claimed() ? "yes" : "no",
-                    r.holds() ? "ok" : "FAIL", r.summary()));
+            out.append(String.format(Locale.ROOT, "%-14s %-8s %-22s %s%n", r.invariant().id(), r.claimed() ? "yes" : "no",
+                    r.outcome(), r.summary()));
         }
         List<String> lines = new ArrayList<>();
         for (Result r : results) {

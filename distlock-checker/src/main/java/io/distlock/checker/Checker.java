@@ -370,11 +370,7 @@ public final class Checker {
     /** The kinds of the faults around an interval (from three leases before it), or "no fault". */
     private Set<String> faultKindsNear(long from, long to) {
         Set<String> kinds = new TreeSet<>();
-        for (Fault fault : history.faults()) {
-            if (fault.overlaps(Math.min(from, to) - history.leaseNanos() * 3, Math.max(from, to))) {
-                kinds.add(fault.kind().id());
-            }
-        }
+        history.faultsNear(from, to).forEach(fault -> kinds.add(fault.kind().id()));
         if (kinds.isEmpty()) {
             kinds.add("no fault");
         }
@@ -388,12 +384,8 @@ public final class Checker {
     }
 
     private String overlappingFaults(long from, long to) {
-        List<String> during = new ArrayList<>();
-        for (Fault fault : history.faults()) {
-            if (fault.overlaps(Math.min(from, to) - history.leaseNanos() * 3, Math.max(from, to))) {
-                during.add(fault.description() + " at " + seconds(fault.startNanos()));
-            }
-        }
+        List<String> during = history.faultsNear(from, to).stream()
+                .map(fault -> fault.description() + " at " + seconds(fault.startNanos())).toList();
         return during.isEmpty() ? "\n(no fault nearby)" : "\n(nearby faults: " + String.join("; ", during) + ")";
     }
 

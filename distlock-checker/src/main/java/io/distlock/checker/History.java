@@ -42,4 +42,15 @@ public record History(List<Event> events, List<Fault> faults, long startNanos, l
             throw new IllegalArgumentException("history ends before it starts");
         }
     }
+
+    /**
+     * Returns the faults near an interval: those active at some time from three leases before it until its
+     * end, the window in which a fault can have caused what happened in the interval (a paused holder's lease
+     * runs out up to a lease after the pause began; a restarted server forgets holds granted before).
+     */
+    public List<Fault> faultsNear(long fromNanos, long toNanos) {
+        long from = Math.min(fromNanos, toNanos) - leaseNanos * 3;
+        long to = Math.max(fromNanos, toNanos);
+        return faults.stream().filter(fault -> fault.overlaps(from, to)).toList();
+    }
 }

@@ -1,123 +1,381 @@
 package io.distlock.checker;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
- * A self-contained HTML page with the verdict and a timeline: one lane per process, holding intervals
- * as bars, faults as shaded bands, overlaps and lost updates marked in red.
+ * A self-contained HTML page (no network needed to view it) with the verdict, the invariants, a zoomable
+ * timeline and the overlaps grouped by the faults near them.
+ *
+ * <p>The timeline has a row for the nemesis (every fault) and one per process: holds as bars, the faults
+ * that hit a process on its own row, overlapping holds outlined and joined, and marks for fenced writes,
+ * loss notices and lost updates. Tokens are shown by rank ({@code t1} is the run's smallest token), with the
+ * raw value in the tooltip. The page draws the timeline with its own script ({@code timeline.js}, inlined)
+ * from the data embedded as JSON: wheel or buttons zoom, dragging pans, clicking a hold or an overlap entry
+ * highlights both holders and the entry. The address fragment selects and zooms: {@code #select=o3} (the
+ * fourth overlap), {@code #select=h12} (a hold), {@code #t=1500-2500} (milliseconds into the run).
  */
 public final class TimelineReport {
-    private static final int WIDTH = 1400;
-    private static final int LEFT = 90;
-    private static final int LANE = 26;
-    private static final int TOP = 30;
+    private static final String SCRIPT = resource("timeline.js");
+    private static final String STYLE = resource("timeline.css");
+
+    /** Colours of the timeline, shared by the legend and the script (Okabe-Ito, distinguishable with colour blindness). */
+    private static final Map<String, String> LEGEND = legend();
 
     private TimelineReport() {}
 
-    /** Renders the page. */
-    public static String html(String title, History history, CheckReport report) {
-        TreeSet<Integer> processes = new TreeSet<>();
-        history.events().forEach(e -> processes.add(e.process()));
-        List<Integer> lanes = new ArrayList<>(processes);
-        int height = TOP + lanes.size() * LANE + 40;
-        double span = Math.max(1, history.endNanos() - history.startNanos());
-        double scale = (WIDTH - LEFT - 10) / span;
-        StringBuilder svg = new StringBuilder();
-        svg.append(String.format(Locale.ROOT, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' font-family='sans-serif' font-size='11'>%n",
-                WIDTH, height));
-        for (Fault fault : history.faults()) {
-            double x = LEFT + (fault.startNanos() - history.startNanos()) * scale;
-            double w = Math.max(2, (fault.endNanos() - fault.startNanos()) * scale);
-            svg.append(String.format(Locale.ROOT, "<rect x='%.1f' y='%d' width='%.1f' height='%d' fill='#f4c542' fill-opacity='0.35'>"
-                    + "<title>%s</title></rect>%n", x, TOP - 12, w, lanes.size() * LANE + 12, escape(fault.description())));
-            svg.append(String.format(Locale.ROOT, "<text x='%.1f' y='%d' fill='#8a6d00'>%s</text>%n", x, TOP - 2, escape(fault.kind().id())));
+    /**
+     * What the page says above the timeline.
+     *
+     * @param title the run: lock, backend, time, faults, seed
+     * @param verdict the verdict line the command printed (OK, VIOLATION or INCONCLUSIVE, with its reason)
+     * @param conclusive false when the run was inconclusive (the verdict is then shown as a warning)
+     * @param repeatCommand the command that runs the check again, or null (a replayed history)
+     */
+    public record Header(String title, String verdict, boolean conclusive, @Nullable String repeatCommand) {
+        /** A header whose verdict follows from the report alone (for replays and tests). */
+        public static Header of(String title, CheckReport report) {
+            return new Header(title, report.passed() ? "OK: every claimed invariant holds." : "VIOLATION of a claimed invariant.", true, null);
         }
-        for (int i = 0; i < lanes.size(); i++) {
-            int y = TOP + i * LANE;
-            svg.append(String.format(Locale.ROOT, "<text x='4' y='%d'>process %d</text>%n", y + 16, lanes.get(i)));
-            svg.append(String.format(Locale.ROOT, "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='#ddd'/>%n", LEFT, y + LANE - 2, WIDTH - 10, y + LANE - 2));
-        }
-        for (Hold hold : report.holds()) {
-            int y = TOP + lanes.indexOf(hold.process()) * LANE + 4;
-            double x = LEFT + (hold.startNanos() - history.startNanos()) * scale;
-            double w = Math.max(1, (hold.endNanos() - hold.startNanos()) * scale);
-            svg.append(String.format(Locale.ROOT, "<rect x='%.1f' y='%d' width='%.1f' height='16' fill='%s'>"
-                    + "<title>process %d%s token %d, %.3f-%.3f s, ended by %s</title></rect>%n", x, y, w,
-                    hold.shared() ? "#8fb8ee" : "#3b7dd8", hold.process(), hold.shared() ? " shared" : "", hold.token(),
-                    (hold.startNanos() - history.startNanos()) / 1e9, (hold.endNanos() - history.startNanos()) / 1e9, hold.endedBy()));
-        }
-        for (Hold[] held : report.overlaps()) {
-            Hold last = held[held.length - 1];
-            long from = last.startNanos();
-            long to = Arrays.stream(held).mapToLong(Hold::endNanos).min().orElse(from);
-            List<String> ids = Arrays.stream(held).map(h -> Integer.toString(h.process())).toList();
-            String who = String.join(", ", ids.subList(0, ids.size() - 1)) + " and " + ids.get(ids.size() - 1);
-            for (Hold hold : held) {
-                int y = TOP + lanes.indexOf(hold.process()) * LANE + 2;
-                svg.append(String.format(Locale.ROOT, "<rect x='%.1f' y='%d' width='%.1f' height='20' fill='none' stroke='#d62728' stroke-width='2'>"
-                        + "<title>overlap of processes %s</title></rect>%n", LEFT + (from - history.startNanos()) * scale, y,
-                        Math.max(2, (to - from) * scale), who));
-            }
-        }
-        for (Event e : history.events()) {
-            if (e.is(Event.Type.OK, Operation.FENCED_WRITE) || e.is(Event.Type.FAIL, Operation.FENCED_WRITE) || e.is(Event.Type.INFO, Operation.LOST)) {
-                int y = TOP + lanes.indexOf(e.process()) * LANE;
-                String color = e.type() == Event.Type.FAIL ? "#ff7f0e" : e.op() == Operation.LOST ? "#d62728" : "#2ca02c";
-                svg.append(String.format(Locale.ROOT, "<line x1='%.1f' y1='%d' x2='%.1f' y2='%d' stroke='%s'><title>%s %s token %d</title></line>%n",
-                        LEFT + (e.nanos() - history.startNanos()) * scale, y + 2, LEFT + (e.nanos() - history.startNanos()) * scale, y + 22,
-                        color, e.type().name().toLowerCase(Locale.ROOT), e.op().id(), e.token()));
-            }
-        }
-        Map<Long, Event> firstWrite = new HashMap<>();
-        for (Event e : history.events()) {
-            if (e.is(Event.Type.OK, Operation.WRITE)) {
-                Event earlier = firstWrite.putIfAbsent(e.value(), e);
-                if (earlier != null) {
-                    for (Event write : new Event[] {earlier, e}) {
-                        int y = TOP + lanes.indexOf(write.process()) * LANE + 12;
-                        svg.append(String.format(Locale.ROOT, "<circle cx='%.1f' cy='%d' r='5' fill='#d62728'><title>lost update: "
-                                + "processes %d and %d both wrote %d</title></circle>%n", LEFT + (write.nanos() - history.startNanos()) * scale,
-                                y, earlier.process(), e.process(), e.value()));
-                    }
-                }
-            }
-        }
-        for (int s = 0; s <= span / 1e9; s += Math.max(1, (int) (span / 1e9 / 20))) {
-            double x = LEFT + s * 1e9 * scale;
-            svg.append(String.format(Locale.ROOT, "<text x='%.1f' y='%d' fill='#666'>%d s</text>%n", x, height - 10, s));
-        }
-        svg.append("</svg>\n");
+    }
 
-        StringBuilder rows = new StringBuilder();
-        for (CheckReport.Result r : report.results()) {
-            rows.append(String.format(Locale.ROOT, "<tr class='%s'><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>%n",
-                    r.holds() ? "ok" : r.claimed() ? "bad" : "warn", r.invariant().id(), r.claimed() ? "yes" : "no",
-                    r.holds() ? "ok" : "FAIL", escape(r.summary())));
+    /**
+     * Overlapping holds that have the same faults near them.
+     *
+     * @param causes the faults near these overlaps (from three leases before each until its end), empty if none
+     * @param overlaps indexes into {@link CheckReport#overlaps()}
+     */
+    record OverlapGroup(List<Fault> causes, List<Integer> overlaps) {}
+
+    /** Renders the page. */
+    public static String html(Header header, History history, CheckReport report) {
+        List<OverlapGroup> groups = groups(history, report.overlaps());
+        String verdictClass = !report.passed() ? "bad" : header.conclusive() ? "ok" : "warn";
+        StringBuilder page = new StringBuilder(64 * 1024);
+        page.append("<!doctype html>\n<html lang='en'><head><meta charset='utf-8'>")
+                .append("<meta name='viewport' content='width=device-width, initial-scale=1'>")
+                .append("<title>").append(escape(header.title())).append("</title>\n<style>\n").append(STYLE).append("</style></head>\n<body>\n")
+                .append("<h1>").append(escape(header.title())).append("</h1>\n")
+                .append("<p class='verdict ").append(verdictClass).append("'>").append(escape(header.verdict())).append("</p>\n");
+        if (header.repeatCommand() != null) {
+            page.append("<p class='repeat'>Run it again: <code>").append(escape(header.repeatCommand())).append("</code></p>\n");
         }
+        page.append("<p class='stats'>").append(escape(stats(report.stats()))).append("</p>\n");
+        page.append(invariants(report));
+        page.append("<h2>Timeline</h2>\n").append(legendHtml())
+                .append("<div class='controls'><button type='button' data-zoom='fit'>Fit</button>"
+                        + "<button type='button' data-zoom='in' title='zoom in (+)'>+</button>"
+                        + "<button type='button' data-zoom='out' title='zoom out (-)'>&minus;</button>")
+                .append(report.overlaps().isEmpty() ? "" : "<button type='button' data-step='-1'>&larr; overlap</button>"
+                        + "<button type='button' data-step='1'>overlap &rarr;</button>")
+                .append("<span id='window'></span><span class='hint'>wheel or +/- to zoom, drag to pan, click a bar to select it</span></div>\n")
+                .append("<div id='timeline'><noscript>The timeline is drawn by a script; the lists below do not need one.</noscript></div>\n")
+                .append("<div id='selection'>Nothing selected: click a hold, a fault or an overlap entry.</div>\n")
+                .append("<div id='tip' hidden></div>\n");
+        page.append(overlapList(history, report, groups));
+        page.append(counterexamples(report));
+        page.append("<script type='application/json' id='timeline-data'>").append(data(history, report, groups)).append("</script>\n")
+                .append("<script>\n").append(SCRIPT).append("</script>\n</body></html>\n");
+        return page.toString();
+    }
+
+    /** Groups the overlaps by the faults near them, the group with the most overlaps first. */
+    static List<OverlapGroup> groups(History history, List<Hold[]> overlaps) {
+        Map<List<Fault>, List<Integer>> byCauses = new LinkedHashMap<>();
+        for (int i = 0; i < overlaps.size(); i++) {
+            Hold[] held = overlaps.get(i);
+            byCauses.computeIfAbsent(history.faultsNear(overlapStart(held), overlapEnd(held)), causes -> new ArrayList<>()).add(i);
+        }
+        List<OverlapGroup> groups = new ArrayList<>();
+        byCauses.forEach((causes, members) -> groups.add(new OverlapGroup(causes, List.copyOf(members))));
+        groups.sort((a, b) -> b.overlaps().size() - a.overlaps().size());
+        return groups;
+    }
+
+    /** The heading of a group: "71 pairs near 2 faults: pause of process 3 at 12.300 s; restart at 14.000 s". */
+    static String label(History history, CheckReport report, OverlapGroup group) {
+        boolean pairs = group.overlaps().stream().allMatch(i -> report.overlaps().get(i).length == 2);
+        String what = group.overlaps().size() + (pairs ? (group.overlaps().size() == 1 ? " pair" : " pairs")
+                : group.overlaps().size() == 1 ? " overlap" : " overlaps");
+        if (group.causes().isEmpty()) {
+            return what + " near no fault";
+        }
+        return what + " near " + (group.causes().size() == 1 ? "1 fault: " : group.causes().size() + " faults: ")
+                + group.causes().stream().map(f -> f.description() + " at " + seconds(history, f.startNanos())).collect(Collectors.joining("; "));
+    }
+
+    /** The rank of each distinct non-zero token, from 1 for the smallest. */
+    static Map<Long, Integer> tokenRanks(History history) {
+        TreeSet<Long> tokens = new TreeSet<>();
+        history.events().stream().filter(e -> e.token() != 0).forEach(e -> tokens.add(e.token()));
+        Map<Long, Integer> ranks = new HashMap<>();
+        for (long token : tokens) {
+            ranks.put(token, ranks.size() + 1);
+        }
+        return ranks;
+    }
+
+    private static String stats(CheckReport.Stats stats) {
+        return String.format(Locale.ROOT, "%d processes, %d acquisitions, %d fenced writes accepted and %d rejected by the store, "
+                + "%d acknowledged increments (the register ends at %d), %d faults.", stats.processes(), stats.acquisitions(),
+                stats.acceptedFencedWrites(), stats.rejectedFencedWrites(), stats.acknowledgedIncrements(), stats.finalRegister(),
+                stats.faults());
+    }
+
+    private static String invariants(CheckReport report) {
+        StringBuilder table = new StringBuilder("<table class='invariants'><tr><th>invariant</th><th>what it says</th><th>claimed</th>"
+                + "<th>result</th><th>details</th></tr>\n");
+        for (CheckReport.Result r : report.results()) {
+            table.append("<tr class='").append(r.holds() ? "ok" : r.claimed() ? "bad" : "warn").append("'><td>")
+                    .append(escape(r.invariant().id())).append("</td><td>").append(escape(r.invariant().statement())).append("</td><td>")
+                    .append(r.claimed() ? "yes" : "no").append("</td><td>").append(escape(r.outcome())).append("</td><td>")
+                    .append(escape(r.summary())).append("</td></tr>\n");
+        }
+        return table.append("</table>\n<p class='note'>Only claimed invariants decide the verdict: a lock that does not claim one "
+                + "(a lease lock cannot stop a paused holder from believing it still holds) is shown violating it without failing.</p>\n")
+                .toString();
+    }
+
+    private static String legendHtml() {
+        StringBuilder legend = new StringBuilder("<ul class='legend'>");
+        LEGEND.forEach((what, cls) -> legend.append("<li><span class='sw ").append(cls).append("'></span>").append(escape(what)).append("</li>"));
+        return legend.append("</ul>\n<p class='note'>Tokens are numbered by size: t1 is the smallest fencing token of this run "
+                + "(the raw value is in each tooltip). Client faults are drawn on the row of the process they hit and on the "
+                + "nemesis row; server faults on the nemesis row and faintly across every process.</p>\n").toString();
+    }
+
+    private static Map<String, String> legend() {
+        Map<String, String> legend = new LinkedHashMap<>();
+        legend.put("exclusive hold", "hold");
+        legend.put("shared hold (read, permit)", "shared");
+        legend.put("overlapping holds", "overlap");
+        legend.put("fault", "fault");
+        legend.put("fenced write accepted", "accepted");
+        legend.put("fenced write rejected", "rejected");
+        legend.put("loss notice (lease lost or found invalid)", "lost");
+        legend.put("lost update (two holders wrote the same value)", "lostupdate");
+        return legend;
+    }
+
+    private static String overlapList(History history, CheckReport report, List<OverlapGroup> groups) {
+        if (report.overlaps().isEmpty()) {
+            return "<h2>Overlaps</h2>\n<p>No two processes held the lock at the same time against its rules.</p>\n";
+        }
+        Map<Long, Integer> ranks = tokenRanks(history);
+        StringBuilder list = new StringBuilder("<h2>Overlaps</h2>\n<p class='note'>Grouped by the faults near them (active from three "
+                + "leases before the overlap until its end). Click one to see it on the timeline.</p>\n");
+        for (OverlapGroup group : groups) {
+            list.append("<details open><summary>").append(escape(label(history, report, group))).append("</summary><ol>\n");
+            for (int i : group.overlaps()) {
+                Hold[] held = report.overlaps().get(i);
+                String holders = Arrays.stream(held).map(h -> "process " + h.process() + " (" + token(ranks, h.token())
+                        + seconds(history, h.startNanos()) + "-" + seconds(history, h.endNanos()) + ", ended by " + h.endedBy() + ")")
+                        .collect(Collectors.joining(held.length == 2 ? " and " : ", "));
+                list.append("<li id='o").append(i).append("'><a href='#select=o").append(i).append("'>")
+                        .append(String.format(Locale.ROOT, "%.1f ms at %s", (overlapEnd(held) - overlapStart(held)) / 1e6,
+                                seconds(history, overlapStart(held))))
+                        .append("</a>: ").append(escape(holders)).append("</li>\n");
+            }
+            list.append("</ol></details>\n");
+        }
+        return list.toString();
+    }
+
+    private static String token(Map<Long, Integer> ranks, long token) {
+        return token == 0 ? "" : "t" + ranks.get(token) + ", ";
+    }
+
+    private static String counterexamples(CheckReport report) {
         StringBuilder examples = new StringBuilder();
         for (CheckReport.Result r : report.results()) {
             if (!r.counterexamples().isEmpty()) {
-                examples.append("<h3>").append(escape(r.invariant().id())).append(r.claimed() ? " — violation" : " — not claimed by this lock")
-                        .append("</h3>\n<pre>").append(escape(String.join("\n\n", r.counterexamples()))).append("</pre>\n");
+                examples.append("<details><summary>").append(escape(r.invariant().id())).append(r.claimed() ? ": violation" : ": violated, not claimed by this lock")
+                        .append(" (the first ").append(r.counterexamples().size()).append(", with their events)</summary><pre>")
+                        .append(escape(String.join("\n\n", r.counterexamples()))).append("</pre></details>\n");
             }
         }
-        return "<!doctype html>\n<html><head><meta charset='utf-8'><title>" + escape(title) + "</title>\n"
-                + "<style>body{font-family:sans-serif;margin:20px}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px}"
-                + "tr.bad td{background:#fdd}tr.warn td{background:#ffe9c6}tr.ok td{background:#e6f6e6}pre{background:#f6f6f6;padding:8px}</style>"
-                + "</head><body>\n<h1>" + escape(title) + "</h1>\n<p>Verdict: <b>" + (report.passed() ? "every claimed invariant holds" : "VIOLATIONS of claimed invariants")
-                + "</b></p>\n<table><tr><th>invariant</th><th>claimed</th><th>result</th><th>details</th></tr>\n" + rows + "</table>\n"
-                + "<h2>Timeline</h2>\n<p>Blue: holding intervals (acquire ok until release, loss notice, kill or end). Yellow bands: faults. "
-                + "Light bars: shared holds (reads, permits). Red boxes: overlapping holds. Red dots: lost updates (two holders wrote the same value). Ticks: green accepted fenced write, orange rejected, red loss notice.</p>\n"
-                + svg + examples + "</body></html>\n";
+        return examples.length() == 0 ? "" : "<h2>Counterexamples</h2>\n" + examples;
     }
 
-    private static String escape(String text) {
-        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("'", "&#39;");
+    /** The timeline's data: times in milliseconds from the start of the run. */
+    private static String data(History history, CheckReport report, List<OverlapGroup> groups) {
+        Map<Long, Integer> ranks = tokenRanks(history);
+        TreeSet<Integer> processes = new TreeSet<>();
+        history.events().forEach(e -> processes.add(e.process()));
+        history.faults().stream().filter(f -> f.process() >= 0).forEach(f -> processes.add(f.process()));
+        Json json = new Json();
+        json.open('{').key("end").number(ms(history, history.endNanos())).key("lanes").open('[');
+        processes.forEach(p -> json.number(p));
+        json.close(']');
+        json.key("holds").open('[');
+        Map<Hold, Integer> holdIndex = new IdentityHashMap<>();
+        for (Hold h : report.holds()) {
+            holdIndex.put(h, holdIndex.size());
+            json.open('{').key("p").number(h.process()).key("s").number(ms(history, h.startNanos())).key("e").number(ms(history, h.endNanos()))
+                    .key("t").number(h.token() == 0 ? 0 : ranks.get(h.token())).key("raw").string(Long.toString(h.token()))
+                    .key("by").string(h.endedBy()).key("sh").bool(h.shared()).close('}');
+        }
+        json.close(']').key("faults").open('[');
+        for (Fault f : history.faults()) {
+            json.open('{').key("k").string(f.kind().id()).key("p").number(f.process()).key("s").number(ms(history, f.startNanos()))
+                    .key("e").number(ms(history, f.endNanos())).key("d").string(f.description()).close('}');
+        }
+        json.close(']').key("marks").open('[');
+        Map<Long, Event> firstWrite = new HashMap<>();
+        for (Event e : history.events()) {
+            String mark = e.is(Event.Type.OK, Operation.FENCED_WRITE) ? "accepted" : e.is(Event.Type.FAIL, Operation.FENCED_WRITE) ? "rejected"
+                    : e.is(Event.Type.INFO, Operation.LOST) || e.is(Event.Type.INFO, Operation.ABORT) ? "lost" : null;
+            if (mark != null) {
+                mark(json, history, ranks, e, mark, e.note());
+            }
+            if (e.is(Event.Type.OK, Operation.WRITE)) {
+                Event earlier = firstWrite.putIfAbsent(e.value(), e);
+                if (earlier != null) {
+                    String note = "processes " + earlier.process() + " and " + e.process() + " both wrote " + e.value();
+                    mark(json, history, ranks, earlier, "lostupdate", note);
+                    mark(json, history, ranks, e, "lostupdate", note);
+                }
+            }
+        }
+        json.close(']').key("overlaps").open('[');
+        for (int i = 0; i < report.overlaps().size(); i++) {
+            Hold[] held = report.overlaps().get(i);
+            json.open('{').key("holds").open('[');
+            for (Hold h : held) {
+                json.number(holdIndex.getOrDefault(h, -1));
+            }
+            int group = 0;
+            while (!groups.get(group).overlaps().contains(i)) {
+                group++;
+            }
+            json.close(']').key("s").number(ms(history, overlapStart(held))).key("e").number(ms(history, overlapEnd(held)))
+                    .key("g").number(group).close('}');
+        }
+        json.close(']').key("groups").open('[');
+        for (OverlapGroup group : groups) {
+            json.string(label(history, report, group));
+        }
+        return json.close(']').close('}').toString();
+    }
+
+    private static void mark(Json json, History history, Map<Long, Integer> ranks, Event e, String mark, String note) {
+        json.open('{').key("p").number(e.process()).key("at").number(ms(history, e.nanos())).key("m").string(mark)
+                .key("t").number(e.token() == 0 ? 0 : ranks.getOrDefault(e.token(), 0)).key("raw").string(Long.toString(e.token()))
+                .key("note").string(note).close('}');
+    }
+
+    private static long overlapStart(Hold[] held) {
+        return Arrays.stream(held).mapToLong(Hold::startNanos).reduce((a, b) -> b - a > 0 ? b : a).orElseThrow();
+    }
+
+    private static long overlapEnd(Hold[] held) {
+        return Arrays.stream(held).mapToLong(Hold::endNanos).reduce((a, b) -> b - a < 0 ? b : a).orElseThrow();
+    }
+
+    private static double ms(History history, long nanos) {
+        return Math.round((nanos - history.startNanos()) / 1e3) / 1e3;
+    }
+
+    private static String seconds(History history, long nanos) {
+        return String.format(Locale.ROOT, "%.3f s", (nanos - history.startNanos()) / 1e9);
+    }
+
+    static String escape(String text) {
+        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("'", "&#39;").replace("\"", "&quot;");
+    }
+
+    private static String resource(String name) {
+        try (InputStream in = TimelineReport.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException("missing resource " + name + " next to " + TimelineReport.class.getName());
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Just enough JSON writing for the timeline's data; {@code <} is escaped so that the data cannot end its script element. */
+    private static final class Json {
+        private final StringBuilder out = new StringBuilder(256 * 1024);
+        private boolean first = true;
+
+        Json open(char bracket) {
+            separate();
+            out.append(bracket);
+            first = true;
+            return this;
+        }
+
+        Json close(char bracket) {
+            out.append(bracket);
+            first = false;
+            return this;
+        }
+
+        Json key(String key) {
+            string(key);
+            out.append(':');
+            first = true;
+            return this;
+        }
+
+        Json number(double value) {
+            separate();
+            out.append(value == Math.rint(value) && Math.abs(value) < 1e15 ? Long.toString((long) value) : Double.toString(value));
+            return this;
+        }
+
+        Json bool(boolean value) {
+            separate();
+            out.append(value);
+            return this;
+        }
+
+        Json string(String value) {
+            separate();
+            out.append('"');
+            for (char c : value.toCharArray()) {
+                switch (c) {
+                    case '"' -> out.append("\\\"");
+                    case '\\' -> out.append("\\\\");
+                    case '<' -> out.append("\\u003c");
+                    default -> {
+                        if (c < 0x20) {
+                            out.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+                        } else {
+                            out.append(c);
+                        }
+                    }
+                }
+            }
+            out.append('"');
+            return this;
+        }
+
+        private void separate() {
+            if (!first) {
+                out.append(',');
+            }
+            first = false;
+        }
+
+        @Override
+        public String toString() {
+            return out.toString();
+        }
     }
 }

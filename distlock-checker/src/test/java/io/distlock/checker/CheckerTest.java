@@ -90,7 +90,7 @@ class CheckerTest {
         assertThat(report.results()).allMatch(CheckReport.Result::holds);
         assertThat(report.stats().acquisitions()).isEqualTo(10);
         assertThat(report.holds()).hasSize(10);
-        assertThat(report.toText()).contains("tokens").doesNotContain("FAIL");
+        assertThat(report.toText()).contains("tokens").doesNotContain("violated", "VIOLATED");
     }
 
     @Test
@@ -292,23 +292,52 @@ class CheckerTest {
     }
 
     @Test
-    void theHtmlReportShowsLanesFaultsAndOverlaps() {
+    void theHtmlReportShowsLanesFaultsAndOverlapsGroupedByTheFaultsNearThem() {
         Script s = new Script()
-                .at(0, 1, Type.OK, ACQUIRE, 100, 0)
+                .at(0, 1, Type.OK, ACQUIRE, 4294967351L, 0)
                 .fault(FaultKind.PAUSE, 1, 10, 2500)
-                .at(1100, 2, Type.OK, ACQUIRE, 101, 0)
-                .at(1200, 2, Type.INVOKE, RELEASE, 101, 0)
-                .at(2600, 1, Type.INVOKE, RELEASE, 100, 0);
-        CheckReport report = s.check(3000);
+                .at(1100, 2, Type.OK, ACQUIRE, 4294967400L, 0)
+                .at(1200, 2, Type.INVOKE, RELEASE, 4294967400L, 0)
+                .at(2600, 1, Type.INVOKE, RELEASE, 4294967351L, 0);
         History history = new History(s.events, s.faults, 0, 3000 * MS, LEASE, 0, s.fenced);
+        CheckReport report = new Checker(history, EnumSet.complementOf(EnumSet.of(Invariant.OVERLAP)), 2000 * MS).check();
 
-        String html = TimelineReport.html("t <1>", history, report);
+        String html = TimelineReport.html(new TimelineReport.Header("t <1>", "OK: fine", true, "./distlock check --seed 1"), history, report);
 
-        assertThat(html).contains("process 1", "process 2", "pause of process 1", "overlap of processes 1 and 2", "t &lt;1&gt;")
-                .doesNotContain("lost update:");
-        s.at(1150, 2, Type.OK, WRITE, 101, 5).at(2550, 1, Type.OK, WRITE, 100, 5);
+        assertThat(html).contains("<h1>t &lt;1&gt;</h1>", "./distlock check --seed 1", "\"lanes\":[1,2]", "pause of process 1",
+                        "1 pair near 1 fault: pause of process 1 at 0.010 s", "violated (not claimed)",
+                        "process 1 (t1, 0.000 s-2.600 s, ended by release) and process 2 (t2, 1.100 s-1.200 s, ended by release)")
+                .doesNotContain("FAIL", "\"m\":\"lostupdate\"", " src=", "https:");
+        s.at(1150, 2, Type.OK, WRITE, 4294967400L, 5).at(2550, 1, Type.OK, WRITE, 4294967351L, 5);
         History withLostUpdate = new History(s.events, s.faults, 0, 3000 * MS, LEASE, 0, s.fenced);
-        assertThat(TimelineReport.html("t", withLostUpdate, s.check(3000))).contains("lost update: processes 2 and 1 both wrote 5");
+        assertThat(TimelineReport.html(TimelineReport.Header.of("t", s.check(3000)), withLostUpdate, s.check(3000)))
+                .contains("\"m\":\"lostupdate\"", "processes 2 and 1 both wrote 5");
+    }
+
+    @Test
+    void overlapsAreGroupedByTheFaultsNearThemAndTokensNumberedBySize() {
+        Script s = new Script()
+                .at(0, 1, Type.OK, ACQUIRE, 900, 0)
+                .fault(FaultKind.PAUSE, 1, 10, 2500)
+                .at(1100, 2, Type.OK, ACQUIRE, 50, 0)
+                .at(1200, 2, Type.INVOKE, RELEASE, 50, 0)
+                .at(1300, 3, Type.OK, ACQUIRE, 7000, 0)
+                .at(1400, 3, Type.INVOKE, RELEASE, 7000, 0)
+                .at(2600, 1, Type.INVOKE, RELEASE, 900, 0)
+                .at(10_000, 4, Type.OK, ACQUIRE, 7001, 0)
+                .at(10_100, 5, Type.OK, ACQUIRE, 7002, 0)
+                .at(10_200, 5, Type.INVOKE, RELEASE, 7002, 0)
+                .at(10_300, 4, Type.INVOKE, RELEASE, 7001, 0);
+        CheckReport report = s.check(11_000);
+        History history = new History(s.events, s.faults, 0, 11_000 * MS, LEASE, 0, s.fenced);
+
+        List<TimelineReport.OverlapGroup> groups = TimelineReport.groups(history, report.overlaps());
+
+        assertThat(report.overlaps()).hasSize(3);
+        assertThat(groups).hasSize(2);
+        assertThat(TimelineReport.label(history, report, groups.get(0))).isEqualTo("2 pairs near 1 fault: pause of process 1 at 0.010 s");
+        assertThat(TimelineReport.label(history, report, groups.get(1))).isEqualTo("1 pair near no fault");
+        assertThat(TimelineReport.tokenRanks(history)).containsEntry(50L, 1).containsEntry(900L, 2).containsEntry(7000L, 3).containsEntry(7002L, 5);
     }
 
     @Test

@@ -188,9 +188,13 @@ public final class CheckCommand implements Callable<Integer> {
                     + ", seed " + runSeed;
         }
         CheckReport report = new Checker(history, lock.claims(), livenessBound.toNanos()).check();
+        RunCoverage coverage = RunCoverage.of(history, faultKinds);
+        String verdict = verdict(lock, report, coverage);
+        String repeat = runSeed == null ? null : repeatCommand(workload, leaseTime, runSeed, faultIds);
         Files.createDirectories(outDir);
         Path html = outDir.resolve("report.html");
-        Files.writeString(html, TimelineReport.html(title, history, report), StandardCharsets.UTF_8);
+        Files.writeString(html, TimelineReport.html(new TimelineReport.Header(title, verdict, coverage.conclusive(), repeat), history, report),
+                StandardCharsets.UTF_8);
         Path historyFile = replay != null ? replay : outDir.resolve("history.txt");
         if (replay == null) {
             HistoryFile.write(history, historyFile);
@@ -200,14 +204,13 @@ public final class CheckCommand implements Callable<Integer> {
         System.out.println(title);
         System.out.print(report.toText());
         System.out.println();
-        RunCoverage coverage = RunCoverage.of(history, faultKinds);
-        System.out.println(verdict(lock, report, coverage));
+        System.out.println(verdict);
         if (!workerOutput.isEmpty()) {
             System.out.println("client processes also printed " + workerOutput.size() + " other lines; the first: " + workerOutput.get(0));
         }
         System.out.println("report: " + html.toAbsolutePath() + "  history: " + historyFile.toAbsolutePath());
-        if (runSeed != null) {
-            System.out.println("repeat: " + repeatCommand(workload, leaseTime, runSeed, faultIds));
+        if (repeat != null) {
+            System.out.println("repeat: " + repeat);
         }
         return !report.passed() ? 1 : coverage.conclusive() ? 0 : INCONCLUSIVE;
     }
@@ -225,7 +228,7 @@ public final class CheckCommand implements Callable<Integer> {
         if (kind == CheckedKind.SEMAPHORE) {
             command.append(" --permits ").append(workload.permits());
         }
-        command                .append(" --time ").append(DurationConverter.format(time))
+        command.append(" --time ").append(DurationConverter.format(time))
                 .append(" --lease ").append(DurationConverter.format(leaseTime))
                 .append(" --processes ").append(processes)
                 .append(" --liveness-bound ").append(DurationConverter.format(livenessBound))
@@ -247,7 +250,7 @@ public final class CheckCommand implements Callable<Integer> {
         if (checked == CheckedLock.DISTLOCK) {
             boolean overlaps = !report.result(Invariant.OVERLAP).holds();
             return "OK: every claimed invariant holds." + (overlaps
-                    ? " The overlaps above are what a lease lock cannot prevent: a holder paused past its lease (or whose "
+                    ? " The overlaps found are what a lease lock cannot prevent: a holder paused past its lease (or whose "
                     + "lock or permit vanished with a restart or failover) still believes it holds it when it resumes. Its "
                     + "unfenced writes can then be lost; its fenced writes are rejected, which is why the fenced store "
                     + "stays consistent."
