@@ -81,6 +81,10 @@ public final class BenchMain implements Callable<Integer> {
     @Option(names = "--out", defaultValue = "target/bench", description = "Directory for results.json and results.svg.")
     Path out;
 
+    @Option(names = "--chart", paramLabel = "FILE", description = "Draw the chart of an earlier run's results.json (written next to it, "
+            + "as the same name with .svg) instead of running benchmarks.")
+    Path chart;
+
     /** Runs the benchmarks. */
     public static void main(String[] args) {
         System.exit(new CommandLine(new BenchMain()).execute(args));
@@ -88,6 +92,9 @@ public final class BenchMain implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (chart != null) {
+            return redraw(chart);
+        }
         boolean holdScenario = scenarios.stream().anyMatch(s -> s.trim().equalsIgnoreCase("hold10k"));
         boolean crossProcess = scenarios.stream().anyMatch(s -> s.trim().equalsIgnoreCase("x4"));
         List<Scenario> chosen = scenarios.stream().filter(s -> !s.trim().equalsIgnoreCase("hold10k") && !s.trim().equalsIgnoreCase("x4"))
@@ -183,6 +190,7 @@ public final class BenchMain implements Callable<Integer> {
             Map<String, String> environment = new LinkedHashMap<>();
             environment.put("date", Instant.now().toString());
             environment.put("cores", Integer.toString(Runtime.getRuntime().availableProcessors()));
+            environment.put("cpu", cpuModel());
             environment.put("jdk", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
             environment.put("redis", String.valueOf(redisUri));
             environment.put("etcd", targets.etcd() == null ? "null" : EtcdBinary.version());
@@ -194,12 +202,10 @@ public final class BenchMain implements Callable<Integer> {
                     h.implementation(), h.locks(), h.seconds(), h.commandsPerSecond(), h.clientCpuPercent(), h.bytesPerLock(), h.keyMemoryUsage()))
                     .collect(java.util.stream.Collectors.joining(",", "[", "]"));
             Files.writeString(out.resolve("results.json"), new Report(medians).json(environment, holdJson));
-            Files.writeString(out.resolve("results.svg"), report.svg());
-            if (!sqlMedians.isEmpty()) {
-                Files.writeString(out.resolve("results-sql.svg"), new Report(sqlMedians).svg());
+            if (!medians.isEmpty()) {
+                Files.writeString(out.resolve("results.svg"), new Report(medians).svg(environment));
             }
-            System.err.println("wrote " + out.resolve("results.json") + " and " + out.resolve("results.svg")
-                    + (sqlMedians.isEmpty() ? "" : " and " + out.resolve("results-sql.svg")));
+            System.err.println("wrote " + out.resolve("results.json") + (medians.isEmpty() ? "" : " and " + out.resolve("results.svg")));
             return 0;
         } finally {
             if (etcdServer != null) {
@@ -211,6 +217,36 @@ public final class BenchMain implements Callable<Integer> {
             if (redisServer != null) {
                 redisServer.close();
             }
+        }
+    }
+
+    /** Draws the chart of a results.json next to it. */
+    private static int redraw(Path json) throws java.io.IOException {
+        if (!Files.isRegularFile(json)) {
+            System.err.println("--chart: no such file: " + json);
+            return 2;
+        }
+        Report.Saved saved;
+        try {
+            saved = Report.read(Files.readString(json));
+        } catch (IllegalArgumentException e) {
+            System.err.println("--chart " + json + ": " + e.getMessage());
+            return 2;
+        }
+        String name = json.getFileName().toString();
+        Path svg = json.resolveSibling((name.endsWith(".json") ? name.substring(0, name.length() - 5) : name) + ".svg");
+        Files.writeString(svg, new Report(saved.results()).svg(saved.environment()));
+        System.err.println("wrote " + svg + " (" + saved.results().size() + " results)");
+        return 0;
+    }
+
+    /** The CPU's model name from /proc/cpuinfo, or the architecture where there is none. */
+    private static String cpuModel() {
+        try (java.util.stream.Stream<String> lines = Files.lines(Path.of("/proc/cpuinfo"))) {
+            return lines.filter(line -> line.startsWith("model name")).map(line -> line.substring(line.indexOf(':') + 1).trim())
+                    .findFirst().orElse(System.getProperty("os.arch"));
+        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+            return System.getProperty("os.arch");
         }
     }
 

@@ -4,11 +4,26 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
-/** Renders medians as a text table (with ratios), JSON and an SVG bar chart. */
+/** Renders medians as a text table (with ratios), JSON and an SVG chart, and reads the JSON back. */
 public final class Report {
+    private static final Pattern RESULT = Pattern.compile("\\{\"scenario\":\"(\\w+)\",\"implementation\":\"([^\"]+)\",\"cyclesPerSecond\":([\\d.]+),"
+            + "\"p50Micros\":([\\d.]+),\"p99Micros\":([\\d.]+),\"maxMillis\":([\\d.]+),\"cycles\":(\\d+)}");
+    private static final Pattern ENVIRONMENT = Pattern.compile("\"environment\":\\{([^}]*)}");
+    private static final Pattern ENTRY = Pattern.compile("\"([^\"]+)\":\"([^\"]*)\"");
+
     private final List<Measurement> results;
+
+    /**
+     * What a {@link #json} file holds.
+     *
+     * @param results the median measurements
+     * @param environment where and when they were measured (date, cores, cpu, jdk, servers, rounds)
+     */
+    public record Saved(List<Measurement> results, Map<String, String> environment) {}
 
     /** Creates a report of these (median) measurements. */
     public Report(List<Measurement> results) {
@@ -44,6 +59,35 @@ public final class Report {
         return results.stream().collect(Collectors.groupingBy(Measurement::scenario, LinkedHashMap::new, Collectors.toList()));
     }
 
+    /**
+     * Reads a file written by {@link #json}: its results (of the scenarios this version knows) and environment.
+     *
+     * @throws IllegalArgumentException if the text holds no results in that format
+     */
+    public static Saved read(String json) {
+        List<Measurement> results = new java.util.ArrayList<>();
+        Matcher m = RESULT.matcher(json);
+        while (m.find()) {
+            double cyclesPerSecond = Double.parseDouble(m.group(3));
+            long cycles = Long.parseLong(m.group(7));
+            results.add(new Measurement(m.group(2), Scenario.fromId(m.group(1)), cycles, cyclesPerSecond == 0 ? 0 : cycles / cyclesPerSecond,
+                    Math.round(Double.parseDouble(m.group(4)) * 1e3), Math.round(Double.parseDouble(m.group(5)) * 1e3),
+                    Math.round(Double.parseDouble(m.group(6)) * 1e6)));
+        }
+        if (results.isEmpty()) {
+            throw new IllegalArgumentException("no benchmark results in it (expected the results.json a benchmark run writes)");
+        }
+        Map<String, String> environment = new LinkedHashMap<>();
+        Matcher env = ENVIRONMENT.matcher(json);
+        if (env.find()) {
+            Matcher entry = ENTRY.matcher(env.group(1));
+            while (entry.find()) {
+                environment.put(entry.group(1), entry.group(2));
+            }
+        }
+        return new Saved(List.copyOf(results), environment);
+    }
+
     /** Returns the results as JSON. */
     public String json(Map<String, String> environment, String hold10kJsonArray) {
         String env = environment.entrySet().stream()
@@ -56,33 +100,13 @@ public final class Report {
         return "{\"environment\":{" + env + "},\n \"results\":[\n  " + rows + "],\n \"hold10k\":" + hold10kJsonArray + "}\n";
     }
 
-    /** A grouped horizontal bar chart of cycles/s, one group per scenario, bars scaled per group. */
-    public String svg() {
-        int barHeight = 16;
-        int width = 760;
-        int labelWidth = 170;
-        StringBuilder bars = new StringBuilder();
-        int y = 30;
-        for (Map.Entry<Scenario, List<Measurement>> group : byScenario().entrySet()) {
-            double max = group.getValue().stream().mapToDouble(Measurement::cyclesPerSecond).max().orElse(1);
-            bars.append(String.format(Locale.ROOT, "<text x=\"4\" y=\"%d\" font-weight=\"bold\">%s — %s</text>%n",
-                    y, group.getKey().id(), group.getKey().description));
-            y += 8;
-            for (Measurement m : group.getValue()) {
-                int length = (int) Math.round((width - labelWidth - 110) * m.cyclesPerSecond() / max);
-                String color = m.contender().startsWith("distlock") ? "#2b7bb9" : m.contender().equals("raw-eval") ? "#999999" : "#e8913a";
-                bars.append(String.format(Locale.ROOT,
-                        "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>"
-                                + "<text x=\"%d\" y=\"%d\">%,.0f/s</text>%n",
-                        labelWidth - 6, y + 12, m.contender(), labelWidth, y, Math.max(1, length), barHeight - 2, color,
-                        labelWidth + length + 6, y + 12, m.cyclesPerSecond()));
-                y += barHeight + 2;
-            }
-            y += 22;
-        }
-        return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + width + "\" height=\"" + y + "\" font-family=\"sans-serif\" font-size=\"12\">\n"
-                + "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-                + "<text x=\"4\" y=\"16\">lock+unlock cycles per second (median of rounds; bars scaled per scenario)</text>\n"
-                + bars + "</svg>\n";
+    /**
+     * Returns the results as an SVG chart: a panel per scenario and backend with throughput and latency
+     * (p50, p99) on axes of their own, {@code raw-eval} as a baseline; the title names the machine and date.
+     *
+     * @param environment the run's environment (cores, cpu, jdk, date), as written into the JSON
+     */
+    public String svg(Map<String, String> environment) {
+        return BenchChart.svg(results, "lock+unlock cycles per second and latency (median of rounds)", BenchChart.machine(environment));
     }
 }
