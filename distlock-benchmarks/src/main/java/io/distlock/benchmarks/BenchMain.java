@@ -6,6 +6,7 @@ import io.distlock.cli.bench.Measurement;
 import io.distlock.cli.bench.Report;
 import io.distlock.cli.bench.Scenario;
 import io.distlock.cli.bench.ScenarioRun;
+import io.distlock.cli.options.DurationConverter;
 import io.distlock.servers.MariaDbServer;
 import io.distlock.servers.PostgresServer;
 import io.distlock.servers.RedisServer;
@@ -55,8 +56,9 @@ public final class BenchMain implements Callable<Integer> {
     @Option(names = "--scenarios", split = ",", defaultValue = "u1,u16,c16,x4,hold10k", description = "Default: ${DEFAULT-VALUE}.")
     List<String> scenarios;
 
-    @Option(names = "--hold", defaultValue = "60", description = "Seconds the hold10k scenario holds its locks. Default: ${DEFAULT-VALUE}.")
-    int holdSeconds;
+    @Option(names = "--hold", defaultValue = "60s", paramLabel = "DURATION",
+            description = "How long the hold10k scenario holds its locks. Default: ${DEFAULT-VALUE}.")
+    Duration hold;
 
     @Option(names = "--hold-locks", defaultValue = "10000", description = "Locks held in hold10k. Default: ${DEFAULT-VALUE}.")
     int holdLocks;
@@ -69,11 +71,11 @@ public final class BenchMain implements Callable<Integer> {
             + "distlock-semaphore, redisson-semaphore (4 permits), meant for c16.")
     List<String> impls;
 
-    @Option(names = "--warmup", defaultValue = "2", description = "Warm-up seconds per run. Default: ${DEFAULT-VALUE}.")
-    int warmupSeconds;
+    @Option(names = "--warmup", defaultValue = "2s", paramLabel = "DURATION", description = "Warm-up per run. Default: ${DEFAULT-VALUE}.")
+    Duration warmup;
 
-    @Option(names = "--duration", defaultValue = "5", description = "Measured seconds per run. Default: ${DEFAULT-VALUE}.")
-    int durationSeconds;
+    @Option(names = "--duration", defaultValue = "5s", paramLabel = "DURATION", description = "Measured time per run. Default: ${DEFAULT-VALUE}.")
+    Duration duration;
 
     @Option(names = "--rounds", defaultValue = "3", description = "Rounds (the median is reported). Default: ${DEFAULT-VALUE}.")
     int rounds;
@@ -87,7 +89,9 @@ public final class BenchMain implements Callable<Integer> {
 
     /** Runs the benchmarks. */
     public static void main(String[] args) {
-        System.exit(new CommandLine(new BenchMain()).execute(args));
+        CommandLine commandLine = new CommandLine(new BenchMain());
+        commandLine.registerConverter(Duration.class, new DurationConverter());
+        System.exit(commandLine.execute(args));
     }
 
     @Override
@@ -124,7 +128,7 @@ public final class BenchMain implements Callable<Integer> {
             List<Measurement> medians = new ArrayList<>();
             for (Scenario scenario : chosen) {
                 medians.addAll(ScenarioRun.medians(contenders, id -> Contenders.create(id, targets), scenario,
-                        this.rounds, Duration.ofSeconds(warmupSeconds), Duration.ofSeconds(durationSeconds), System.err));
+                        this.rounds, warmup, duration, System.err));
             }
             List<Measurement> sqlMedians = new ArrayList<>();
             List<String> roundTrips = new ArrayList<>();
@@ -137,7 +141,7 @@ public final class BenchMain implements Callable<Integer> {
                     List<String> ids = sqlContenders.stream().map(id -> SqlContenders.resultId(id, target)).toList();
                     for (Scenario scenario : chosen) {
                         sqlMedians.addAll(ScenarioRun.medians(ids, shown -> SqlContenders.create(shown.substring(0, shown.indexOf('/')), target),
-                                scenario, this.rounds, Duration.ofSeconds(warmupSeconds), Duration.ofSeconds(durationSeconds), System.err));
+                                scenario, this.rounds, warmup, duration, System.err));
                     }
                     for (String id : sqlContenders) {
                         roundTrips.add(roundTrips(id, target));
@@ -162,7 +166,7 @@ public final class BenchMain implements Callable<Integer> {
                     List<CrossProcess.Result> rounds = new ArrayList<>();
                     for (int round = 0; round < this.rounds; round++) {
                         System.err.printf(Locale.ROOT, "x4 round %d/%d %-20s ", round + 1, this.rounds, id);
-                        CrossProcess.Result r = CrossProcess.run(id, targets, warmupSeconds, durationSeconds, "x4-" + round);
+                        CrossProcess.Result r = CrossProcess.run(id, targets, warmup, duration, "x4-" + round);
                         System.err.printf(Locale.ROOT, "%10.0f cycles/s  handoff p50 %6.0f us%n", r.cyclesPerSecond(), r.handoffP50Nanos() / 1e3);
                         rounds.add(r);
                     }
@@ -179,9 +183,9 @@ public final class BenchMain implements Callable<Integer> {
                     if (!contenders.contains(id)) {
                         continue;
                     }
-                    System.err.printf(Locale.ROOT, "hold10k %-20s holding %d locks for %d s ...%n", id, holdLocks, holdSeconds);
+                    System.err.printf(Locale.ROOT, "hold10k %-20s holding %d locks for %s ...%n", id, holdLocks, DurationConverter.format(hold));
                     HoldManyLocks.Holder holder = id.equals("redisson-rlock") ? new RedissonHolder(redisUri) : HoldManyLocks.distlock(redisUri);
-                    holds.add(HoldManyLocks.run(id, holder, redisUri, holdLocks, Duration.ofSeconds(holdSeconds)));
+                    holds.add(HoldManyLocks.run(id, holder, redisUri, holdLocks, hold, System.err));
                 }
                 System.out.println(HoldManyLocks.Result.header());
                 holds.forEach(h -> System.out.println(h.row()));
@@ -196,7 +200,7 @@ public final class BenchMain implements Callable<Integer> {
             environment.put("etcd", targets.etcd() == null ? "null" : EtcdBinary.version());
             environment.put("databases", databasesMeasured.toString());
             environment.put("rounds", Integer.toString(this.rounds));
-            environment.put("secondsPerRun", warmupSeconds + "+" + durationSeconds);
+            environment.put("secondsPerRun", warmup.toMillis() / 1e3 + "+" + duration.toMillis() / 1e3);
             String holdJson = holds.stream().map(h -> String.format(Locale.ROOT,
                     "{\"implementation\":\"%s\",\"locks\":%d,\"seconds\":%.1f,\"commandsPerSecond\":%.1f,\"clientCpuPercent\":%.1f,\"bytesPerLock\":%.0f,\"memoryUsage\":%d}",
                     h.implementation(), h.locks(), h.seconds(), h.commandsPerSecond(), h.clientCpuPercent(), h.bytesPerLock(), h.keyMemoryUsage()))

@@ -41,7 +41,7 @@ final class CrossProcess {
         }
     }
 
-    static Result run(String id, Contenders.Targets targets, int warmupSeconds, int durationSeconds, String lockName)
+    static Result run(String id, Contenders.Targets targets, Duration warmup, Duration duration, String lockName)
             throws Exception {
         List<ChildJvm> workers = new ArrayList<>();
         List<Path> outputs = new ArrayList<>();
@@ -56,14 +56,14 @@ final class CrossProcess {
             ChildJvm.awaitAllReady(workers, Duration.ofSeconds(120));
             // System.nanoTime is one clock for all processes here, so the window is given in absolute nanos
             long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(200);
-            long measureFrom = start + TimeUnit.SECONDS.toNanos(warmupSeconds);
-            long measureTo = measureFrom + TimeUnit.SECONDS.toNanos(durationSeconds);
+            long measureFrom = start + warmup.toNanos();
+            long measureTo = measureFrom + duration.toNanos();
             for (ChildJvm worker : workers) {
                 worker.go(start + " " + measureFrom + " " + measureTo);
             }
             for (ChildJvm worker : workers) {
                 try {
-                    worker.awaitLine("DONE"::equals, Duration.ofSeconds(warmupSeconds + durationSeconds + 120));
+                    worker.awaitLine("DONE"::equals, warmup.plus(duration).plusSeconds(120));
                 } catch (IllegalStateException e) {
                     throw new IllegalStateException("x4 worker for " + id + " failed", e);
                 }
@@ -94,7 +94,7 @@ final class CrossProcess {
             Arrays.sort(sorted);
             long p50 = n == 0 ? 0 : sorted[Math.max(0, (int) Math.ceil(0.5 * n) - 1)];
             long p99 = n == 0 ? 0 : sorted[Math.max(0, (int) Math.ceil(0.99 * n) - 1)];
-            return new Result(id, intervals.size() / (double) durationSeconds, p50, p99, n);
+            return new Result(id, intervals.size() / (duration.toNanos() / 1e9), p50, p99, n);
         } finally {
             workers.forEach(ChildJvm::close);
             for (Path out : outputs) {

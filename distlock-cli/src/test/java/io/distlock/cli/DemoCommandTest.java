@@ -57,7 +57,7 @@ class DemoCommandTest {
 
         err = new StringWriter();
         assertThat(run(err, "demo", "--nonsense")).isEqualTo(2);
-        assertThat(err.toString()).contains("Unknown option").contains("--help");
+        assertThat(err.toString()).contains("unknown option '--nonsense'").contains("--help");
     }
 
     private static String runDemo(String... args) {

@@ -22,11 +22,15 @@ import picocli.CommandLine.Spec;
  * and Curator and are not shipped).
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-        description = {"Measure distlock's Redis lock on your Redis: lock+unlock cycles/s and latency, next to the raw limit",
-                "(two trivial EVALs per cycle). Scenarios: u1 (1 thread, 1 name), u16 (16 threads, 16 names),",
-                "c16 (16 threads, 1 name), hold10k (hold many locks with the watchdog: script calls/s, CPU, memory),",
-                "names300k (lock and unlock 300,000 distinct names: the client's heap growth afterwards).",
-                "With --redis, only keys under distlock: and bench names are written."})
+        description = {"Measure distlock's Redis lock on your Redis: lock+unlock cycles/s and latency, next to the raw limit "
+                + "(two trivial EVALs per cycle). Scenarios: u1 (1 thread, 1 name), u16 (16 threads, 16 names), "
+                + "c16 (16 threads, 1 name), hold10k (hold many locks with the watchdog: script calls/s, CPU, memory), "
+                + "names300k (lock and unlock 300,000 distinct names: the client's heap growth afterwards).",
+                "",
+                "With --redis, only keys under distlock: and bench names are written; the numbers are deltas, so measure an "
+                + "otherwise idle Redis. Progress goes to stderr, the table to stdout.",
+                "",
+                "Exit code: 0 when every run completed, 2 for bad options or an unreachable --redis, 4 if a run failed."})
 public final class BenchCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -34,7 +38,9 @@ public final class BenchCommand implements Callable<Integer> {
     @Mixin
     RedisOption redis = new RedisOption();
 
-    @Option(names = "--scenarios", split = ",", defaultValue = "u1,u16,c16", description = "Default: ${DEFAULT-VALUE}; add hold10k for the watchdog cost, names300k for per-name memory.")
+    @Option(names = "--scenarios", split = ",", defaultValue = "u1,u16,c16", paramLabel = "NAME",
+            description = "Scenarios to run: u1, u16, c16, hold10k, names300k. Default: ${DEFAULT-VALUE}; add hold10k for the watchdog cost, "
+                    + "names300k for per-name memory.")
     List<String> scenarios;
 
     @Option(names = "--warmup", defaultValue = "2s", paramLabel = "DURATION", description = "Warm-up per run. Default: ${DEFAULT-VALUE}.")
@@ -75,8 +81,9 @@ public final class BenchCommand implements Callable<Integer> {
                 throw new ParameterException(spec.commandLine(), "--scenarios: " + e.getMessage() + ", hold10k, names300k");
             }
         }
-        RedisServer embedded = redis.uri().isEmpty() ? RedisServer.launch() : null;
-        String uri = redis.uri().orElseGet(() -> embedded.uri());
+        String given = redis.reachable(spec).orElse(null);
+        RedisServer embedded = given == null ? RedisServer.launch() : null;
+        String uri = given != null ? given : embedded.uri();
         try {
             List<Measurement> medians = new ArrayList<>();
             for (Scenario scenario : chosen) {
@@ -89,13 +96,13 @@ public final class BenchCommand implements Callable<Integer> {
             }
             if (holdScenario) {
                 System.err.printf(Locale.ROOT, "hold10k: holding %d locks for %s ...%n", holdLocks, DurationConverter.format(hold));
-                HoldManyLocks.Result result = HoldManyLocks.run("distlock-redis", HoldManyLocks.distlock(uri), uri, holdLocks, hold);
+                HoldManyLocks.Result result = HoldManyLocks.run("distlock-redis", HoldManyLocks.distlock(uri), uri, holdLocks, hold, System.err);
                 System.out.println(HoldManyLocks.Result.header());
                 System.out.println(result.row());
             }
             if (namesScenario) {
                 System.err.println("names300k: locking and unlocking 300,000 distinct names ...");
-                ManyNames.Result result = ManyNames.run(uri, 300_000);
+                ManyNames.Result result = ManyNames.run(uri, 300_000, System.err);
                 System.out.println(ManyNames.Result.header());
                 System.out.println(result.row());
             }

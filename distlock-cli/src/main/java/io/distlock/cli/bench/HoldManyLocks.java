@@ -7,11 +7,13 @@ import io.distlock.redis.RedisLockClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Scenario hold10k: one client holds many locks with its watchdog on, and we count what keeping them
@@ -37,7 +39,8 @@ public final class HoldManyLocks {
     }
 
     /** Holds {@code locks} locks with {@code holder} for {@code hold} on a Redis that is otherwise idle (nothing is deleted; numbers are deltas). */
-    public static Result run(String implementation, Holder holder, String redisUri, int locks, Duration hold) throws Exception {
+    public static Result run(String implementation, Holder holder, String redisUri, int locks, Duration hold, PrintStream progress)
+            throws Exception {
         RedisClient adminClient = RedisClient.create(redisUri);
         try (StatefulRedisConnection<String, String> admin = adminClient.connect()) {
             RedisCommands<String, String> redis = admin.sync();
@@ -51,7 +54,16 @@ public final class HoldManyLocks {
                 long callsBefore = totalCalls(redis);
                 long cpuBefore = processCpuNanos();
                 long start = System.nanoTime();
-                Thread.sleep(hold.toMillis());
+                progress.printf(Locale.ROOT, "  holding %,d locks; measuring renewals for %ds%n", locks, hold.toSeconds());
+                long end = start + hold.toNanos();
+                for (long left = hold.toNanos(); left > 0; left = end - System.nanoTime()) {
+                    Thread.sleep(Math.max(1, Math.min(TimeUnit.NANOSECONDS.toMillis(left), 10_000)));
+                    long elapsed = System.nanoTime() - start;
+                    if (end - System.nanoTime() > TimeUnit.SECONDS.toNanos(1)) {
+                        progress.printf(Locale.ROOT, "  %ds of %ds, %,d script calls so far%n", TimeUnit.NANOSECONDS.toSeconds(elapsed),
+                                hold.toSeconds(), totalCalls(redis) - callsBefore);
+                    }
+                }
                 double seconds = (System.nanoTime() - start) / 1e9;
                 long cpu = processCpuNanos() - cpuBefore;
                 long calls = totalCalls(redis) - callsBefore;

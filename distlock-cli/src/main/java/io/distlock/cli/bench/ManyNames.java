@@ -3,6 +3,7 @@ package io.distlock.cli.bench;
 import io.distlock.DistributedLock;
 import io.distlock.LockClient;
 import io.distlock.redis.RedisLockClient;
+import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -10,7 +11,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Scenario names300k: lock and unlock 300,000 distinct names (one per order, as applications do) with
@@ -34,18 +37,19 @@ final class ManyNames {
         }
     }
 
-    static Result run(String uri, int names) throws Exception {
+    static Result run(String uri, int names, PrintStream progress) throws Exception {
         try (LockClient client = RedisLockClient.create(uri)) {
-            cycle(client, "warm", 10_000); // classes loaded, pools and connections sized
+            cycle(client, "warm", 10_000, null); // classes loaded, pools and connections sized
             long before = settledHeap();
             long start = System.nanoTime();
-            cycle(client, "order", names);
+            cycle(client, "order", names, progress);
             double seconds = (System.nanoTime() - start) / 1e9;
             return new Result(names, seconds, settledHeap() - before);
         }
     }
 
-    private static void cycle(LockClient client, String prefix, int names) throws Exception {
+    /** Locks and unlocks {@code names} names; with {@code progress}, prints how far it got every 5 seconds. */
+    private static void cycle(LockClient client, String prefix, int names, @Nullable PrintStream progress) throws Exception {
         AtomicInteger next = new AtomicInteger();
         ExecutorService threads = Executors.newFixedThreadPool(THREADS);
         try {
@@ -61,8 +65,21 @@ final class ManyNames {
                     return null;
                 }));
             }
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(30);
             for (Future<?> future : done) {
-                future.get(30, TimeUnit.MINUTES);
+                while (true) {
+                    try {
+                        future.get(5, TimeUnit.SECONDS);
+                        break;
+                    } catch (TimeoutException stillRunning) {
+                        if (System.nanoTime() - deadline > 0) {
+                            throw stillRunning;
+                        }
+                        if (progress != null) {
+                            progress.printf(Locale.ROOT, "  %,d of %,d names locked and unlocked%n", Math.min(next.get(), names), names);
+                        }
+                    }
+                }
             }
         } finally {
             threads.shutdownNow();

@@ -147,6 +147,9 @@ public final class CheckCommand implements Callable<Integer> {
         List<FaultKind> faultKinds = List.of();
         Path outDir;
         if (replay != null) {
+            if (!Files.isRegularFile(replay)) {
+                throw new ParameterException(spec.commandLine(), "--replay: no such file: " + replay.toAbsolutePath());
+            }
             try {
                 history = HistoryFile.read(replay);
             } catch (IOException | IllegalArgumentException e) {

@@ -8,9 +8,7 @@ import io.distlock.servers.EtcdBinary;
 import io.distlock.servers.EtcdCluster;
 import io.distlock.servers.RedisServer;
 import io.distlock.servers.ZooKeeperServer;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.api.StatefulRedisConnection;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -201,30 +199,12 @@ public final class DemoCommand implements Callable<Integer> {
         require(jdbcUrl == null || jdbcUrl.startsWith("jdbc:"), "--jdbc-url must start with jdbc:");
         require(backend != DemoBackend.MYSQL || jdbcUrl != null, "--backend mysql needs --jdbc-url (the demo cannot start a MySQL or MariaDB "
                 + "server: their binaries are not in the CLI), e.g. --jdbc-url 'jdbc:mariadb://127.0.0.1:3306/test?user=root'");
-        redis.uri().ifPresent(uri -> {
-            try {
-                RedisURI parsed = RedisURI.create(uri);
-                require(parsed.getDatabase() < 15, "--redis must select a database below 15 (the store uses the next one)");
-                probe(uri);
-            } catch (IllegalArgumentException e) {
-                throw new ParameterException(spec.commandLine(), "--redis: cannot parse '" + uri + "': " + e.getMessage());
-            }
-        });
+        redis.reachable(spec).ifPresent(uri -> require(RedisURI.create(uri).getDatabase() < 15,
+                "--redis must select a database below 15 (the store uses the next one)"));
         if (strategies == null || strategies.isEmpty()) {
             return Arrays.asList(Strategy.values());
         }
         return new ArrayList<>(new LinkedHashSet<>(strategies));
-    }
-
-    private void probe(String uri) {
-        RedisClient client = RedisClient.create();
-        try (StatefulRedisConnection<String, String> connection = client.connect(RedisURI.create(uri))) {
-            connection.sync().ping();
-        } catch (RuntimeException e) {
-            throw new ParameterException(spec.commandLine(), "--redis: cannot reach " + uri.replaceAll("//[^@/]*@", "//***@") + ": " + e.getMessage());
-        } finally {
-            client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
-        }
     }
 
     private void require(boolean condition, String message) {

@@ -31,7 +31,7 @@ import picocli.CommandLine.Spec;
                 + "and lease left, and waiters; and force-unlocks one. Reads the backend's own state; changes nothing but what "
                 + "'unlock' is told to free.",
         subcommands = {LocksCommand.ListLocks.class, LocksCommand.ShowLock.class, LocksCommand.UnlockLock.class})
-public final class LocksCommand implements Runnable {
+public final class LocksCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
@@ -57,9 +57,12 @@ public final class LocksCommand implements Runnable {
     @Option(names = "--json", scope = ScopeType.INHERIT, description = "Print JSON on stdout instead of a table.")
     boolean json;
 
+    /** {@code distlock locks} without a subcommand: the usage on stderr and exit code 2. */
     @Override
-    public void run() {
-        spec.commandLine().usage(System.out);
+    public Integer call() {
+        spec.commandLine().getErr().println("distlock locks: name a subcommand: list, show NAME or unlock NAME");
+        spec.commandLine().usage(spec.commandLine().getErr());
+        return spec.exitCodeOnInvalidInput();
     }
 
     /** Connects to the backend the options name; one line and exit 2 if they name none, both, or an unreachable one. */

@@ -1,0 +1,120 @@
+package io.distlock.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.distlock.cli.options.DurationConverter;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+
+/** One style for every command: described options, paragraphs instead of hard line breaks, one-line errors with exit code 2. */
+class CommandLineStyleTest {
+    private record Run(int exit, String out, String err) {}
+
+    private static Run run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine commandLine = DistlockCommand.newCommandLine();
+        commandLine.setOut(new PrintWriter(out, true));
+        commandLine.setErr(new PrintWriter(err, true));
+        int exit = commandLine.execute(args);
+        return new Run(exit, out.toString(), err.toString());
+    }
+
+    private static List<CommandSpec> allCommands(CommandSpec spec) {
+        List<CommandSpec> all = new ArrayList<>(List.of(spec));
+        spec.subcommands().values().forEach(sub -> all.addAll(allCommands(sub.getCommandSpec())));
+        return all;
+    }
+
+    @Test
+    void everyOptionIsDescribedAndEveryDescriptionIsWholeParagraphs() {
+        for (CommandSpec command : allCommands(DistlockCommand.newCommandLine().getCommandSpec())) {
+            for (OptionSpec option : command.options()) {
+                if (!option.hidden()) {
+                    assertThat(String.join(" ", option.description())).as("%s %s", command.qualifiedName(), option.longestName()).isNotBlank();
+                }
+            }
+            for (String paragraph : command.usageMessage().description()) {
+                assertThat(paragraph.isEmpty() || paragraph.replaceAll("%n$", "").matches("(?s).*[.:)]")).as("%s: a paragraph, not a hard-broken line: %s",
+                        command.qualifiedName(), paragraph).isTrue();
+            }
+        }
+    }
+
+    @Test
+    void everyDurationOptionReadsMillisecondsSecondsAndMinutes() {
+        for (CommandSpec command : allCommands(DistlockCommand.newCommandLine().getCommandSpec())) {
+            for (OptionSpec option : command.options()) {
+                if (!option.hidden() && option.type() != Duration.class) {
+                    assertThat(option.longestName()).as("%s: a duration option should take a DURATION", command.qualifiedName())
+                            .doesNotEndWith("-ms").doesNotEndWith("-seconds").doesNotEndWith("-millis");
+                }
+            }
+        }
+        DurationConverter converter = new DurationConverter();
+        assertThat(List.of(converter.convert("500ms"), converter.convert("5s"), converter.convert("2m")))
+                .containsExactly(Duration.ofMillis(500), Duration.ofSeconds(5), Duration.ofMinutes(2));
+    }
+
+    @Test
+    void bareDistlockAndBareLocksPrintTheUsageAndExitWithTwo() {
+        Run bare = run();
+        assertThat(bare.exit()).isEqualTo(2);
+        assertThat(bare.err()).contains("name a command: demo, bench, check, locks", "Usage: distlock", "Exit codes:");
+
+        Run locks = run("locks");
+        assertThat(locks.exit()).isEqualTo(2);
+        assertThat(locks.err()).contains("name a subcommand: list, show NAME or unlock NAME", "Usage: distlock locks");
+    }
+
+    @Test
+    void aMistypedCommandOrOptionGetsTheNearestOne() {
+        Run command = run("demoo");
+        assertThat(command.exit()).isEqualTo(2);
+        assertThat(command.err()).startsWith("distlock: unknown command or argument 'demoo'; did you mean 'demo'?");
+
+        Run option = run("check", "--bakend", "redis");
+        assertThat(option.exit()).isEqualTo(2);
+        assertThat(option.err()).startsWith("distlock: unknown option '--bakend'; did you mean '--backend'?");
+    }
+
+    @Test
+    void aBadOrUnreachableRedisIsOneLineWithExitTwoInEveryCommand() {
+        for (String command : List.of("bench", "demo")) {
+            Run garbled = run(command, "--redis", "notauri");
+            assertThat(garbled.exit()).as(command).isEqualTo(2);
+            assertThat(garbled.err()).as(command).startsWith("distlock: --redis: cannot parse 'notauri'").doesNotContain("\tat ");
+
+            Run unreachable = run(command, "--redis", "redis://127.0.0.1:1");
+            assertThat(unreachable.exit()).as(command).isEqualTo(2);
+            assertThat(unreachable.err()).as(command).startsWith("distlock: --redis: cannot reach redis://127.0.0.1:1").doesNotContain("\tat ");
+        }
+        Run locks = run("locks", "list", "--redis", "redis://user:secret@127.0.0.1:1");
+        assertThat(locks.exit()).isEqualTo(2);
+        assertThat(locks.err()).contains("cannot connect").doesNotContain("secret", "\tat ");
+    }
+
+    @Test
+    void aMissingReplayFileIsNamed() {
+        Run replay = run("check", "--replay", "target/no-such-history.txt");
+
+        assertThat(replay.exit()).isEqualTo(2);
+        assertThat(replay.err()).contains("--replay: no such file: ").contains("no-such-history.txt");
+    }
+
+    @Test
+    void aFailureWhileRunningIsOneLineWithItsCauseAndExitCodeFour() {
+        RuntimeException error = new IllegalStateException("the store went away", new java.io.IOException("Connection reset"));
+
+        assertThat(DistlockCommand.describe(error))
+                .isEqualTo("IllegalStateException: the store went away (caused by IOException: Connection reset)");
+        assertThat(DistlockCommand.FAILED).isEqualTo(4);
+    }
+}
