@@ -32,7 +32,7 @@ public final class TimelineReport {
     private static final String SCRIPT = resource("timeline.js");
     private static final String STYLE = resource("timeline.css");
 
-    /** Colours of the timeline, shared by the legend and the script (Okabe-Ito, distinguishable with colour blindness). */
+    /** The legend: what each mark means, and its class, which timeline.css colours for the swatch and the drawing alike. */
     private static final Map<String, String> LEGEND = legend();
 
     private TimelineReport() {}
