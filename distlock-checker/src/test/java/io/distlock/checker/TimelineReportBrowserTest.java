@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.imageio.ImageIO;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -32,6 +33,7 @@ class TimelineReportBrowserTest {
     private static final Path OUT = Path.of("target", "timeline-report");
 
     private static Path page;
+    private static @Nullable String unusable;
     private static History history;
     private static CheckReport report;
 
@@ -148,6 +150,8 @@ class TimelineReportBrowserTest {
         Optional<String> binary = chromium();
         assumeTrue(binary.isPresent(), "no Chromium found (apt-get install chromium, or DISTLOCK_CHROMIUM=/path): "
                 + "the report was not checked in a browser");
+        assumeTrue(starts(binary.get()), () -> "Chromium is installed but does not start here (" + unusable
+                + "): the report was not checked in a browser");
         Path profile = Files.createTempDirectory("distlock-chromium");
         List<String> command = new ArrayList<>(List.of(binary.get(), "--headless", "--no-sandbox", "--disable-gpu",
                 "--disable-dev-shm-usage", "--no-first-run", "--user-data-dir=" + profile, "--virtual-time-budget=5000"));
@@ -163,6 +167,24 @@ class TimelineReportBrowserTest {
             Files.deleteIfExists(output);
             deleteTree(profile.toFile());
         }
+    }
+
+    /** Whether the browser renders a blank page at all (a broken installation is a skip, not a failure of the report). */
+    private static synchronized boolean starts(String binary) throws Exception {
+        if (unusable == null) {
+            Path profile = Files.createTempDirectory("distlock-chromium");
+            Path output = Files.createTempFile("distlock-chromium", ".out");
+            Process probe = new ProcessBuilder(binary, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                    "--user-data-dir=" + profile, "--dump-dom", "about:blank").redirectErrorStream(true).redirectOutput(output.toFile()).start();
+            boolean finished = probe.waitFor(60, TimeUnit.SECONDS);
+            probe.destroyForcibly();
+            String printed = Files.readString(output, StandardCharsets.UTF_8);
+            unusable = !finished ? "no page within 60 s" : printed.contains("<html") ? "" : "exit " + probe.exitValue() + ": "
+                    + printed.strip().lines().reduce((a, b) -> b).orElse("no output");
+            Files.deleteIfExists(output);
+            deleteTree(profile.toFile());
+        }
+        return unusable.isEmpty();
     }
 
     private static Optional<String> chromium() {
