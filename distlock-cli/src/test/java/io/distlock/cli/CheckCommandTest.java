@@ -240,7 +240,7 @@ class CheckCommandTest {
                 "--out", out.toString());
 
         assertThat(run.exit()).as("exit code; output:%n%s", run.stdout()).isEqualTo(1);
-        assertThat(run.stdout()).contains("VIOLATION").containsPattern("(overlap|lost-updates) +yes +FAIL");
+        assertThat(run.stdout()).contains("VIOLATION").containsPattern("(overlap|lost-updates) +yes +VIOLATED");
     }
 
     @Test
@@ -250,7 +250,7 @@ class CheckCommandTest {
                 "--out", out.toString());
 
         assertThat(run.exit()).as("exit code; output:%n%s", run.stdout()).isEqualTo(1);
-        assertThat(run.stdout()).contains("VIOLATION").containsPattern("overlap +yes +FAIL").contains("both held the lock");
+        assertThat(run.stdout()).contains("VIOLATION").containsPattern("overlap +yes +VIOLATED").contains("both held the lock");
         assertThat(run.stdout()).as("the repeat line carries every option that shaped the run")
                 .contains("repeat: ./distlock check --backend redis --lock naive-set-nx --time 20s --lease 300ms --processes 5 "
                         + "--liveness-bound 5s --seed 5 --faults pause");
