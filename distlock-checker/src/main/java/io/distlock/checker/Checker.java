@@ -255,7 +255,8 @@ public final class Checker {
         long crowds = overlaps.stream().filter(pair -> pair.length > 2).count();
         String summary = overlaps.isEmpty() ? "no overlapping holds"
                 : crowds == 0 ? overlaps.size() + " overlapping pairs of holds " + near(near)
-                : (overlaps.size() - crowds) + " overlapping pairs of holds, " + crowds + " times more than " + history.sharedLimit()
+                : (overlaps.size() == crowds ? "" : (overlaps.size() - crowds) + " overlapping pairs of holds, ") + crowds
+                        + " times more than " + history.sharedLimit()
                         + " shared holds at once " + near(near);
         return result(Invariant.OVERLAP, overlaps.size(), summary, examples);
     }

@@ -244,7 +244,7 @@ public final class CheckCommand implements Callable<Integer> {
 
     private static String verdict(CheckedLock checked, CheckReport report, RunCoverage coverage) {
         if (!report.passed()) {
-            return "VIOLATION: " + checked.id() + " broke invariants it claims (counterexamples above).";
+            return "VIOLATION: " + checked.id() + " broke invariants it claims (see the counterexamples).";
         }
         if (!coverage.conclusive()) {
             return "INCONCLUSIVE: no invariant was violated, but the run did not test what it announced: "
