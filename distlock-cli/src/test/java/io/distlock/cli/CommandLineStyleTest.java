@@ -49,6 +49,19 @@ class CommandLineStyleTest {
     }
 
     @Test
+    void everyCommandStartsWithAShortSentenceAndEveryOptionArgumentHasALabel() {
+        for (CommandSpec command : allCommands(DistlockCommand.newCommandLine().getCommandSpec())) {
+            String first = command.usageMessage().description().length == 0 ? "" : command.usageMessage().description()[0];
+            assertThat(first.length()).as("%s: the line shown in the command list: %s", command.qualifiedName(), first).isBetween(10, 90);
+            for (OptionSpec option : command.options()) {
+                if (option.arity().max() > 0) {
+                    assertThat(option.paramLabel()).as("%s %s", command.qualifiedName(), option.longestName()).doesNotStartWith("<");
+                }
+            }
+        }
+    }
+
+    @Test
     void everyDurationOptionReadsMillisecondsSecondsAndMinutes() {
         for (CommandSpec command : allCommands(DistlockCommand.newCommandLine().getCommandSpec())) {
             for (OptionSpec option : command.options()) {

@@ -22,8 +22,9 @@ import picocli.CommandLine.Spec;
  * and Curator and are not shipped).
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-        description = {"Measure distlock's Redis lock on your Redis: lock+unlock cycles/s and latency, next to the raw limit "
-                + "(two trivial EVALs per cycle). Scenarios: u1 (1 thread, 1 name), u16 (16 threads, 16 names), "
+        description = {"Measure distlock's Redis lock on your Redis, next to the raw limit.",
+                "",
+                "Reports lock+unlock cycles/s and latency, and the same for two trivial EVALs per cycle (the raw limit). Scenarios: u1 (1 thread, 1 name), u16 (16 threads, 16 names), "
                 + "c16 (16 threads, 1 name), hold10k (hold many locks with the watchdog: script calls/s, CPU, memory), "
                 + "names300k (lock and unlock 300,000 distinct names: the client's heap growth afterwards).",
                 "",
@@ -49,13 +50,13 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--duration", defaultValue = "5s", paramLabel = "DURATION", description = "Measured time per run. Default: ${DEFAULT-VALUE}.")
     Duration duration;
 
-    @Option(names = "--rounds", defaultValue = "3", description = "Rounds; the median is reported. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--rounds", paramLabel = "N", defaultValue = "3", description = "Rounds; the median is reported. Default: ${DEFAULT-VALUE}.")
     int rounds;
 
     @Option(names = "--hold", defaultValue = "60s", paramLabel = "DURATION", description = "How long hold10k holds its locks. Default: ${DEFAULT-VALUE}.")
     Duration hold;
 
-    @Option(names = "--hold-locks", defaultValue = "10000", description = "Locks hold10k holds. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--hold-locks", paramLabel = "N", defaultValue = "10000", description = "Locks hold10k holds. Default: ${DEFAULT-VALUE}.")
     int holdLocks;
 
     @Override

@@ -36,8 +36,9 @@ import picocli.CommandLine.Spec;
  * faults are injected, and checks it for the safety and liveness properties the lock claims.
  */
 @Command(name = "check", mixinStandardHelpOptions = true,
-        description = {"Check a lock under faults: several client processes lock, read-modify-write a register and write to a "
-                + "fenced store, while a nemesis pauses and kills clients, restarts and fails over servers and cuts connections. "
+        description = {"Check a lock under injected faults, from a recorded history.",
+                "",
+                "Several client processes lock, read-modify-write a register and write to a fenced store, while a nemesis pauses and kills clients, restarts and fails over servers and cuts connections. "
                 + "The recorded history is checked for token order, fenced writes, lost updates, overlapping holders and liveness.",
                 "",
                 "Exit code: 0 when every invariant the chosen lock claims holds, 1 if one is violated, 2 for bad options, 3 when "
@@ -57,7 +58,7 @@ public final class CheckCommand implements Callable<Integer> {
                     + "binaries on the classpath, see docs/checker.md) or h2 (an H2 TCP server in this JVM). Default: ${DEFAULT-VALUE}.")
     DeploymentKind backend;
 
-    @Option(names = "--min-replicas", defaultValue = "0",
+    @Option(names = "--min-replicas", paramLabel = "N", defaultValue = "0",
             description = "With --backend sentinel: replicas that must acknowledge every lock write (WAIT). Default: ${DEFAULT-VALUE}.")
     int minReplicas;
 
@@ -79,7 +80,7 @@ public final class CheckCommand implements Callable<Integer> {
     @Option(names = "--time", defaultValue = "60s", paramLabel = "DURATION", description = "How long to run (e.g. 30s, 2m). Default: ${DEFAULT-VALUE}.")
     Duration time;
 
-    @Option(names = "--processes", defaultValue = "5", description = "Client processes. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--processes", paramLabel = "N", defaultValue = "5", description = "Client processes. Default: ${DEFAULT-VALUE}.")
     int processes;
 
     @Mixin

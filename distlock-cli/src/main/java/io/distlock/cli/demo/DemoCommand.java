@@ -61,16 +61,16 @@ public final class DemoCommand implements Callable<Integer> {
                     + "one the demo starts; required for mysql.")
     @Nullable String jdbcUrl;
 
-    @Option(names = "--workers", defaultValue = "4", description = "Worker processes (JVMs). Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--workers", paramLabel = "N", defaultValue = "4", description = "Worker processes (JVMs). Default: ${DEFAULT-VALUE}.")
     int workers;
 
-    @Option(names = "--threads", defaultValue = "4", description = "Buyer threads per worker. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--threads", paramLabel = "N", defaultValue = "4", description = "Buyer threads per worker. Default: ${DEFAULT-VALUE}.")
     int threads;
 
-    @Option(names = "--stock", defaultValue = "100", description = "Items in stock. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--stock", paramLabel = "N", defaultValue = "100", description = "Items in stock. Default: ${DEFAULT-VALUE}.")
     int stock;
 
-    @Option(names = "--attempts", defaultValue = "1000", description = "Purchase attempts in total. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--attempts", paramLabel = "N", defaultValue = "1000", description = "Purchase attempts in total. Default: ${DEFAULT-VALUE}.")
     int attempts;
 
     @Option(names = "--strategies", split = ",", paramLabel = "NAME", converter = StrategyConverter.class,
@@ -84,7 +84,7 @@ public final class DemoCommand implements Callable<Integer> {
     @Mixin
     LeaseOption lease = new LeaseOption(Duration.ofMillis(200), Duration.ofMillis(50), Duration.ofSeconds(60));
 
-    @Option(names = "--stall-rate", defaultValue = "0.05", description = "Share of purchases whose work stalls past the lease. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--stall-rate", paramLabel = "RATE", defaultValue = "0.05", description = "Share of purchases whose work stalls past the lease. Default: ${DEFAULT-VALUE}.")
     double stallRate;
 
     @Option(names = "--json", description = "Print the results as JSON on stdout (progress still goes to stderr).")

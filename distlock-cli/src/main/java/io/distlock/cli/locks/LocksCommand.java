@@ -27,9 +27,10 @@ import picocli.CommandLine.Spec;
 
 /** {@code distlock locks}: list, show and force-unlock the locks on a Redis or a ZooKeeper, as an operator. */
 @Command(name = "locks", mixinStandardHelpOptions = true,
-        description = "Shows the locks on a Redis or a ZooKeeper (every kind, every client's): names, holders with owner id, fencing token "
-                + "and lease left, and waiters; and force-unlocks one. Reads the backend's own state; changes nothing but what "
-                + "'unlock' is told to free.",
+        description = {"Show the locks on a Redis or a ZooKeeper, and force-unlock a stuck one.",
+                "",
+                "Lists every kind of lock of every client: names, holders with owner id, fencing token and lease left, and "
+                + "waiters. Reads the backend's own state; changes nothing but what 'unlock' is told to free."},
         subcommands = {LocksCommand.ListLocks.class, LocksCommand.ShowLock.class, LocksCommand.UnlockLock.class})
 public final class LocksCommand implements Callable<Integer> {
 
@@ -86,7 +87,7 @@ public final class LocksCommand implements Callable<Integer> {
     }
 
     /** {@code distlock locks list [PATTERN]}. */
-    @Command(name = "list", mixinStandardHelpOptions = true, description = "Lists the locks whose names match PATTERN (* and ?), held or waited for.")
+    @Command(name = "list", mixinStandardHelpOptions = true, description = "List the locks whose names match PATTERN (* and ?), held or waited for.")
     static final class ListLocks implements Callable<Integer> {
         @ParentCommand
         LocksCommand parent;
@@ -111,7 +112,7 @@ public final class LocksCommand implements Callable<Integer> {
     }
 
     /** {@code distlock locks show NAME}. */
-    @Command(name = "show", mixinStandardHelpOptions = true, description = "Shows every kind of lock named NAME, with all its holders.")
+    @Command(name = "show", mixinStandardHelpOptions = true, description = "Show every kind of lock named NAME, with all its holders.")
     static final class ShowLock implements Callable<Integer> {
         @ParentCommand
         LocksCommand parent;
@@ -141,8 +142,10 @@ public final class LocksCommand implements Callable<Integer> {
 
     /** {@code distlock locks unlock NAME}. */
     @Command(name = "unlock", mixinStandardHelpOptions = true,
-            description = "Force-unlocks the lock NAME whoever holds it: its holders learn it on their next renewal (FORCE_UNLOCKED or "
-                    + "SERVER_LOST_LOCK) and stop trusting it. Asks for confirmation unless --yes.")
+            description = {"Force-unlock the lock NAME, whoever holds it.",
+                    "",
+                    "Its holders learn it on their next renewal (FORCE_UNLOCKED or SERVER_LOST_LOCK) and stop trusting it. "
+                    + "Asks for confirmation unless --yes."})
     static final class UnlockLock implements Callable<Integer> {
         @ParentCommand
         LocksCommand parent;
