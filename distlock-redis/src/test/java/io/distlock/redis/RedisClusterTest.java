@@ -62,6 +62,28 @@ class RedisClusterTest {
         return 0;
     }
 
+    /** What a Cluster user needs beyond {@link RedisLockClientTest#DOCUMENTED_ACL} (the README lists both). */
+    static final String DOCUMENTED_CLUSTER_ACL = "+spublish +ssubscribe +sunsubscribe +cluster|nodes +cluster|myid +info +client|setname";
+
+    @Test
+    void aUserWithOnlyTheDocumentedClusterAclUsesEveryKindAndTheInspector() throws Exception {
+        try (RedisClusterGroup cluster = RedisClusterGroup.launch()) {
+            for (RedisServer node : cluster.nodes()) {
+                List<String> setuser = new ArrayList<>(List.of("ACL", "SETUSER", "locker"));
+                setuser.addAll(List.of((RedisLockClientTest.DOCUMENTED_ACL + " " + DOCUMENTED_CLUSTER_ACL).split(" ")));
+                assertThat(Resp.call(node.port(), setuser.toArray(String[]::new))).isEqualTo("OK");
+            }
+            String uri = "redis://locker:lockerpw@127.0.0.1:" + cluster.nodes().get(0).port();
+            try (RedisLockClient holder = RedisLockClient.builder().uri(uri).cluster(true).fallbackPoll(Duration.ofMinutes(5)).build();
+                    RedisLockClient waiter = RedisLockClient.builder().uri(uri).cluster(true).fallbackPoll(Duration.ofMinutes(5)).build()) {
+                RedisLockClientTest.useEveryKind(holder, waiter);
+            }
+            for (RedisServer node : cluster.nodes()) {
+                assertThat(Resp.text(node.port(), "ACL", "LOG")).as("refused on node %d", node.port()).isEmpty();
+            }
+        }
+    }
+
     @Test
     void aWaiterIsWokenBySharedPubSubOnTheLocksShardOnly() throws Exception {
         LockOptions longLease = LockOptions.builder().leaseTime(Duration.ofMinutes(2)).build();

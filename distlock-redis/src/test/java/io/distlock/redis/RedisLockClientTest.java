@@ -351,44 +351,53 @@ class RedisLockClientTest {
                 String uri = "redis://locker:lockerpw@" + base;
                 try (RedisLockClient holder = RedisLockClient.builder().uri(uri).fallbackPoll(Duration.ofMinutes(5)).build();
                         RedisLockClient waiter = RedisLockClient.builder().uri(uri).fallbackPoll(Duration.ofMinutes(5)).build()) {
-                    LockOptions shortLease = LockOptions.builder().leaseTime(Duration.ofSeconds(3)).build();
-                    // each pair: a holder's lock and the same lock as another client's waiter sees it
-                    for (List<DistributedLock> pair : List.of(List.of(holder.getLock("acl-plain", shortLease), waiter.getLock("acl-plain")),
-                            List.of(holder.getFairLock("acl-fair", shortLease), waiter.getFairLock("acl-fair")),
-                            List.of(holder.getReadWriteLock("acl-rw", shortLease).writeLock(), waiter.getReadWriteLock("acl-rw").readLock()))) {
-                        DistributedLock lock = pair.get(0);
-                        DistributedLock same = pair.get(1);
-                        Lease lease = lock.acquire(Duration.ofSeconds(5));
-                        CompletableFuture<Lease> waiting = CompletableFuture.supplyAsync(() -> {
-                            try {
-                                return same.acquire(Duration.ofMinutes(1));
-                            } catch (InterruptedException e) {
-                                throw new IllegalStateException(e);
-                            }
-                        });
-                        // the watchdog renews at a third of the lease: the lease left falls below 2.2 s, then rises again
-                        Await.until(Duration.ofSeconds(10), "a third of " + lock.name() + "'s lease passed", () -> lease.remaining().toMillis() < 2_200);
-                        Await.until(Duration.ofSeconds(10), "a renewal of " + lock.name(), () -> lease.remaining().toMillis() > 2_500);
-                        assertThat(waiting).as("the waiter waits while the lock is held").isNotDone();
-                        assertThat(holder.inspector().show(lock.name())).as("the inspector sees %s", lock.name()).isNotEmpty();
-                        lease.close();
-                        // neither the fallback poll (5 min) nor a lease can explain a wake-up within 20 s
-                        waiting.get(20, TimeUnit.SECONDS).close();
-                    }
-                    io.distlock.DistributedSemaphore permits = holder.getSemaphore("acl-permits", 2);
-                    try (Lease permit = permits.acquire(Duration.ofSeconds(5))) {
-                        assertThat(permits.availablePermits()).isEqualTo(1);
-                        assertThat(holder.inspector().list("acl-*")).hasSizeGreaterThanOrEqualTo(1);
-                    }
-                    Lease stuck = holder.getLock("acl-stuck").acquire(Duration.ofSeconds(5));
-                    waiter.getLock("acl-stuck").forceUnlock();
-                    Await.until(Duration.ofSeconds(20), "the force-unlocked holder learns it", () -> !stuck.isValid());
+                    useEveryKind(holder, waiter);
                 }
                 assertThat(connection.sync().aclLog()).as("nothing was refused").isEmpty();
             } finally {
                 admin.shutdown();
             }
         }
+    }
+
+    /**
+     * What an application does with every kind, as a restricted user would: a holder whose lease is renewed while
+     * another client waits, a waiter woken by the release (its fallback poll must be minutes, so that only a
+     * notification explains a prompt wake-up), a semaphore permit, the inspector, and a force-unlock.
+     */
+    static void useEveryKind(RedisLockClient holder, RedisLockClient waiter) throws Exception {
+        LockOptions shortLease = LockOptions.builder().leaseTime(Duration.ofSeconds(3)).build();
+        // each pair: a holder's lock and the same lock as another client's waiter sees it
+        for (List<DistributedLock> pair : List.of(List.of(holder.getLock("acl-plain", shortLease), waiter.getLock("acl-plain")),
+                List.of(holder.getFairLock("acl-fair", shortLease), waiter.getFairLock("acl-fair")),
+                List.of(holder.getReadWriteLock("acl-rw", shortLease).writeLock(), waiter.getReadWriteLock("acl-rw").readLock()))) {
+            DistributedLock lock = pair.get(0);
+            DistributedLock same = pair.get(1);
+            Lease lease = lock.acquire(Duration.ofSeconds(5));
+            CompletableFuture<Lease> waiting = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return same.acquire(Duration.ofMinutes(1));
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            // the watchdog renews at a third of the lease: the lease left falls below 2.2 s, then rises again
+            Await.until(Duration.ofSeconds(10), "a third of " + lock.name() + "'s lease passed", () -> lease.remaining().toMillis() < 2_200);
+            Await.until(Duration.ofSeconds(10), "a renewal of " + lock.name(), () -> lease.remaining().toMillis() > 2_500);
+            assertThat(waiting).as("the waiter waits while the lock is held").isNotDone();
+            assertThat(holder.inspector().show(lock.name())).as("the inspector sees %s", lock.name()).isNotEmpty();
+            lease.close();
+            // neither the fallback poll (5 min) nor a lease can explain a wake-up within 20 s
+            waiting.get(20, TimeUnit.SECONDS).close();
+        }
+        io.distlock.DistributedSemaphore permits = holder.getSemaphore("acl-permits", 2);
+        try (Lease permit = permits.acquire(Duration.ofSeconds(5))) {
+            assertThat(permits.availablePermits()).isEqualTo(1);
+            assertThat(holder.inspector().list("acl-*")).hasSizeGreaterThanOrEqualTo(1);
+        }
+        Lease stuck = holder.getLock("acl-stuck").acquire(Duration.ofSeconds(5));
+        waiter.getLock("acl-stuck").forceUnlock();
+        Await.until(Duration.ofSeconds(20), "the force-unlocked holder learns it", () -> !stuck.isValid());
     }
 
     @Test
