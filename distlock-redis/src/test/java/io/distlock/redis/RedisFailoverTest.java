@@ -13,6 +13,8 @@ import io.distlock.servers.RedisServer;
 import io.distlock.servers.Resp;
 import io.distlock.servers.TcpProxy;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -82,6 +84,24 @@ class RedisFailoverTest {
             assertThat(second.fencingToken()).as("the new token is still larger").isGreaterThan(lease.fencingToken());
             assertThat(lost.get(20, java.util.concurrent.TimeUnit.SECONDS).getMessage()).contains("orders");
             assertThat(lease.isValid()).isFalse();
+        }
+    }
+
+    @Test
+    void aUserWithTheDocumentedAclAndWaitUsesEveryKindWithReplicaAcknowledgement() throws Exception {
+        try (RedisReplicaGroup group = RedisReplicaGroup.launch(1, false)) {
+            int master = group.master().port();
+            List<String> setuser = new ArrayList<>(List.of("ACL", "SETUSER", "locker"));
+            setuser.addAll(List.of((RedisLockClientTest.DOCUMENTED_ACL + " +wait").split(" ")));
+            assertThat(Resp.call(master, setuser.toArray(String[]::new))).isEqualTo("OK");
+            String uri = "redis://locker:lockerpw@127.0.0.1:" + master;
+            try (RedisLockClient holder = RedisLockClient.builder().uri(uri).minReplicas(1).fallbackPoll(Duration.ofMinutes(5)).build();
+                    RedisLockClient waiter = RedisLockClient.builder().uri(uri).minReplicas(1).fallbackPoll(Duration.ofMinutes(5)).build()) {
+                RedisLockClientTest.useEveryKind(holder, waiter);
+            }
+            assertThat(Resp.text(master, "ACL", "LOG")).as("nothing was refused").isEmpty();
+            assertThat(Long.parseLong(Resp.info(master, "commandstats", "cmdstat_wait").replaceAll("calls=(\\d+),.*", "$1")))
+                    .as("the writes waited for the replica").isPositive();
         }
     }
 
