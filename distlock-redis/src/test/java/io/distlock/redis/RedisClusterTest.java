@@ -119,11 +119,12 @@ class RedisClusterTest {
 
     @Test
     void locksKeepWorkingWhenTheMasterOfTheirShardFailsOver() throws Exception {
-        // a 30 s lease: the test asks whether the lock survives a failover, not whether a loaded machine fails over
-        // and refreshes the holder's topology within a 10 s lease (a CI run once needed longer, and the key expired)
-        LockOptions lease30s = LockOptions.builder().leaseTime(Duration.ofSeconds(30)).build();
+        // a 60 s lease: the test asks whether the lock survives a failover, not whether a loaded machine (with -T2 another
+        // module's servers run beside this cluster) fails over and refreshes the holder's topology within a short lease;
+        // a 10 s lease once expired on CI, a 30 s one once went unrenewed for 30 s in a full build
+        LockOptions lease60s = LockOptions.builder().leaseTime(Duration.ofSeconds(60)).build();
         try (RedisClusterGroup cluster = RedisClusterGroup.launch(); LockClient holder = client(cluster); LockClient other = client(cluster)) {
-            Lease lease = holder.getLock("orders", lease30s).acquire(Duration.ofSeconds(5));
+            Lease lease = holder.getLock("orders", lease60s).acquire(Duration.ofSeconds(5));
             awaitReplicated(cluster, cluster.masterOf(KEY));
 
             failOver(cluster);
@@ -137,7 +138,14 @@ class RedisClusterTest {
             }
             RedisServer promoted = cluster.masterOf(KEY);
             long before = (Long) Resp.call(promoted.port(), "PTTL", KEY);
-            Await.until(Duration.ofSeconds(30), "the holder renews on the promoted master", () -> (Long) Resp.call(promoted.port(), "PTTL", KEY) > before);
+            try {
+                // renewals come every 20 s (a third of the lease)
+                Await.until(Duration.ofSeconds(50), "the holder renews on the promoted master",
+                        () -> (Long) Resp.call(promoted.port(), "PTTL", KEY) > before);
+            } catch (AssertionError notRenewed) {
+                throw new AssertionError(notRenewed.getMessage() + " (PTTL " + before + " ms, now " + Resp.call(promoted.port(), "PTTL", KEY)
+                        + " ms; the holder's lease valid: " + lease.isValid() + ", remaining " + lease.remaining() + ")", notRenewed);
+            }
             assertThat(lease.isValid()).isTrue();
             lease.close();
         }
