@@ -27,14 +27,16 @@ import org.springframework.util.ClassUtils;
 
 /**
  * One {@link LockClient} bean, {@code distlockClient}, for the backend {@code distlock.backend} names (by
- * default the one distlock backend module on the classpath, Redis if several), closed when the context
- * closes. Backs off when the application defines its own {@code LockClient}.
+ * default the one distlock backend module on the classpath; with several, the first of Redis, ZooKeeper and
+ * JDBC), closed when the context closes. Backs off when the application defines its own {@code LockClient}.
  *
  * <p>A new backend adds a nested configuration guarded by {@link OnBackend} and a {@link Backend} constant.
  */
 @AutoConfiguration(afterName = {
         "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration", // Boot 3.5
-        "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration" // Boot 4
+        "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration", // Boot 4
+        "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration", // Boot 3.5
+        "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration" // Boot 4
 })
 @ConditionalOnProperty(prefix = "distlock", name = "enabled", havingValue = "true", matchIfMissing = true)
 @EnableConfigurationProperties(DistlockProperties.class)
@@ -42,10 +44,12 @@ public class DistlockAutoConfiguration {
     /** Backend module classes, by backend. */
     static final Map<Backend, String> MODULES = Map.of(
             Backend.REDIS, "io.distlock.redis.RedisLockClient",
-            Backend.ZOOKEEPER, "io.distlock.zookeeper.ZooKeeperLockClient");
+            Backend.ZOOKEEPER, "io.distlock.zookeeper.ZooKeeperLockClient",
+            Backend.JDBC, "io.distlock.jdbc.JdbcLockClient");
     private static final Map<Backend, String> ARTIFACTS = Map.of(
             Backend.REDIS, "io.distlock:distlock-redis",
-            Backend.ZOOKEEPER, "io.distlock:distlock-zookeeper");
+            Backend.ZOOKEEPER, "io.distlock:distlock-zookeeper",
+            Backend.JDBC, "io.distlock:distlock-jdbc");
 
     /** Fails at startup, naming the missing module, when distlock.backend names a backend that is not on the classpath. */
     public DistlockAutoConfiguration(DistlockProperties properties) {
@@ -143,7 +147,41 @@ public class DistlockAutoConfiguration {
         }
     }
 
-    /** Matches the backend in effect: distlock.backend, or else the first backend module on the classpath (Redis before ZooKeeper). */
+    /**
+     * A SQL database, from distlock.jdbc.url or else the application's one DataSource bean (the client borrows up to four
+     * of its connections and runs every statement in autocommit, outside the application's transactions).
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "io.distlock.jdbc.JdbcLockClient")
+    @Conditional(OnBackend.Jdbc.class)
+    static class JdbcBackendConfiguration {
+        @Bean(destroyMethod = "close")
+        @ConditionalOnMissingBean(LockClient.class)
+        io.distlock.jdbc.JdbcLockClient distlockClient(DistlockProperties properties, ObjectProvider<javax.sql.DataSource> dataSources,
+                ObjectProvider<LockListener> listeners) {
+            DistlockProperties.Jdbc jdbc = properties.getJdbc();
+            io.distlock.jdbc.JdbcLockClient.Builder builder = io.distlock.jdbc.JdbcLockClient.builder()
+                    .table(jdbc.getTable())
+                    .createTable(jdbc.isCreateTable());
+            if (jdbc.getUrl() != null) {
+                builder.jdbcUrl(jdbc.getUrl());
+                if (jdbc.getUsername() != null) {
+                    builder.credentials(jdbc.getUsername(), jdbc.getPassword());
+                }
+            } else {
+                javax.sql.DataSource dataSource = dataSources.getIfUnique();
+                if (dataSource == null) {
+                    throw new IllegalStateException("distlock.backend is jdbc but distlock.jdbc.url is not set and the application has "
+                            + (dataSources.stream().findAny().isPresent() ? "several DataSource beans and none is primary" : "no DataSource bean")
+                            + ": set distlock.jdbc.url, or define one (primary) DataSource");
+                }
+                builder.dataSource(dataSource);
+            }
+            return configureCommon(builder, properties, listeners).build();
+        }
+    }
+
+    /** Matches the backend in effect: distlock.backend, or else the first backend module on the classpath (Redis, ZooKeeper, JDBC). */
     abstract static class OnBackend implements Condition {
         private final Backend backend;
 
@@ -178,6 +216,12 @@ public class DistlockAutoConfiguration {
         static final class ZooKeeper extends OnBackend {
             ZooKeeper() {
                 super(Backend.ZOOKEEPER);
+            }
+        }
+
+        static final class Jdbc extends OnBackend {
+            Jdbc() {
+                super(Backend.JDBC);
             }
         }
     }

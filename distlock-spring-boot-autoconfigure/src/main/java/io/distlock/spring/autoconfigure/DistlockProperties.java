@@ -16,14 +16,17 @@ public class DistlockProperties {
         /** Redis through distlock-redis (standalone, Sentinel or Cluster). */
         REDIS,
         /** ZooKeeper through distlock-zookeeper. */
-        ZOOKEEPER
+        ZOOKEEPER,
+        /** A SQL database (PostgreSQL, MySQL/MariaDB, H2) through distlock-jdbc, by default the application's DataSource. */
+        JDBC
     }
 
     /** Whether to auto-configure a LockClient (@WithLock still works with a LockClient bean of the application's). */
     private boolean enabled = true;
 
     /**
-     * The backend. Default: the only distlock backend module on the classpath; with several, Redis.
+     * The backend. Default: the only distlock backend module on the classpath; with several, the first of Redis,
+     * ZooKeeper and JDBC.
      */
     private @Nullable Backend backend;
 
@@ -42,6 +45,8 @@ public class DistlockProperties {
     private final Redis redis = new Redis();
 
     private final Zookeeper zookeeper = new Zookeeper();
+
+    private final Jdbc jdbc = new Jdbc();
 
     public boolean isEnabled() {
         return enabled;
@@ -97,6 +102,10 @@ public class DistlockProperties {
 
     public Zookeeper getZookeeper() {
         return zookeeper;
+    }
+
+    public Jdbc getJdbc() {
+        return jdbc;
     }
 
     /** {@code distlock.redis.*}. */
@@ -194,6 +203,67 @@ public class DistlockProperties {
 
         public void setSessionTimeout(Duration sessionTimeout) {
             this.sessionTimeout = sessionTimeout;
+        }
+    }
+
+    /** {@code distlock.jdbc.*}. */
+    public static class Jdbc {
+        /**
+         * JDBC URL of the database that holds the lock table, e.g. jdbc:postgresql://db/app?user=app. Default: the
+         * application's DataSource bean.
+         */
+        private @Nullable String url;
+
+        /** User for distlock.jdbc.url (default: none, or the one in the URL). */
+        private @Nullable String username;
+
+        /** Password for distlock.jdbc.url. */
+        private @Nullable String password;
+
+        /** The lock table, optionally schema-qualified. */
+        private String table = "distlock_locks";
+
+        /** Create the lock table at startup if it is missing (the user then needs CREATE); with false it must exist. */
+        private boolean createTable = true;
+
+        public @Nullable String getUrl() {
+            return url;
+        }
+
+        public void setUrl(@Nullable String url) {
+            this.url = url;
+        }
+
+        public @Nullable String getUsername() {
+            return username;
+        }
+
+        public void setUsername(@Nullable String username) {
+            this.username = username;
+        }
+
+        public @Nullable String getPassword() {
+            return password;
+        }
+
+        public void setPassword(@Nullable String password) {
+            this.password = password;
+        }
+
+        public String getTable() {
+            return table;
+        }
+
+        public void setTable(String table) {
+            this.table = table;
+        }
+
+        public boolean isCreateTable() {
+            return createTable;
+        }
+
+        public void setCreateTable(boolean createTable) {
+            this.createTable = createTable;
         }
     }
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.distlock.BackendUnavailableException;
 import io.distlock.Lease;
 import io.distlock.LockClient;
+import io.distlock.jdbc.JdbcLockClient;
 import io.distlock.redis.RedisLockClient;
 import io.distlock.servers.FreePorts;
 import io.distlock.testkit.RedisServerExtension;
@@ -16,9 +17,13 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -136,6 +141,75 @@ class DistlockAutoConfigurationTest {
                 .getFailure().rootCause().hasMessageContaining("distlock.zookeeper.connect-string"));
     }
 
+    /** An H2 database in this JVM, alive until the JVM ends, as an application's DataSource. */
+    private static DataSource h2(String name) {
+        org.h2.jdbcx.JdbcDataSource dataSource = new org.h2.jdbcx.JdbcDataSource();
+        dataSource.setURL("jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1");
+        return dataSource;
+    }
+
+    @Test
+    void jdbcOnTheApplicationsDataSourceWhenChosen() {
+        DataSource shop = h2("shop");
+        runner.withBean(DataSource.class, () -> shop)
+                .withPropertyValues("distlock.backend=jdbc", "distlock.jdbc.table=shop_locks", "distlock.lease-time=7s").run(context -> {
+                    assertThat(context).hasSingleBean(JdbcLockClient.class);
+                    JdbcLockClient client = context.getBean(JdbcLockClient.class);
+                    try (Lease lease = client.getLock("order:1").acquire(Duration.ofSeconds(5));
+                            JdbcLockClient otherInstance = JdbcLockClient.builder().dataSource(shop).table("shop_locks").build()) {
+                        assertThat(lease.remaining()).isLessThanOrEqualTo(Duration.ofSeconds(7));
+                        assertThat(otherInstance.getLock("order:1").tryAcquire(Duration.ZERO)).as("held for another instance too").isEmpty();
+                        try (Connection connection = shop.getConnection(); Statement statement = connection.createStatement();
+                                ResultSet held = statement.executeQuery("SELECT COUNT(*) FROM shop_locks WHERE owner IS NOT NULL")) {
+                            assertThat(held.next()).isTrue();
+                            assertThat(held.getInt(1)).as("the lock is a row in the application's database").isEqualTo(1);
+                        }
+                    }
+                });
+    }
+
+    @Test
+    void jdbcOnTheDataSourceSpringBootMakesFromSpringDatasourceProperties() {
+        Class<?> dataSources = java.util.stream.Stream.of("org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration", // Boot 3.5
+                        "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration") // Boot 4 (spring-boot-jdbc)
+                .map(name -> {
+                    try {
+                        return Class.forName(name);
+                    } catch (ClassNotFoundException e) {
+                        return null;
+                    }
+                }).filter(java.util.Objects::nonNull).findFirst().orElseThrow(() -> new AssertionError("no DataSourceAutoConfiguration on the classpath"));
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(dataSources, DistlockAutoConfiguration.class))
+                .withPropertyValues("spring.datasource.url=jdbc:h2:mem:boot-made;DB_CLOSE_DELAY=-1", "distlock.backend=jdbc")
+                .run(context -> {
+                    assertThat(context).hasSingleBean(JdbcLockClient.class).hasSingleBean(DataSource.class);
+                    assertThat(context.getBean(LockClient.class).getLock("boot-made").tryAcquire(Duration.ofSeconds(5))).isPresent();
+                    try (Connection connection = context.getBean(DataSource.class).getConnection(); Statement statement = connection.createStatement();
+                            ResultSet rows = statement.executeQuery("SELECT COUNT(*) FROM distlock_locks")) {
+                        assertThat(rows.next()).isTrue();
+                        assertThat(rows.getInt(1)).as("the lock table is in the application's database").isEqualTo(1);
+                    }
+                });
+    }
+
+    @Test
+    void jdbcFromItsOwnUrlWhenTheApplicationHasNoDataSource() {
+        runner.withPropertyValues("distlock.backend=jdbc", "distlock.jdbc.url=jdbc:h2:mem:locks-by-url;DB_CLOSE_DELAY=-1").run(context -> {
+            assertThat(context).hasSingleBean(JdbcLockClient.class);
+            assertThat(context.getBean(LockClient.class).getLock("by-url").tryAcquire(Duration.ofSeconds(5))).isPresent();
+        });
+    }
+
+    @Test
+    void jdbcWithNeitherADataSourceNorAUrlFailsSayingWhatToSet() {
+        runner.withPropertyValues("distlock.backend=jdbc").run(context -> assertThat(context).hasFailed()
+                .getFailure().rootCause().hasMessageContaining("distlock.jdbc.url").hasMessageContaining("no DataSource bean"));
+        runner.withBean("first", DataSource.class, () -> h2("first")).withBean("second", DataSource.class, () -> h2("second"))
+                .withPropertyValues("distlock.backend=jdbc").run(context -> assertThat(context).hasFailed()
+                        .getFailure().rootCause().hasMessageContaining("several DataSource beans and none is primary"));
+    }
+
     @Test
     void theApplicationsLettuceClientResourcesAreBorrowedAndLeftRunning() {
         DefaultClientResources real = DefaultClientResources.create();
@@ -162,7 +236,8 @@ class DistlockAutoConfigurationTest {
             String metadata = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
             assertThat(metadata).contains("\"distlock.backend\"", "\"distlock.lease-time\"", "\"distlock.wait-time\"",
                     "\"distlock.operation-timeout\"", "\"distlock.redis.uri\"", "\"distlock.redis.key-prefix\"",
-                    "\"distlock.zookeeper.connect-string\"", "\"distlock.zookeeper.namespace\"");
+                    "\"distlock.zookeeper.connect-string\"", "\"distlock.zookeeper.namespace\"", "\"distlock.jdbc.url\"",
+                    "\"distlock.jdbc.table\"", "\"distlock.jdbc.create-table\"");
         }
     }
 }
