@@ -256,7 +256,7 @@ public final class Checker {
         String summary = overlaps.isEmpty() ? "no overlapping holds"
                 : crowds == 0 ? overlaps.size() + " overlapping pairs of holds " + near(near)
                 : (overlaps.size() == crowds ? "" : (overlaps.size() - crowds) + " overlapping pairs of holds, ") + crowds
-                        + " times more than " + history.sharedLimit()
+                        + (crowds == 1 ? " time" : " times") + " more than " + history.sharedLimit()
                         + " shared holds at once " + near(near);
         return result(Invariant.OVERLAP, overlaps.size(), summary, examples);
     }

@@ -365,7 +365,7 @@ class CheckerTest {
         s.shared(20, 3, 102, 50);
         CheckReport.Result threeOnTwoPermits = s.check(200, 2).result(Invariant.OVERLAP);
         assertThat(threeOnTwoPermits.holds()).isFalse();
-        assertThat(threeOnTwoPermits.summary()).contains("1 times more than 2 shared holds at once");
+        assertThat(threeOnTwoPermits.summary()).contains("1 time more than 2 shared holds at once");
         assertThat(threeOnTwoPermits.counterexamples()).anyMatch(c -> c.startsWith("3 processes held shared holds at once (at most 2 may)"));
         assertThat(s.check(200, 3).result(Invariant.OVERLAP).holds()).isTrue();
     }

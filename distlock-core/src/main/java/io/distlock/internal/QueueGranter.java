@@ -86,7 +86,13 @@ final class QueueGranter implements Granter {
                 if (left <= 0) {
                     return null;
                 }
-                slot.signal.awaitChange(generation, Math.min(left, fallbackPollNanos));
+                long sleep = Math.min(left, fallbackPollNanos);
+                long queueMoves = result.holderRemaining().toNanos();
+                if (queueMoves > 0) {
+                    // a holder that dies publishes nothing: check again when its lease (or a waiter's heartbeat) runs out
+                    sleep = Math.min(sleep, queueMoves + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(1));
+                }
+                slot.signal.awaitChange(generation, sleep);
             }
         } finally {
             if (!granted) {

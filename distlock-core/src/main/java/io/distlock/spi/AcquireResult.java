@@ -7,8 +7,10 @@ import java.time.Duration;
  *
  * @param granted whether the caller now holds the lock
  * @param fencingToken the token of the grant (positive), or 0 when not granted
- * @param holderRemaining when not granted, how long the current holder's lease runs at most
- *     ({@link Duration#ZERO} if unknown); zero when granted
+ * @param holderRemaining when not granted, how long the current holder's lease runs at most; for a queue
+ *     turn check, how long until the queue may move without anyone's call (the first holder lease or waiter
+ *     heartbeat runs out); {@link Duration#ZERO} if unknown (the engine then waits for a notification or its
+ *     fallback poll); zero when granted
  * @param notifiedLease for a grant the backend made earlier on a queued caller's behalf and told it of
  *     (see {@link #notified}): the lease that grant has until the engine renews it; zero otherwise
  */

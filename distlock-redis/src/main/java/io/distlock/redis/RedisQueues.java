@@ -53,10 +53,12 @@ final class RedisQueues {
      * @param granted whether the caller holds
      * @param token the grant's token; while queued, the last token the lock had issued (a grant published
      *     later has a larger one)
+     * @param nextDeadlineMillis while queued, how long until the first holder lease or waiter heartbeat of the
+     *     lock runs out (the queue may move then with nobody's call, so nobody's message); 0 if unknown
      */
-    record Turn(boolean granted, long token) {
+    record Turn(boolean granted, long token, long nextDeadlineMillis) {
         AcquireResult result() {
-            return granted ? AcquireResult.granted(token) : AcquireResult.busy(Duration.ZERO);
+            return granted ? AcquireResult.granted(token) : AcquireResult.busy(Duration.ofMillis(nextDeadlineMillis));
         }
     }
 
@@ -68,7 +70,7 @@ final class RedisQueues {
     /** Runs an operation that answers {@code {granted, token}}, keeping the last token of a queued answer. */
     CompletableFuture<Turn> turn(String kind, int cap, String operation, String name, String... args) {
         return acks.acknowledged(() -> map(this.<List<Object>>run(Script.QUEUE_MULTI, kind, name, cap, operation, args), "acquire", name,
-                values -> new Turn((Long) values.get(0) == 1L, (Long) values.get(1))), "acquire", name);
+                values -> new Turn((Long) values.get(0) == 1L, (Long) values.get(1), values.size() > 2 ? (Long) values.get(2) : 0L)), "acquire", name);
     }
 
     /** Runs an operation that answers a number. */

@@ -22,10 +22,12 @@
 -- ARGV[6]  the heartbeat window in ms: a waiter that does not check within it is dropped from the queue,
 --          and a grant made on its behalf lasts that long (at most its lease) until it claims it
 -- ARGV[7..] per operation:
---   acquire   owner, mode, lease ms                 -> {1, token} granted | {0, last token issued} queued
+--   acquire   owner, mode, lease ms                 -> {1, token} granted | {0, last token issued, next} queued, where next
+--             is how many ms until the first holder lease or waiter heartbeat runs out (the queue may move then
+--             without anyone's call: a holder that died without releasing publishes nothing)
 --             (a retried acquire of a holder extends its lease; of a waiter refreshes its heartbeat)
 --   check     owner, mode, lease ms                 -> {1, token} held (the lease now runs from this call)
---             | {0, last token issued} still queued (heartbeat refreshed); a waiter dropped meanwhile (its heartbeat or
+--             | {0, last token issued, next} still queued (heartbeat refreshed); a waiter dropped meanwhile (its heartbeat or
 --             its pending grant ran out) joins again at the tail, as acquire would
 --   leave     owner, mode                           -> 1 left the queue (or gave up a grant), 0 not there
 --   renew     owner, lease ms                       -> 1 renewed | 3 force-unlocked | 0 no hold of this owner
@@ -183,6 +185,12 @@ local function check_cap()
   return nil
 end
 
+-- ms until the first deadline (a holder's lease, a waiter's heartbeat, ours included) runs out: the queue may move then
+local function next_deadline()
+  local first = redis.call('ZRANGE', deadlines, 0, 0, 'WITHSCORES')[2]
+  return first and math.max(0, tonumber(first) - now) or 0
+end
+
 -- acquire for a caller that neither holds nor waits: granted at once, or queued at the tail
 local function join(owner, mode, lease)
   local member = mode .. owner
@@ -193,7 +201,7 @@ local function join(owner, mode, lease)
   redis.call('ZADD', queue, redis.call('HINCRBY', state, 'seq', 1), member)
   redis.call('ZADD', deadlines, now + heartbeat, member)
   redis.call('HSET', state, 'l:' .. member, lease)
-  return {0, num('token')}
+  return {0, num('token'), next_deadline()}
 end
 
 local result
@@ -209,7 +217,7 @@ if op == 'acquire' or op == 'check' then
     result = {1, num('t:' .. owner)}
   elseif not queue_is_empty() and redis.call('ZSCORE', queue, mode .. owner) then
     redis.call('ZADD', deadlines, now + heartbeat, mode .. owner)
-    result = {0, num('token')}
+    result = {0, num('token'), next_deadline()}
   else
     result = join(owner, mode, lease)
   end
