@@ -23,6 +23,7 @@ final class EnsembleMember {
     private final int electionPort;
     private final Path dataDir;
     private @Nullable Run run;
+    private long exitRequestsAtStart;
 
     EnsembleMember(int id) {
         this.id = id;
@@ -55,6 +56,7 @@ final class EnsembleMember {
         Map<String, String> extra = new java.util.HashMap<>(serverLines);
         extra.put("initLimit", "10");
         extra.put("syncLimit", "5");
+        exitRequestsAtStart = ZooKeeperExits.requests();
         run = new Run(ZooKeeperConfig.of(dataDir, clientPort, extra), id);
     }
 
@@ -63,9 +65,24 @@ final class EnsembleMember {
         return run != null && ZooKeeperStatus.mode(clientPort).isPresent();
     }
 
-    /** Returns why the peer's thread failed, if it did. */
+    /**
+     * Returns why the peer failed, if it did: its thread ended with an error, or ZooKeeper asked to exit the JVM
+     * since it started (a port it could not bind; the request may also have come from another member started
+     * at the same time, which fails the ensemble's start as a whole just the same).
+     */
     @Nullable Throwable failure() {
-        return run == null ? null : run.failure;
+        Run current = run;
+        if (current == null) {
+            return null;
+        }
+        if (current.failure != null) {
+            return current.failure;
+        }
+        if (ZooKeeperExits.requests() > exitRequestsAtStart) {
+            return new IllegalStateException("ZooKeeper asked to exit the JVM with code " + ZooKeeperExits.lastCode()
+                    + (ZooKeeperExits.lastCode() == 14 ? " (a quorum or election port could not be bound)" : ""));
+        }
+        return null;
     }
 
     /** Shuts the peer down (its connections and quorum links drop) and waits until it is gone; keeps its data. */

@@ -27,14 +27,27 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     }
 
     /**
-     * Starts an ensemble of {@code size} members on free ports and waits until every member serves.
+     * Starts an ensemble of {@code size} members on free ports and waits until every member serves; tries new
+     * ports up to three times, since a port found free can be taken before a member binds it.
      *
-     * @throws IllegalStateException if they do not form a quorum within a minute
+     * @throws IllegalStateException if they do not form a quorum within a minute, three times
      */
     public static ZooKeeperEnsemble launch(int size) {
         if (size < 1) {
             throw new IllegalArgumentException("an ensemble needs at least one member, was " + size);
         }
+        IllegalStateException last = null;
+        for (int attempt = 0; attempt < 3; attempt++) {
+            try {
+                return launchOnce(size);
+            } catch (IllegalStateException e) {
+                last = e;
+            }
+        }
+        throw last;
+    }
+
+    private static ZooKeeperEnsemble launchOnce(int size) {
         List<EnsembleMember> members = new ArrayList<>();
         for (int id = 1; id <= size; id++) {
             members.add(new EnsembleMember(id));

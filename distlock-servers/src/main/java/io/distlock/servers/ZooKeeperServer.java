@@ -160,6 +160,7 @@ public final class ZooKeeperServer implements BackendControl, AutoCloseable {
         private volatile @Nullable Throwable failure;
 
         Run(ServerConfig config, int port) {
+            ZooKeeperExits.requests(); // a fatal error of this server must not end the JVM
             thread = new Thread(() -> {
                 try {
                     runFromConfig(config);

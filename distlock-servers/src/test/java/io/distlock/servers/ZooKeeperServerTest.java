@@ -59,6 +59,24 @@ class ZooKeeperServerTest {
     }
 
     @Test
+    void zooKeepersRequestToExitTheJvmFailsTheMemberInsteadOfEndingTheJvm() {
+        EnsembleMember member = new EnsembleMember(7);
+        try {
+            member.start(java.util.Map.of("server.7", "127.0.0.1:" + FreePorts.next() + ":" + FreePorts.next()));
+            long before = ZooKeeperExits.requests();
+
+            // what a quorum peer does when it cannot bind its election port: in a surefire fork that ended every test in it
+            org.apache.zookeeper.util.ServiceUtils.requestSystemExit(14);
+
+            assertThat(ZooKeeperExits.requests()).isEqualTo(before + 1);
+            assertThat(member.failure()).as("a member waited for is reported failed, naming why, not waited for a minute")
+                    .isNotNull().hasMessageContaining("code 14").hasMessageContaining("could not be bound");
+        } finally {
+            member.close();
+        }
+    }
+
+    @Test
     void anEnsembleKeepsServingWhenOneMemberIsKilledAndTheMemberRejoinsWithTheData() throws Exception {
         try (ZooKeeperEnsemble ensemble = ZooKeeperEnsemble.launch(3)) {
             String[] members = ensemble.connectString().split(",");
