@@ -45,12 +45,7 @@ public final class TimelineReport {
      * @param conclusive false when the run was inconclusive (the verdict is then shown as a warning)
      * @param repeatCommand the command that runs the check again, or null (a replayed history)
      */
-    public record Header(String title, String verdict, boolean conclusive, @Nullable String repeatCommand) {
-        /** A header whose verdict follows from the report alone (for replays and tests). */
-        public static Header of(String title, CheckReport report) {
-            return new Header(title, report.passed() ? "OK: every claimed invariant holds." : "VIOLATION of a claimed invariant.", true, null);
-        }
-    }
+    public record Header(String title, String verdict, boolean conclusive, @Nullable String repeatCommand) {}
 
     /**
      * Overlapping holds that have the same faults near them.

@@ -310,7 +310,7 @@ class CheckerTest {
                 .doesNotContain("FAIL", "\"m\":\"lostupdate\"", " src=", "https:");
         s.at(1150, 2, Type.OK, WRITE, 4294967400L, 5).at(2550, 1, Type.OK, WRITE, 4294967351L, 5);
         History withLostUpdate = new History(s.events, s.faults, 0, 3000 * MS, LEASE, 0, s.fenced);
-        assertThat(TimelineReport.html(TimelineReport.Header.of("t", s.check(3000)), withLostUpdate, s.check(3000)))
+        assertThat(TimelineReport.html(new TimelineReport.Header("t", "VIOLATION", true, null), withLostUpdate, s.check(3000)))
                 .contains("\"m\":\"lostupdate\"", "processes 2 and 1 both wrote 5");
     }
 

@@ -1,6 +1,10 @@
 package io.distlock.servers;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -35,16 +39,23 @@ abstract class DatabaseProcess implements DatabaseServer {
     private volatile @Nullable GuardedProcess process;
 
     /**
-     * @param name the server's name in logs and messages, e.g. {@code postgres}
-     * @param dir the server's own directory (deleted by {@link #close()})
+     * Creates the server's own directory (readable by all, for a server run as another user; deleted by
+     * {@link #close()}).
+     *
+     * @param name the server's name in logs, messages and its directory's name, e.g. {@code postgres}
      * @param port its port
      * @param readyLine the log line that says it accepts connections
      * @param stopSignal the signal of a clean shutdown, e.g. {@code INT}
      * @param startTimeout how long a start may take
      */
-    DatabaseProcess(String name, Path dir, int port, String readyLine, String stopSignal, Duration startTimeout) {
+    DatabaseProcess(String name, int port, String readyLine, String stopSignal, Duration startTimeout) {
         this.name = name;
-        this.dir = dir;
+        try {
+            this.dir = Files.createTempDirectory("distlock-" + name + "-");
+            Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create a directory for " + name, e);
+        }
         this.port = port;
         this.readyLine = readyLine;
         this.stopSignal = stopSignal;

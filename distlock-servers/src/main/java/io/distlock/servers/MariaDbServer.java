@@ -31,16 +31,8 @@ public final class MariaDbServer extends DatabaseProcess {
     private final Path home;
 
     private MariaDbServer(Path home, int port) {
-        super("mariadb", newDirectory(), port, "ready for connections", "TERM", Duration.ofSeconds(90));
+        super("mariadb", port, "ready for connections", "TERM", Duration.ofSeconds(90));
         this.home = home;
-    }
-
-    private static Path newDirectory() {
-        try {
-            return Files.createTempDirectory("distlock-mariadb-");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     /**

@@ -27,18 +27,8 @@ public final class PostgresServer extends DatabaseProcess {
     private final Path home;
 
     private PostgresServer(Path home, int port) {
-        super("postgres", newDirectory(), port, "database system is ready to accept connections", "INT", Duration.ofSeconds(60));
+        super("postgres", port, "database system is ready to accept connections", "INT", Duration.ofSeconds(60));
         this.home = home;
-    }
-
-    private static Path newDirectory() {
-        try {
-            Path dir = Files.createTempDirectory("distlock-postgres-");
-            Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
-            return dir;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     /**
