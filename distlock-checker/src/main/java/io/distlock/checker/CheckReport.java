@@ -11,10 +11,13 @@ import java.util.Set;
  *
  * @param results one per invariant, in {@link Invariant} order
  * @param holds the holding intervals the checker derived (for the timeline)
- * @param overlaps overlapping pairs of holds (for the timeline), at most {@link Checker#MAX_EXAMPLES} * 10
+ * @param overlaps holds held together against the lock's rules, judged (for the timeline): every violation first, then
+ *     allowed ones, at most {@link Checker#MAX_EXAMPLES} * 10 in all, in time order
+ * @param judgedFaults the faults whose recovery the liveness invariant judged (an acquisition came in time, or the time
+ *     allowed for one ended before the run did)
  * @param stats counts for the summary line
  */
-public record CheckReport(List<Result> results, List<Hold> holds, List<Hold[]> overlaps, Stats stats) {
+public record CheckReport(List<Result> results, List<Hold> holds, List<Overlap> overlaps, List<Fault> judgedFaults, Stats stats) {
 
     /**
      * One invariant's outcome.

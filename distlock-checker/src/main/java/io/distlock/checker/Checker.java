@@ -1,11 +1,8 @@
 package io.distlock.checker;
 
-import static io.distlock.checker.Operation.ABORT;
 import static io.distlock.checker.Operation.ACQUIRE;
 import static io.distlock.checker.Operation.FENCED_WRITE;
 import static io.distlock.checker.Operation.LOST;
-import static io.distlock.checker.Operation.READ;
-import static io.distlock.checker.Operation.RELEASE;
 import static io.distlock.checker.Operation.WRITE;
 
 import io.distlock.checker.CheckReport.Result;
@@ -22,7 +19,9 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * Checks a recorded {@link History} against the {@link Invariant}s. Pure: no servers, no clocks.
+ * Checks a recorded {@link History} against the {@link Invariant}s. Pure: no servers, no clocks. Every
+ * invariant is judged on every history; the lock's claims decide which of them fail the run. The overlap
+ * and order invariants live in {@link OverlapCheck} and {@link OrderCheck}; holds are derived by {@link Holds}.
  */
 public final class Checker {
     /** Counterexamples listed per invariant (all are counted). */
@@ -31,12 +30,8 @@ public final class Checker {
     private final History history;
     private final Set<Invariant> claimed;
     private final long livenessBoundNanos;
+    private final EventText text;
 
-    /**
-     * @param history the history to check
-     * @param claimed the invariants the lock promises; only these decide {@link CheckReport#passed()}
-     * @param livenessBoundNanos how long after lease time a healed fault may go without any acquisition
-     */
     /**
      * Note of a fenced write a worker did not send because its lease was no longer valid (a FAIL that the
      * store never saw).
@@ -54,18 +49,37 @@ public final class Checker {
      */
     public static final String SHARED = "shared";
 
+    /**
+     * @param history the history to check
+     * @param claimed the invariants the lock promises; only these decide {@link CheckReport#passed()}
+     * @param livenessBoundNanos how long after lease time a healed fault may go without any acquisition
+     */
     public Checker(History history, Set<Invariant> claimed, long livenessBoundNanos) {
         this.history = history;
         this.claimed = Set.copyOf(claimed);
         this.livenessBoundNanos = livenessBoundNanos;
+        this.text = new EventText(history);
     }
 
     /** Runs every check. */
     public CheckReport check() {
-        List<Hold> holds = holds();
-        List<Hold[]> overlaps = overlaps(holds, history.sharedLimit());
-        List<Result> results = List.of(tokens(), fencedWrites(), lostUpdates(), overlap(overlaps), liveness());
-        return new CheckReport(results, holds, overlaps.subList(0, Math.min(overlaps.size(), MAX_EXAMPLES * 10)), stats());
+        List<Hold> holds = Holds.of(history);
+        OverlapCheck overlapCheck = new OverlapCheck(history);
+        List<Overlap> overlaps = overlapCheck.overlaps(holds);
+        List<Fault> judged = new ArrayList<>();
+        List<Result> results = List.of(tokens(), fencedWrites(), lostUpdates(),
+                overlapCheck.result(overlaps, claimed.contains(Invariant.OVERLAP)), liveness(judged),
+                new OrderCheck(history).result(claimed.contains(Invariant.ORDER)));
+        return new CheckReport(results, holds, shown(overlaps), judged, stats());
+    }
+
+    /** The overlaps the timeline shows: every violation first (up to the cap), then allowed ones, in time order. */
+    private List<Overlap> shown(List<Overlap> overlaps) {
+        int cap = MAX_EXAMPLES * 10;
+        List<Overlap> shown = new ArrayList<>(overlaps.stream().filter(Overlap::violation).limit(cap).toList());
+        overlaps.stream().filter(o -> !o.violation()).limit(cap - shown.size()).forEach(shown::add);
+        shown.sort(Comparator.comparingLong(o -> o.startNanos() - history.startNanos()));
+        return List.copyOf(shown);
     }
 
     private CheckReport.Stats stats() {
@@ -119,7 +133,7 @@ public final class Checker {
             Event earlier = byToken.putIfAbsent(a.ok().token(), a.ok());
             if (earlier != null) {
                 violations++;
-                examples.add("token " + a.ok().token() + " issued twice:\n" + describe(earlier) + "\n" + describe(a.ok()));
+                examples.add("token " + a.ok().token() + " issued twice:\n" + text.describe(earlier) + "\n" + text.describe(a.ok()));
             }
         }
         // Every acquisition that completed before another was invoked must have the lower token.
@@ -139,7 +153,7 @@ public final class Checker {
             if (highest != null && highest != a && a.ok().token() <= highest.ok().token()) {
                 violations++;
                 examples.add("token " + a.ok().token() + " was issued after token " + highest.ok().token() + " had been granted:\n"
-                        + describe(highest.ok()) + "\n" + describe(a.invoke()) + "\n" + describe(a.ok()));
+                        + text.describe(highest.ok()) + "\n" + text.describe(a.invoke()) + "\n" + text.describe(a.ok()));
             }
         }
         String summary = violations == 0
@@ -175,8 +189,8 @@ public final class Checker {
                 boolean unchecked = invoke != null && invoke.note().startsWith(UNCHECKED);
                 if (invoke != null && lost != null && lost.nanos() - invoke.nanos() < 0 && !unchecked) {
                     violations++;
-                    examples.add("a holder wrote after it was told its lease was lost:\n" + describe(lost) + "\n"
-                            + describe(invoke) + "\n" + describe(e));
+                    examples.add("a holder wrote after it was told its lease was lost:\n" + text.describe(lost) + "\n"
+                            + text.describe(invoke) + "\n" + text.describe(e));
                 }
             }
         }
@@ -203,7 +217,7 @@ public final class Checker {
                 if (earlier != null) {
                     duplicates++;
                     examples.add("two holders both wrote " + e.value() + " (both read " + (e.value() - 1) + "): one increment is lost\n"
-                            + describe(earlier) + "\n" + describe(e) + overlappingFaults(earlier.nanos(), e.nanos()));
+                            + text.describe(earlier) + "\n" + text.describe(e) + text.faultsNear(earlier.nanos(), e.nanos()));
                 }
             }
         }
@@ -213,7 +227,7 @@ public final class Checker {
             if (e.is(Type.OK, WRITE)) {
                 Event earlier = first.putIfAbsent(e.value(), e);
                 if (earlier != null) {
-                    faultKindsNear(earlier.nanos(), e.nanos()).forEach(kind -> near.merge(kind, 1, Integer::sum));
+                    text.faultKindsNear(earlier.nanos(), e.nanos()).forEach(kind -> near.merge(kind, 1, Integer::sum));
                 }
             }
         }
@@ -226,43 +240,15 @@ public final class Checker {
         String summary = violations == 0
                 ? acknowledged + " acknowledged increments, register ends at " + history.finalRegister()
                 : String.format(Locale.ROOT, "%d of %d acknowledged increments lost (register ends at %d)", violations,
-                        acknowledged, history.finalRegister()) + (near.isEmpty() ? "" : " " + near(near));
+                        acknowledged, history.finalRegister()) + (near.isEmpty() ? "" : " " + EventText.near(near));
         return result(Invariant.LOST_UPDATES, violations, summary, examples);
     }
 
-    /** (d) overlapping holds of different processes. */
-    private Result overlap(List<Hold[]> overlaps) {
-        List<String> examples = new ArrayList<>();
-        for (Hold[] pair : overlaps) {
-            if (examples.size() >= MAX_EXAMPLES) {
-                break;
-            }
-            if (pair.length > 2) {
-                examples.add(tooManyShared(pair));
-                continue;
-            }
-            long overlapNanos = Math.min(pair[0].endNanos() - pair[1].startNanos(), pair[1].endNanos() - pair[1].startNanos());
-            examples.add(String.format(Locale.ROOT, "processes %d and %d both held the lock for %.1f ms:%n%s%n%s%s",
-                    pair[0].process(), pair[1].process(), overlapNanos / 1e6, describe(pair[0]), describe(pair[1]),
-                    overlappingFaults(pair[1].startNanos(), pair[1].startNanos() + overlapNanos)));
-        }
-        Map<String, Integer> near = new TreeMap<>();
-        for (Hold[] pair : overlaps) {
-            for (String kind : faultKindsNear(pair[1].startNanos(), Math.min(pair[0].endNanos(), pair[1].endNanos()))) {
-                near.merge(kind, 1, Integer::sum);
-            }
-        }
-        long crowds = overlaps.stream().filter(pair -> pair.length > 2).count();
-        String summary = overlaps.isEmpty() ? "no overlapping holds"
-                : crowds == 0 ? overlaps.size() + " overlapping pairs of holds " + near(near)
-                : (overlaps.size() == crowds ? "" : (overlaps.size() - crowds) + " overlapping pairs of holds, ") + crowds
-                        + (crowds == 1 ? " time" : " times") + " more than " + history.sharedLimit()
-                        + " shared holds at once " + near(near);
-        return result(Invariant.OVERLAP, overlaps.size(), summary, examples);
-    }
-
-    /** (e) an acquisition within lease + bound after each healed fault. */
-    private Result liveness() {
+    /**
+     * (e) an acquisition within lease + bound after each healed fault. A fault is judged when an acquisition came
+     * within that window, or when the window ended before the run did; adds the judged faults to {@code judged}.
+     */
+    private Result liveness(List<Fault> judged) {
         TreeSet<Long> acquiredAt = new TreeSet<>();
         for (Event e : history.events()) {
             if (e.is(Type.OK, ACQUIRE)) {
@@ -275,15 +261,17 @@ public final class Checker {
         int checked = 0;
         for (Fault fault : history.faults()) {
             long healed = fault.endNanos() - history.startNanos();
-            if (healed + window > history.endNanos() - history.startNanos()) {
-                continue; // the run ended too soon after this fault to judge
+            Long next = acquiredAt.higher(healed);
+            boolean recovered = next != null && next - healed <= window;
+            if (!recovered && healed + window > history.endNanos() - history.startNanos()) {
+                continue; // no acquisition yet, and the run ended too soon after this fault to say none would come
             }
             checked++;
-            Long next = acquiredAt.higher(healed);
-            if (next == null || next - healed > window) {
+            judged.add(fault);
+            if (!recovered) {
                 violations++;
                 examples.add(String.format(Locale.ROOT, "no acquisition within %.1f s after %s healed at %s (next: %s)",
-                        window / 1e9, fault.description(), seconds(fault.endNanos()),
+                        window / 1e9, fault.description(), text.seconds(fault.endNanos()),
                         next == null ? "none" : String.format(Locale.ROOT, "%.3f s", next / 1e9)));
             }
         }
@@ -293,124 +281,8 @@ public final class Checker {
         return result(Invariant.LIVENESS, violations, summary, examples);
     }
 
-    /** Derives the holding intervals. */
-    private List<Hold> holds() {
-        Map<Integer, Event> open = new HashMap<>();
-        List<Hold> holds = new ArrayList<>();
-        Map<Integer, Long> killedAt = new HashMap<>();
-        for (Fault fault : history.faults()) {
-            if (fault.kind() == FaultKind.KILL && fault.process() >= 0) {
-                killedAt.put(fault.process(), fault.startNanos());
-            }
-        }
-        for (Event e : history.events()) {
-            Event acquired = open.get(e.process());
-            if (e.is(Type.OK, ACQUIRE)) {
-                if (acquired != null) {
-                    holds.add(new Hold(e.process(), acquired.token(), acquired.nanos(), e.nanos(), "reacquire", isShared(acquired)));
-                }
-                open.put(e.process(), e);
-            } else if (acquired != null && (e.is(Type.INVOKE, RELEASE) || e.is(Type.INFO, LOST) || e.is(Type.INFO, ABORT))
-                    && e.token() == acquired.token()) {
-                holds.add(new Hold(e.process(), acquired.token(), acquired.nanos(), e.nanos(), e.op().id(), isShared(acquired)));
-                open.remove(e.process());
-            }
-        }
-        open.forEach((process, acquired) -> {
-            Long killed = killedAt.get(process);
-            boolean wasKilled = killed != null && killed - acquired.nanos() >= 0;
-            holds.add(new Hold(process, acquired.token(), acquired.nanos(), wasKilled ? killed : history.endNanos(),
-                    wasKilled ? "killed" : "end-of-run", isShared(acquired)));
-        });
-        holds.sort(Comparator.comparingLong(h -> h.startNanos() - history.startNanos()));
-        return holds;
-    }
-
-    /**
-     * Returns the holds that were held together against the rules: pairs where one of the two is exclusive,
-     * and, each time a shared hold begins while {@code sharedLimit} others are held, those and the new one
-     * (an array longer than two).
-     */
-    private static List<Hold[]> overlaps(List<Hold> holds, int sharedLimit) {
-        List<Hold[]> found = new ArrayList<>();
-        List<Hold> active = new ArrayList<>();
-        for (Hold hold : holds) {
-            active.removeIf(a -> a.endNanos() - hold.startNanos() <= 0);
-            List<Hold> sharing = new ArrayList<>();
-            for (Hold a : active) {
-                if (a.process() == hold.process()) {
-                    continue;
-                }
-                if (a.shared() && hold.shared()) {
-                    sharing.add(a);
-                } else {
-                    found.add(new Hold[] {a, hold});
-                }
-            }
-            if (hold.shared() && sharing.size() >= sharedLimit) {
-                sharing.add(hold);
-                found.add(sharing.toArray(Hold[]::new));
-            }
-            active.add(hold);
-        }
-        return found;
-    }
-
-    private String tooManyShared(Hold[] crowd) {
-        Hold last = crowd[crowd.length - 1];
-        long until = last.endNanos();
-        StringBuilder text = new StringBuilder(String.format(Locale.ROOT, "%d processes held shared holds at once (at most %d may):",
-                crowd.length, history.sharedLimit()));
-        for (Hold hold : crowd) {
-            text.append(System.lineSeparator()).append(describe(hold));
-            until = Math.min(until, hold.endNanos());
-        }
-        return text + overlappingFaults(last.startNanos(), until);
-    }
-
-    /** The kinds of the faults around an interval (from three leases before it), or "no fault". */
-    private Set<String> faultKindsNear(long from, long to) {
-        Set<String> kinds = new TreeSet<>();
-        history.faultsNear(from, to).forEach(fault -> kinds.add(fault.kind().id()));
-        if (kinds.isEmpty()) {
-            kinds.add("no fault");
-        }
-        return kinds;
-    }
-
-    private static String near(Map<String, Integer> counts) {
-        List<String> parts = new ArrayList<>();
-        counts.forEach((kind, count) -> parts.add(kind + " " + count));
-        return "(near: " + String.join(", ", parts) + ")";
-    }
-
-    private String overlappingFaults(long from, long to) {
-        List<String> during = history.faultsNear(from, to).stream()
-                .map(fault -> fault.description() + " at " + seconds(fault.startNanos())).toList();
-        return during.isEmpty() ? "\n(no fault nearby)" : "\n(nearby faults: " + String.join("; ", during) + ")";
-    }
-
-    private static boolean isShared(Event acquired) {
-        return acquired.note().equals(SHARED);
-    }
-
     private static String key(int process, long token) {
         return process + ":" + token;
     }
 
-    private String seconds(long nanos) {
-        return String.format(Locale.ROOT, "%.3f s", (nanos - history.startNanos()) / 1e9);
-    }
-
-    private String describe(Event e) {
-        return String.format(Locale.ROOT, "  %s  process %d %s %s%s%s%s", seconds(e.nanos()), e.process(),
-                e.type().name().toLowerCase(Locale.ROOT), e.op().id(), e.token() != 0 ? " token=" + e.token() : "",
-                e.value() != 0 || e.op().isWrite() || e.op() == READ ? " value=" + e.value() : "",
-                e.note().isEmpty() ? "" : " (" + e.note() + ")");
-    }
-
-    private String describe(Hold h) {
-        return String.format(Locale.ROOT, "  process %d held%s%s from %s to %s (ended by %s)", h.process(),
-                h.shared() ? " shared" : "", h.token() != 0 ? " token " + h.token() : "", seconds(h.startNanos()), seconds(h.endNanos()), h.endedBy());
-    }
 }

@@ -2,11 +2,13 @@ package io.distlock.checker;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 
 /**
- * Everything a check run recorded: the events of all processes, the faults, and the final state of
- * the register and of the fenced store.
+ * Everything a check run recorded: the events of all processes, the faults, the final state of the
+ * register and of the fenced store, and the rules the run's lock and deployment are judged by.
  *
  * @param events all events, in any order (sorted by time on construction, stable per process)
  * @param faults the injected faults
@@ -15,24 +17,63 @@ import java.util.List;
  * @param leaseNanos the lease time the lock was used with
  * @param finalRegister the unfenced register's value at the end
  * @param fencedLog the writes the fenced store accepted, in its order
- * @param sharedLimit how many shared holds (read holds, semaphore permits: acquisitions whose ok event
- *     carries the note {@link Checker#SHARED}) may overlap; {@link #UNLIMITED} for a read-write lock's readers
+ * @param rules what the lock and the deployment allow (kept with the history, so that a replay judges the same)
  */
 public record History(List<Event> events, List<Fault> faults, long startNanos, long endNanos, long leaseNanos,
-        long finalRegister, List<FencedWrite> fencedLog, int sharedLimit) {
-    /** The {@link #sharedLimit()} of a lock whose shared holds may all overlap (a read-write lock's readers). */
+        long finalRegister, List<FencedWrite> fencedLog, Rules rules) {
+    /** The {@link Rules#sharedLimit()} of a lock whose shared holds may all overlap (a read-write lock's readers). */
     public static final int UNLIMITED = Integer.MAX_VALUE;
 
-    /** A history of a lock without shared holds (or whose shared holds may all overlap). */
+    /**
+     * What a run's lock and deployment allow, which the history alone does not say.
+     *
+     * @param sharedLimit how many shared holds (read holds, semaphore permits: acquisitions whose ok event
+     *     carries the note {@link Checker#SHARED}) may overlap; {@link #UNLIMITED} for a read-write lock's readers
+     * @param lockLosingFaults the faults after which the deployment does not promise that held locks survive
+     *     (Redis restarted without persistence, a failover without replica acknowledgement): an overlap across
+     *     one of them is no violation
+     * @param orderBoundNanos for a lock that grants in arrival order (a fair lock, a read-write lock): how long an
+     *     acquire must have been pending to be surely queued at the server (its join answered: the operation
+     *     timeout, plus a margin for the client to send it); 0 for a lock whose grants need not follow arrival
+     *     order (see {@link Invariant#ORDER})
+     */
+    public record Rules(int sharedLimit, Set<FaultKind> lockLosingFaults, long orderBoundNanos) {
+        /** An exclusive lock (or one whose shared holds may all overlap), no fault that loses locks, no order promised. */
+        public static final Rules DEFAULT = new Rules(UNLIMITED, Set.of(), 0);
+
+        public Rules {
+            if (sharedLimit < 1) {
+                throw new IllegalArgumentException("sharedLimit must be at least 1, was " + sharedLimit);
+            }
+            if (orderBoundNanos < 0) {
+                throw new IllegalArgumentException("orderBoundNanos must not be negative, was " + orderBoundNanos);
+            }
+            lockLosingFaults = lockLosingFaults.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(lockLosingFaults));
+        }
+
+        /** Returns these rules with another shared limit. */
+        public Rules withSharedLimit(int limit) {
+            return new Rules(limit, lockLosingFaults, orderBoundNanos);
+        }
+
+        /** Returns these rules with other faults that lose locks. */
+        public Rules withLockLosingFaults(Set<FaultKind> kinds) {
+            return new Rules(sharedLimit, kinds, orderBoundNanos);
+        }
+
+        /** Returns these rules for a lock that grants in arrival order, judged for acquires pending at least {@code nanos}. */
+        public Rules withOrderBound(long nanos) {
+            return new Rules(sharedLimit, lockLosingFaults, nanos);
+        }
+    }
+
+    /** A history judged by the {@linkplain Rules#DEFAULT default rules}. */
     public History(List<Event> events, List<Fault> faults, long startNanos, long endNanos, long leaseNanos, long finalRegister,
             List<FencedWrite> fencedLog) {
-        this(events, faults, startNanos, endNanos, leaseNanos, finalRegister, fencedLog, UNLIMITED);
+        this(events, faults, startNanos, endNanos, leaseNanos, finalRegister, fencedLog, Rules.DEFAULT);
     }
 
     public History {
-        if (sharedLimit < 1) {
-            throw new IllegalArgumentException("sharedLimit must be at least 1, was " + sharedLimit);
-        }
         List<Event> sorted = new ArrayList<>(events);
         sorted.sort(Comparator.comparingLong(e -> e.nanos() - startNanos));
         events = List.copyOf(sorted);
@@ -41,6 +82,11 @@ public record History(List<Event> events, List<Fault> faults, long startNanos, l
         if (endNanos - startNanos < 0) {
             throw new IllegalArgumentException("history ends before it starts");
         }
+    }
+
+    /** Returns how many shared holds may overlap ({@link Rules#sharedLimit()}). */
+    public int sharedLimit() {
+        return rules.sharedLimit();
     }
 
     /**
@@ -52,5 +98,10 @@ public record History(List<Event> events, List<Fault> faults, long startNanos, l
         long from = Math.min(fromNanos, toNanos) - leaseNanos * 3;
         long to = Math.max(fromNanos, toNanos);
         return faults.stream().filter(fault -> fault.overlaps(from, to)).toList();
+    }
+
+    /** Returns the faults active at some time from {@code fromNanos} to {@code toNanos}, both included. */
+    public List<Fault> faultsBetween(long fromNanos, long toNanos) {
+        return faults.stream().filter(fault -> fault.overlaps(fromNanos, toNanos)).toList();
     }
 }

@@ -9,13 +9,23 @@ public enum Invariant {
     /** (c) Every acknowledged increment of the unfenced register survives. */
     LOST_UPDATES("lost-updates", "every acknowledged increment of the unfenced register is present at the end"),
     /**
-     * (d) No two processes believed they held the lock at the same time; of shared holds (read locks,
-     * semaphore permits), no more than the history's limit at once, and none with an exclusive hold.
+     * (d) No two processes held the lock at the same time with valid leases; of shared holds (read locks,
+     * semaphore permits), no more than the history's limit at once, and none with an exclusive hold. An
+     * overlap is allowed only where the history shows why ({@link Overlap.Excuse}): a holder was past its
+     * recorded lease, or a fault after which the deployment does not promise its locks came between.
      */
-    OVERLAP("overlap", "no two processes held the lock at the same time (as each believed); shared holds (reads, permits) "
-            + "only with each other, at most the permit count at once"),
+    OVERLAP("overlap", "no two processes held the lock at the same time with valid leases; shared holds (reads, permits) "
+            + "only with each other, at most the permit count at once; allowed only past a holder's recorded lease end "
+            + "or across a fault the deployment does not promise to survive"),
     /** (e) After each fault heals, some process acquires within the lease time plus a bound. */
-    LIVENESS("liveness", "after each fault heals, some process acquires within lease time plus the bound");
+    LIVENESS("liveness", "after each fault heals, some process acquires within lease time plus the bound"),
+    /**
+     * (f) A lock that grants in arrival order does: no acquisition is granted while a waiter that was surely
+     * queued at the server before it arrived still waits (pairs where one of the two is exclusive), unless a
+     * fault that can reorder the queue came between.
+     */
+    ORDER("order", "grants follow arrival order: nobody is granted ahead of a waiter that was surely queued before it "
+            + "arrived, unless a fault that reorders the queue came between");
 
     private final String id;
     private final String statement;

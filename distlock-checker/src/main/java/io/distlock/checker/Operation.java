@@ -17,6 +17,17 @@ public enum Operation {
     RELEASE("release"),
     /** The client was told its lease is gone ({@code onLost}). */
     LOST("lost"),
+    /**
+     * The holder's lease runs until the time in the event's value (its local deadline, on the events' clock):
+     * recorded when the lock was granted and after each confirmed renewal. An overlap that began after a
+     * holder's last recorded deadline is one the lease lock never promised to prevent.
+     */
+    LEASE("lease"),
+    /**
+     * The acquiring client waits in the server's queue: its join was answered "not yet" (seen by the worker in the
+     * client's wait). From then on a later arrival must not be granted before it, on a lock that grants in order.
+     */
+    QUEUED("queued"),
     /** The client found its lease invalid and skipped its writes. */
     ABORT("abort"),
     /** A store operation failed in a way that fits no other step. */

@@ -5,7 +5,6 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -48,12 +47,13 @@ public final class TimelineReport {
     public record Header(String title, String verdict, boolean conclusive, @Nullable String repeatCommand) {}
 
     /**
-     * Overlapping holds that have the same faults near them.
+     * Overlaps judged alike that have the same faults near them.
      *
+     * @param excuse how the overlaps were judged (NONE: violations)
      * @param causes the faults near these overlaps (from three leases before each until its end), empty if none
      * @param overlaps indexes into {@link CheckReport#overlaps()}
      */
-    record OverlapGroup(List<Fault> causes, List<Integer> overlaps) {}
+    record OverlapGroup(Overlap.Excuse excuse, List<Fault> causes, List<Integer> overlaps) {}
 
     /** Renders the page. */
     public static String html(Header header, History history, CheckReport report) {
@@ -87,28 +87,34 @@ public final class TimelineReport {
         return page.toString();
     }
 
-    /** Groups the overlaps by the faults near them, the group with the most overlaps first. */
-    static List<OverlapGroup> groups(History history, List<Hold[]> overlaps) {
-        Map<List<Fault>, List<Integer>> byCauses = new LinkedHashMap<>();
+    /** Groups the overlaps by how they were judged and the faults near them: violations first, then the largest groups. */
+    static List<OverlapGroup> groups(History history, List<Overlap> overlaps) {
+        record Key(Overlap.Excuse excuse, List<Fault> causes) {}
+        Map<Key, List<Integer>> byKey = new LinkedHashMap<>();
         for (int i = 0; i < overlaps.size(); i++) {
-            Hold[] held = overlaps.get(i);
-            byCauses.computeIfAbsent(history.faultsNear(overlapStart(held), overlapEnd(held)), causes -> new ArrayList<>()).add(i);
+            Overlap overlap = overlaps.get(i);
+            byKey.computeIfAbsent(new Key(overlap.excuse(), history.faultsNear(overlap.startNanos(), overlap.endNanos())),
+                    key -> new ArrayList<>()).add(i);
         }
         List<OverlapGroup> groups = new ArrayList<>();
-        byCauses.forEach((causes, members) -> groups.add(new OverlapGroup(causes, List.copyOf(members))));
-        groups.sort((a, b) -> b.overlaps().size() - a.overlaps().size());
+        byKey.forEach((key, members) -> groups.add(new OverlapGroup(key.excuse(), key.causes(), List.copyOf(members))));
+        groups.sort((a, b) -> a.excuse() != b.excuse() ? a.excuse().compareTo(b.excuse()) : b.overlaps().size() - a.overlaps().size());
         return groups;
     }
 
-    /** The heading of a group: "71 pairs near 2 faults: pause of process 3 at 12.300 s; restart at 14.000 s". */
+    /**
+     * The heading of a group: "71 pairs allowed (an earlier holder was past its lease), near 2 faults: pause of process 3
+     * at 12.300 s; restart at 14.000 s", or "2 pairs VIOLATING exclusion, near no fault".
+     */
     static String label(History history, CheckReport report, OverlapGroup group) {
-        boolean pairs = group.overlaps().stream().allMatch(i -> report.overlaps().get(i).length == 2);
+        boolean pairs = group.overlaps().stream().allMatch(i -> report.overlaps().get(i).holds().size() == 2);
         String what = group.overlaps().size() + (pairs ? (group.overlaps().size() == 1 ? " pair" : " pairs")
-                : group.overlaps().size() == 1 ? " overlap" : " overlaps");
+                : group.overlaps().size() == 1 ? " overlap" : " overlaps")
+                + (group.excuse() == Overlap.Excuse.NONE ? " VIOLATING exclusion" : " allowed (" + group.excuse().description() + ")");
         if (group.causes().isEmpty()) {
-            return what + " near no fault";
+            return what + ", near no fault";
         }
-        return what + " near " + (group.causes().size() == 1 ? "1 fault: " : group.causes().size() + " faults: ")
+        return what + ", near " + (group.causes().size() == 1 ? "1 fault: " : group.causes().size() + " faults: ")
                 + group.causes().stream().map(f -> f.description() + " at " + seconds(history, f.startNanos())).collect(Collectors.joining("; "));
     }
 
@@ -156,7 +162,9 @@ public final class TimelineReport {
         Map<String, String> legend = new LinkedHashMap<>();
         legend.put("exclusive hold", "hold");
         legend.put("shared hold (read, permit)", "shared");
-        legend.put("overlapping holds", "overlap");
+        legend.put("hold past its recorded lease end", "pastlease");
+        legend.put("overlap violating exclusion", "overlap violation");
+        legend.put("overlap allowed (past a lease, or a fault that loses locks)", "overlap allowed");
         legend.put("fault", "fault");
         legend.put("fenced write accepted", "accepted");
         legend.put("fenced write rejected", "rejected");
@@ -170,18 +178,22 @@ public final class TimelineReport {
             return "<h2>Overlaps</h2>\n<p>No two processes held the lock at the same time against its rules.</p>\n";
         }
         Map<Long, Integer> ranks = tokenRanks(history);
-        StringBuilder list = new StringBuilder("<h2>Overlaps</h2>\n<p class='note'>Grouped by the faults near them (active from three "
-                + "leases before the overlap until its end). Click one to see it on the timeline.</p>\n");
+        StringBuilder list = new StringBuilder("<h2>Overlaps</h2>\n<p class='note'>Grouped by how they were judged (an overlap is "
+                + "allowed only when a holder was already past the lease deadline it recorded, or across a fault after which the "
+                + "deployment does not promise its locks) and by the faults near them (active from three leases before the overlap "
+                + "until its end). Click one to see it on the timeline.</p>\n");
         for (OverlapGroup group : groups) {
             list.append("<details open><summary>").append(escape(label(history, report, group))).append("</summary><ol>\n");
             for (int i : group.overlaps()) {
-                Hold[] held = report.overlaps().get(i);
-                String holders = Arrays.stream(held).map(h -> "process " + h.process() + " (" + token(ranks, h.token())
-                        + seconds(history, h.startNanos()) + "-" + seconds(history, h.endNanos()) + ", ended by " + h.endedBy() + ")")
-                        .collect(Collectors.joining(held.length == 2 ? " and " : ", "));
+                Overlap overlap = report.overlaps().get(i);
+                List<Hold> held = overlap.holds();
+                String holders = held.stream().map(h -> "process " + h.process() + " (" + token(ranks, h.token())
+                        + seconds(history, h.startNanos()) + "-" + seconds(history, h.endNanos()) + ", ended by " + h.endedBy()
+                        + (h.leaseRecorded() ? ", lease until " + seconds(history, h.leaseEndNanos()) : "") + ")")
+                        .collect(Collectors.joining(held.size() == 2 ? " and " : ", "));
                 list.append("<li id='o").append(i).append("'><a href='#select=o").append(i).append("'>")
-                        .append(String.format(Locale.ROOT, "%.1f ms at %s", (overlapEnd(held) - overlapStart(held)) / 1e6,
-                                seconds(history, overlapStart(held))))
+                        .append(String.format(Locale.ROOT, "%.1f ms at %s", (overlap.endNanos() - overlap.startNanos()) / 1e6,
+                                seconds(history, overlap.startNanos())))
                         .append("</a>: ").append(escape(holders)).append("</li>\n");
             }
             list.append("</ol></details>\n");
@@ -221,7 +233,8 @@ public final class TimelineReport {
             holdIndex.put(h, holdIndex.size());
             json.open('{').key("p").number(h.process()).key("s").number(ms(history, h.startNanos())).key("e").number(ms(history, h.endNanos()))
                     .key("t").number(h.token() == 0 ? 0 : ranks.get(h.token())).key("raw").string(Long.toString(h.token()))
-                    .key("by").string(h.endedBy()).key("sh").bool(h.shared()).close('}');
+                    .key("by").string(h.endedBy()).key("sh").bool(h.shared())
+                    .key("le").number(h.leaseRecorded() ? ms(history, h.leaseEndNanos()) : -1).close('}');
         }
         json.close(']').key("faults").open('[');
         for (Fault f : history.faults()) {
@@ -247,17 +260,17 @@ public final class TimelineReport {
         }
         json.close(']').key("overlaps").open('[');
         for (int i = 0; i < report.overlaps().size(); i++) {
-            Hold[] held = report.overlaps().get(i);
+            Overlap overlap = report.overlaps().get(i);
             json.open('{').key("holds").open('[');
-            for (Hold h : held) {
+            for (Hold h : overlap.holds()) {
                 json.number(holdIndex.getOrDefault(h, -1));
             }
             int group = 0;
             while (!groups.get(group).overlaps().contains(i)) {
                 group++;
             }
-            json.close(']').key("s").number(ms(history, overlapStart(held))).key("e").number(ms(history, overlapEnd(held)))
-                    .key("g").number(group).close('}');
+            json.close(']').key("s").number(ms(history, overlap.startNanos())).key("e").number(ms(history, overlap.endNanos()))
+                    .key("g").number(group).key("v").bool(overlap.violation()).close('}');
         }
         json.close(']').key("groups").open('[');
         for (OverlapGroup group : groups) {
@@ -270,14 +283,6 @@ public final class TimelineReport {
         json.open('{').key("p").number(e.process()).key("at").number(ms(history, e.nanos())).key("m").string(mark)
                 .key("t").number(e.token() == 0 ? 0 : ranks.getOrDefault(e.token(), 0)).key("raw").string(Long.toString(e.token()))
                 .key("note").string(note).close('}');
-    }
-
-    private static long overlapStart(Hold[] held) {
-        return Arrays.stream(held).mapToLong(Hold::startNanos).reduce((a, b) -> b - a > 0 ? b : a).orElseThrow();
-    }
-
-    private static long overlapEnd(Hold[] held) {
-        return Arrays.stream(held).mapToLong(Hold::endNanos).reduce((a, b) -> b - a < 0 ? b : a).orElseThrow();
     }
 
     private static double ms(History history, long nanos) {

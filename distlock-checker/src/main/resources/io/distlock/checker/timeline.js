@@ -33,7 +33,9 @@
   function describeHold(i) {
     var h = D.holds[i];
     var text = 'process ' + h.p + (h.sh ? ' held a shared hold' : ' held the lock') + ', token ' + token(h.t, h.raw) + '\n'
-      + sec(h.s) + ' to ' + sec(h.e) + ' (' + dur(h.e - h.s) + '), ended by ' + h.by;
+      + sec(h.s) + ' to ' + sec(h.e) + ' (' + dur(h.e - h.s) + '), ended by ' + h.by
+      + (h.le < 0 ? '' : h.le < h.e ? '\nits lease ran out at ' + sec(h.le) + ': held past it for ' + dur(h.e - Math.max(h.s, h.le))
+        : '\nits lease ran until ' + sec(h.le));
     holdOverlaps[i].forEach(function (o) { text += '\n' + describeOverlap(o, i); });
     return text;
   }
@@ -70,6 +72,8 @@
       + (selected ? ' class="has-selection"' : '') + '>');
     out.push('<defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">'
       + '<rect width="6" height="6" fill="#fff" fill-opacity=".6"/><line x1="0" y1="0" x2="0" y2="6" stroke="#a8a8a8" stroke-width="3"/></pattern>'
+      + '<pattern id="pastlease" width="5" height="5" patternUnits="userSpaceOnUse" patternTransform="rotate(-45)">'
+      + '<line x1="0" y1="0" x2="0" y2="5" stroke="#fff" stroke-width="2"/></pattern>'
       + '<clipPath id="plot"><rect x="' + LEFT + '" y="0" width="' + plotW + '" height="' + height + '"/></clipPath></defs>');
     for (var r = 0; r < rows; r++) {
       out.push('<rect x="0" y="' + rowY(r) + '" width="' + width + '" height="' + ROW + '" fill="' + (r === 0 ? '#f1f1f1' : r % 2 ? '#fff' : '#fafafa') + '"/>');
@@ -103,12 +107,17 @@
       var hx = x(h.s), hw = Math.max(3, x(h.e) - hx);
       var cls = 'hold' + (h.sh ? ' shared' : '') + (holdOverlaps[i].length ? ' in-overlap' : '') + (isSelectedHold(i) ? ' selected' : '');
       out.push('<rect class="' + cls + '" data-h="' + i + '" x="' + hx + '" y="' + (rowY(laneRow[h.p]) + (ROW - BAR) / 2) + '" width="' + hw + '" height="' + BAR + '"/>');
+      if (h.le >= 0 && h.le < h.e) { // the part held after the recorded lease end: the holder's lease was no longer valid
+        var px = x(Math.max(h.s, h.le));
+        out.push('<rect class="past-lease" x="' + px + '" y="' + (rowY(laneRow[h.p]) + (ROW - BAR) / 2) + '" width="' + Math.max(1, hx + hw - px)
+          + '" height="' + BAR + '"/>');
+      }
     });
     D.overlaps.forEach(function (o, i) {
       if (!inView(o.s, o.e)) { return; }
       var lanes = o.holds.filter(function (h) { return h >= 0; }).map(function (h) { return laneRow[D.holds[h].p]; });
       var ox = x(o.s), ow = Math.max(3, x(o.e) - ox);
-      var sel = selected && selected.type === 'o' && selected.i === i ? ' selected' : '';
+      var sel = (o.v ? ' violation' : ' allowed') + (selected && selected.type === 'o' && selected.i === i ? ' selected' : '');
       var top = Math.min.apply(null, lanes), bottom = Math.max.apply(null, lanes);
       out.push('<line class="overlap-link' + sel + '" x1="' + (ox + ow / 2) + '" y1="' + (rowY(top) + ROW / 2) + '" x2="' + (ox + ow / 2)
         + '" y2="' + (rowY(bottom) + ROW / 2) + '"/>');

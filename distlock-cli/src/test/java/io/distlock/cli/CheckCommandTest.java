@@ -90,16 +90,16 @@ class CheckCommandTest {
         assertThat(err.toString()).contains("unknown kind 'mutex'");
         // a run too short for its first fault would pass without testing anything: refused up front
         assertThat(commandLine.execute("check", "--time", "10s")).isEqualTo(2);
-        assertThat(err.toString()).contains("--time 10s is too short to inject any fault: the first needs at least 13s with --lease 1s");
+        assertThat(err.toString()).contains("--time 10s is too short to inject any fault: the first needs at least 17s with --lease 1s");
     }
 
     /**
      * A run that announced faults it never injected proves nothing about them: no OK, exit 3, naming what did
-     * not happen. 14 s with a 1 s lease leaves room for the first fault (pause) only.
+     * not happen. 20 s with a 1 s lease leaves room for the first fault (pause) only.
      */
     @Test
     void aRunThatInjectedFewerFaultKindsThanItAnnouncedIsInconclusive() throws Exception {
-        Run run = check("--faults", "pause,kill", "--time", "14s", "--seed", "19", "--out", out.toString());
+        Run run = check("--faults", "pause,kill", "--time", "20s", "--seed", "19", "--out", out.toString());
 
         assertThat(run.exit()).as("exit code; output:%n%s", run.stdout()).isEqualTo(3);
         assertThat(run.stdout()).contains("INCONCLUSIVE").contains("fault kinds never injected: kill (of 2 announced")
@@ -128,7 +128,7 @@ class CheckCommandTest {
 
         assertThat(run.exit()).as("exit code; output:%n%s", run.stdout()).isZero();
         assertThat(run.stdout()).containsPattern("tokens +yes +ok").containsPattern("fenced-writes +yes +ok")
-                .containsPattern("liveness +yes +ok");
+                .containsPattern("overlap +yes +ok").containsPattern("liveness +yes +ok");
         Counts counts = Counts.of(run.stdout());
         assertThat(counts.acquisitions()).as("acquisitions: an empty history proves nothing").isGreaterThanOrEqualTo(100);
         assertThat(counts.accepted()).as("fenced writes the store accepted").isGreaterThanOrEqualTo(50);
@@ -208,7 +208,8 @@ class CheckCommandTest {
         Run run = check("--kind", "rw", "--faults", "none", "--time", "15s", "--seed", "17", "--out", out.toString());
 
         assertThat(run.exit()).as("exit code; output:%n%s", run.stdout()).isZero();
-        assertThat(run.stdout()).containsPattern("overlap +no +ok +no overlapping holds").containsPattern("tokens +yes +ok");
+        assertThat(run.stdout()).containsPattern("overlap +yes +ok +no overlapping holds").containsPattern("tokens +yes +ok")
+                .containsPattern("order +yes +ok +\\d+ later arrivals judged");
         assertThat(Counts.of(run.stdout()).accepted()).as("writers' fenced writes").isPositive();
         assertThat(overlapsIfOnlyOneSharedHoldWereAllowed()).as("times readers held together").isPositive();
     }
@@ -219,7 +220,7 @@ class CheckCommandTest {
                 "--seed", "18", "--out", out.toString());
 
         assertThat(run.exit()).as("exit code; output:%n%s", run.stdout()).isZero();
-        assertThat(run.stdout()).containsPattern("overlap +no +ok +no overlapping holds").contains("distlock semaphore (2 permits)");
+        assertThat(run.stdout()).containsPattern("overlap +yes +ok +no overlapping holds").contains("distlock semaphore (2 permits)");
         assertThat(overlapsIfOnlyOneSharedHoldWereAllowed()).as("times both permits were held together").isPositive();
     }
 
@@ -230,8 +231,52 @@ class CheckCommandTest {
     private long overlapsIfOnlyOneSharedHoldWereAllowed() throws Exception {
         io.distlock.checker.History h = io.distlock.checker.HistoryFile.read(out.resolve("history.txt"));
         io.distlock.checker.History oneAtATime = new io.distlock.checker.History(h.events(), h.faults(), h.startNanos(), h.endNanos(),
-                h.leaseNanos(), h.finalRegister(), h.fencedLog(), 1);
+                h.leaseNanos(), h.finalRegister(), h.fencedLog(), h.rules().withSharedLimit(1));
         return new io.distlock.checker.Checker(oneAtATime, java.util.Set.of(), 0).check().overlaps().size();
+    }
+
+    /**
+     * Writes a fault-free history in which five processes take the lock within 40 ms and hold it for 200 ms, each
+     * with a valid lease recorded at its grant: nothing excuses the overlaps.
+     */
+    private Path fiveHoldersAtOnce(boolean shared, int sharedLimit) throws Exception {
+        long ms = 1_000_000L;
+        java.util.List<io.distlock.checker.Event> events = new java.util.ArrayList<>();
+        String note = shared ? io.distlock.checker.Checker.SHARED : "";
+        for (int p = 0; p < 5; p++) {
+            long at = 10L * p;
+            long token = 1000 + p;
+            events.add(new io.distlock.checker.Event(at * ms, p, io.distlock.checker.Event.Type.INVOKE, io.distlock.checker.Operation.ACQUIRE,
+                    0, 0, note));
+            events.add(new io.distlock.checker.Event((at + 1) * ms, p, io.distlock.checker.Event.Type.OK, io.distlock.checker.Operation.ACQUIRE,
+                    token, 0, note));
+            events.add(io.distlock.checker.Event.of((at + 1) * ms, p, io.distlock.checker.Event.Type.INFO, io.distlock.checker.Operation.LEASE,
+                    token, (at + 1001) * ms));
+            events.add(io.distlock.checker.Event.of(200 * ms, p, io.distlock.checker.Event.Type.INVOKE, io.distlock.checker.Operation.RELEASE,
+                    token, 0));
+        }
+        io.distlock.checker.History history = new io.distlock.checker.History(events, java.util.List.of(), 0, 1000 * ms, 1000 * ms, 0,
+                java.util.List.of(), io.distlock.checker.History.Rules.DEFAULT.withSharedLimit(sharedLimit));
+        Path file = out.resolve("five-holders.txt");
+        io.distlock.checker.HistoryFile.write(history, file);
+        return file;
+    }
+
+    @Test
+    void aReplayedHistoryOfFiveHoldersAtOnceWithoutAFaultIsAViolation() throws Exception {
+        Run run = check("--replay", fiveHoldersAtOnce(false, io.distlock.checker.History.UNLIMITED).toString(), "--out", out.toString());
+
+        assertThat(run.exit()).as("exit code; output:%n%s", run.stdout()).isEqualTo(1);
+        assertThat(run.stdout()).containsPattern("overlap +yes +VIOLATED +10 of 10 overlapping pairs violate exclusion \\(near: no fault 10\\)")
+                .contains("VIOLATION").doesNotContain("OK:");
+    }
+
+    @Test
+    void aReplayedHistoryOfFiveHoldersOfATwoPermitSemaphoreWithoutAFaultIsAViolation() throws Exception {
+        Run run = check("--replay", fiveHoldersAtOnce(true, 2).toString(), "--kind", "semaphore", "--out", out.toString());
+
+        assertThat(run.exit()).as("exit code; output:%n%s", run.stdout()).isEqualTo(1);
+        assertThat(run.stdout()).containsPattern("overlap +yes +VIOLATED +3 of 3 overlaps").contains("with valid leases (at most 2 may)");
     }
 
     @Test

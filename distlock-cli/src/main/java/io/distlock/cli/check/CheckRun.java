@@ -82,7 +82,22 @@ final class CheckRun implements AutoCloseable {
         started.close();
         status(started);
         return new History(started.events(), faults, startNanos, stopped, TimeUnit.MILLISECONDS.toNanos(leaseMs),
-                finalRegister(storeServer), fencedLog(storeServer), workload.sharedLimit());
+                finalRegister(storeServer), fencedLog(storeServer), rules());
+    }
+
+    /** What the checker must know of this lock and deployment to judge overlaps and order. */
+    private History.Rules rules() {
+        return History.Rules.DEFAULT.withSharedLimit(workload.sharedLimit()).withLockLosingFaults(deployment.lockLosingFaults())
+                .withOrderBound(workload.promisesArrivalOrder() ? orderBound(deployment.operationTimeout()).toNanos() : 0);
+    }
+
+    /**
+     * How long an acquire must have been pending to have surely joined the server's queue: the engine fails a join
+     * not answered within the operation timeout (plus its 250 ms of grace), and the client may take a moment to
+     * send it after the invoke is stamped.
+     */
+    static Duration orderBound(Duration operationTimeout) {
+        return operationTimeout.plusMillis(250 + 500);
     }
 
     /** Worker output that is not an event (errors), for diagnosing a failed run. */
@@ -102,7 +117,15 @@ final class CheckRun implements AutoCloseable {
     }
 
     private static long faultBudgetMs(long leaseMs) {
-        return leaseMs * 3 + 8000; // finding a holder, the longest fault, and time to see the system recover
+        return holderWaitMs(leaseMs) + leaseMs * 3 + 8000; // finding a holder, the longest fault, and time to see the system recover
+    }
+
+    /**
+     * How long the nemesis waits for a holder in the middle of its work before it injects a fault anyway (a fault
+     * that hits nobody holding tests nothing, and the run's coverage does not count it).
+     */
+    private static long holderWaitMs(long leaseMs) {
+        return Math.max(3000, leaseMs * 4);
     }
 
     private static long quietMs(long leaseMs) {
@@ -124,7 +147,7 @@ final class CheckRun implements AutoCloseable {
         // the fault lands: a pause then freezes it inside its critical section, and server faults make its
         // lock vanish under it); kills and partitions take any holder.
         boolean anyHolder = kind == FaultKind.KILL || kind == FaultKind.PARTITION;
-        int slot = running.awaitHolderInWork(anyHolder ? 0 : leaseMs / 5, 2000);
+        int slot = running.awaitHolderInWork(anyHolder ? 0 : leaseMs / 5, holderWaitMs(leaseMs));
         boolean holder = slot >= 0;
         if (!holder) {
             slot = random.nextInt(running.slots());

@@ -6,6 +6,7 @@ import io.distlock.DistributedSemaphore;
 import io.distlock.Lease;
 import io.distlock.LeaseLostException;
 import io.distlock.LockClient;
+import io.distlock.LockListener;
 import io.distlock.LockOptions;
 import io.distlock.checker.Checker;
 import io.distlock.checker.Event;
@@ -24,6 +25,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -49,10 +51,17 @@ public final class CheckWorker {
     private final int process;
     private final Random random;
     private final ReentrantLock output = new ReentrantLock();
+    private final LinkedBlockingQueue<String> listenerLines = new LinkedBlockingQueue<>();
+    /** An acquire is running (for the queue watch); and whether its QUEUED was recorded. */
+    private volatile boolean acquiring;
+    private volatile boolean queuedSeen;
 
     private CheckWorker(int process, long seed) {
         this.process = process;
         this.random = new Random(seed * 7919 + process);
+        Thread printer = new Thread(this::printListenerLines, "lease-lines");
+        printer.setDaemon(true);
+        printer.start();
     }
 
     /**
@@ -78,7 +87,7 @@ public final class CheckWorker {
         RedisURI storeUri = RedisURI.create(args.get("store"));
         storeUri.setTimeout(Duration.ofSeconds(2));
         try (StatefulRedisConnection<String, String> store = lettuce.connect(storeUri);
-                LockClient distlock = checked == CheckedLock.DISTLOCK ? client.create(options) : null;
+                LockClient distlock = checked == CheckedLock.DISTLOCK ? client.create(options, leaseRecorder()) : null;
                 StatefulRedisConnection<String, String> naive = checked == CheckedLock.DISTLOCK ? null : lettuce.connect(naiveUri(client))) {
             Locker locker = switch (checked) {
                 case DISTLOCK -> distlockLocker(distlock, kind, permits, leaseMs);
@@ -88,9 +97,50 @@ public final class CheckWorker {
             if (ParentJvm.readyThenAwaitGo().isEmpty()) {
                 return; // the coordinator gave up before the run
             }
+            if (kind == CheckedKind.FAIR || kind == CheckedKind.RW) {
+                watchQueueing(Thread.currentThread());
+            }
             loop(locker, store.sync(), leaseMs);
         } finally {
             lettuce.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+        }
+    }
+
+    /**
+     * Records each lease's local deadline when it is granted and after each confirmed renewal (a {@link Operation#LEASE}
+     * event): the checker allows an overlap only after a holder's recorded deadline had passed.
+     */
+    private LockListener leaseRecorder() {
+        return new LockListener() {
+            @Override
+            public void acquired(Lease lease) {
+                recordDeadline(lease);
+            }
+
+            @Override
+            public void renewed(Lease lease) {
+                recordDeadline(lease);
+            }
+        };
+    }
+
+    /**
+     * Stamps the event at once but prints it from a thread of its own: listeners run on the client's watchdog,
+     * which must not wait for the pipe to the coordinator.
+     */
+    private void recordDeadline(Lease lease) {
+        long now = System.nanoTime();
+        listenerLines.add(new Event(now, process, Type.INFO, Operation.LEASE, lease.fencingToken(), now + lease.remaining().toNanos(), "")
+                .toLine());
+    }
+
+    private void printListenerLines() {
+        try {
+            while (true) {
+                print(listenerLines.take());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -239,7 +289,9 @@ public final class CheckWorker {
         while (true) {
             boolean shared = locker.nextShared();
             String mode = shared ? Checker.SHARED : "";
+            queuedSeen = false;
             emit(Type.INVOKE, Operation.ACQUIRE, 0, 0, mode);
+            acquiring = true;
             Optional<Holding> acquired;
             try {
                 acquired = locker.acquire(shared);
@@ -249,6 +301,8 @@ public final class CheckWorker {
                 emit(Type.INFO, Operation.ACQUIRE, 0, 0, describe(e));
                 Thread.sleep(leaseMs / 10);
                 continue;
+            } finally {
+                acquiring = false;
             }
             if (acquired.isEmpty()) {
                 emit(Type.FAIL, Operation.ACQUIRE, 0, 0, "wait ran out");
@@ -275,6 +329,40 @@ public final class CheckWorker {
             }
             Thread.sleep(random.nextInt(3)); // let others in now and then
         }
+    }
+
+    /**
+     * Records {@link Operation#QUEUED} once per acquire when the acquiring thread waits for its turn in the client (the
+     * engine's ReleaseSignal.awaitChange, entered only after the join was answered "not yet"): from then on the waiter
+     * is surely in the server's queue, and the order invariant judges later arrivals against it. Sampled every 2 ms
+     * while an acquire runs; the event is stamped after the sample, when the thread was surely waiting already.
+     */
+    private void watchQueueing(Thread acquirer) {
+        Thread watcher = new Thread(() -> {
+            try {
+                while (true) {
+                    Thread.sleep(2);
+                    if (acquiring && !queuedSeen && waitsForItsTurn(acquirer)) {
+                        long now = System.nanoTime();
+                        queuedSeen = true;
+                        listenerLines.add(new Event(now, process, Type.INFO, Operation.QUEUED, 0, 0, "").toLine());
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "queue-watch");
+        watcher.setDaemon(true);
+        watcher.start();
+    }
+
+    private static boolean waitsForItsTurn(Thread thread) {
+        for (StackTraceElement frame : thread.getStackTrace()) {
+            if (frame.getClassName().endsWith(".ReleaseSignal") && frame.getMethodName().equals("awaitChange")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A shared holder's cycle: read the register and work, as a reader or a permit holder would. */
@@ -335,7 +423,10 @@ public final class CheckWorker {
     }
 
     private void emit(Type type, Operation op, long token, long value, String note) {
-        String line = new Event(System.nanoTime(), process, type, op, token, value, note).toLine();
+        print(new Event(System.nanoTime(), process, type, op, token, value, note).toLine());
+    }
+
+    private void print(String line) {
         output.lock(); // a line and its flush together (a lock, not synchronized: this is blocking I/O)
         try {
             System.out.println(line);

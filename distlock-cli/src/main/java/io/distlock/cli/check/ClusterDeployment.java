@@ -1,6 +1,7 @@
 package io.distlock.cli.check;
 
 import io.distlock.LockClient;
+import io.distlock.LockListener;
 import io.distlock.LockOptions;
 import io.distlock.checker.FaultKind;
 import io.distlock.redis.RedisKeys;
@@ -22,6 +23,11 @@ final class ClusterDeployment extends Deployment {
 
     ClusterDeployment(DeploymentSettings settings) {
         super(settings);
+    }
+
+    @Override
+    Set<FaultKind> lockLosingFaults() {
+        return Set.of(FaultKind.SHARD_FAILOVER); // asynchronous replication; minReplicas is not offered in cluster mode
     }
 
     @Override
@@ -74,8 +80,8 @@ final class ClusterDeployment extends Deployment {
     /** Worker clients in cluster mode; the target is a seed node's URI. */
     static final class Clients implements WorkerClientFactory {
         @Override
-        public LockClient create(String target, LockOptions options) {
-            return RedisLockClient.builder().uri(target).cluster(true).lockOptions(options).operationTimeout(Duration.ofSeconds(1)).build();
+        public LockClient create(String target, LockOptions options, LockListener listener) {
+            return RedisLockClient.builder().uri(target).cluster(true).lockOptions(options).operationTimeout(DEFAULT_OPERATION_TIMEOUT).listener(listener).build();
         }
     }
 }

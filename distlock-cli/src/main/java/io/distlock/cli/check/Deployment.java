@@ -23,6 +23,9 @@ abstract class Deployment implements AutoCloseable {
      * The store that the workload writes to is not part of the deployment: it is never faulted.
      */
 
+    /** The operation timeout of the workers' clients unless a deployment needs another. */
+    static final Duration DEFAULT_OPERATION_TIMEOUT = Duration.ofSeconds(1);
+
     /** The settings of this run. */
     protected final DeploymentSettings settings;
 
@@ -60,6 +63,21 @@ abstract class Deployment implements AutoCloseable {
     /** Returns how long a frozen client takes to lose its session, for expire faults. */
     Duration sessionTimeout() {
         throw new UnsupportedOperationException(getClass().getSimpleName() + " has no sessions");
+    }
+
+    /**
+     * Returns the faults after which this deployment does not promise that held locks survive (see
+     * docs/guarantees.md): Redis restarted without persistence, a failover to a replica that need not have
+     * the last writes. The checker allows an overlap, or a waiter overtaken, across one of these; across any
+     * other fault it is a violation.
+     */
+    Set<FaultKind> lockLosingFaults() {
+        return Set.of();
+    }
+
+    /** Returns the operation timeout of the workers' clients: a call (a queue join) not answered within it fails. */
+    Duration operationTimeout() {
+        return DEFAULT_OPERATION_TIMEOUT;
     }
 
     /** Returns whether {@code lock} can run here: distlock can everywhere, the textbook locks need plain Redis. */

@@ -1,6 +1,7 @@
 package io.distlock.cli.check;
 
 import io.distlock.LockClient;
+import io.distlock.LockListener;
 import io.distlock.LockOptions;
 import io.distlock.checker.FaultKind;
 import io.distlock.etcd.EtcdLockClient;
@@ -14,6 +15,8 @@ import org.jspecify.annotations.Nullable;
 /** A three-member etcd cluster; followers are killed round robin, or the leader. */
 final class EtcdDeployment extends Deployment {
     private static final Duration MEMBER_DOWN = Duration.ofSeconds(3);
+    /** The workers' operation timeout: a session-bound call may wait out a member's failure. */
+    private static final Duration OPERATION_TIMEOUT = Duration.ofSeconds(2);
 
     private @Nullable EtcdCluster cluster;
     private int nextMember;
@@ -42,6 +45,11 @@ final class EtcdDeployment extends Deployment {
     @Override
     WorkerClient workerClient(int slot) {
         return new WorkerClient(Clients.class, running().endpoints());
+    }
+
+    @Override
+    Duration operationTimeout() {
+        return OPERATION_TIMEOUT;
     }
 
     @Override
@@ -86,9 +94,9 @@ final class EtcdDeployment extends Deployment {
     /** Worker clients on the cluster; the target is its comma-separated endpoints. */
     static final class Clients implements WorkerClientFactory {
         @Override
-        public LockClient create(String target, LockOptions options) {
+        public LockClient create(String target, LockOptions options, LockListener listener) {
             return EtcdLockClient.builder().endpoints(target).sessionTtl(sessionTtlFor(options.leaseTime()))
-                    .operationTimeout(Duration.ofSeconds(2)).namespace("distlock-check").lockOptions(options).build();
+                    .operationTimeout(OPERATION_TIMEOUT).namespace("distlock-check").lockOptions(options).listener(listener).build();
         }
     }
 }

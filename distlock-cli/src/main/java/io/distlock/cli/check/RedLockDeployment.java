@@ -1,6 +1,7 @@
 package io.distlock.cli.check;
 
 import io.distlock.LockClient;
+import io.distlock.LockListener;
 import io.distlock.LockOptions;
 import io.distlock.checker.FaultKind;
 import io.distlock.redis.RedLockClient;
@@ -20,6 +21,11 @@ final class RedLockDeployment extends Deployment {
 
     RedLockDeployment(DeploymentSettings settings) {
         super(settings);
+    }
+
+    @Override
+    Set<FaultKind> lockLosingFaults() {
+        return Set.of(FaultKind.NODE_RESTART); // a node restarted without persistence forgets its votes
     }
 
     @Override
@@ -77,10 +83,10 @@ final class RedLockDeployment extends Deployment {
     /** Worker clients over every node; the target is the nodes' comma-separated URIs. */
     static final class Clients implements WorkerClientFactory {
         @Override
-        public LockClient create(String target, LockOptions options) {
+        public LockClient create(String target, LockOptions options, LockListener listener) {
             long leaseMs = options.leaseTime().toMillis();
             return RedLockClient.builder().uris(List.of(target.split(","))).lockOptions(options)
-                    .nodeTimeout(Duration.ofMillis(Math.min(50, leaseMs / 10))).operationTimeout(Duration.ofSeconds(1)).build();
+                    .nodeTimeout(Duration.ofMillis(Math.min(50, leaseMs / 10))).operationTimeout(DEFAULT_OPERATION_TIMEOUT).listener(listener).build();
         }
     }
 }

@@ -1,6 +1,7 @@
 package io.distlock.cli.check;
 
 import io.distlock.LockClient;
+import io.distlock.LockListener;
 import io.distlock.LockOptions;
 import io.distlock.checker.FaultKind;
 import io.distlock.redis.RedisLockClient;
@@ -45,6 +46,11 @@ final class RedisDeployment extends Deployment {
             proxies.add(TcpProxy.to(locks.port()));
         }
         return "locks " + locks.uri() + (replica != null ? " (replica " + replica.uri() + ")" : "") + " through one proxy per client";
+    }
+
+    @Override
+    Set<FaultKind> lockLosingFaults() {
+        return Set.of(FaultKind.RESTART, FaultKind.PROMOTE); // no persistence; asynchronous replication
     }
 
     @Override
@@ -113,8 +119,8 @@ final class RedisDeployment extends Deployment {
     /** Worker clients: a plain Redis client through the worker's proxy. */
     static final class Clients implements WorkerClientFactory {
         @Override
-        public LockClient create(String target, LockOptions options) {
-            return RedisLockClient.builder().uri(target).lockOptions(options).operationTimeout(Duration.ofSeconds(1)).build();
+        public LockClient create(String target, LockOptions options, LockListener listener) {
+            return RedisLockClient.builder().uri(target).lockOptions(options).operationTimeout(DEFAULT_OPERATION_TIMEOUT).listener(listener).build();
         }
     }
 }

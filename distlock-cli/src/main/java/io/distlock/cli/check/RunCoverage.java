@@ -1,53 +1,144 @@
 package io.distlock.cli.check;
 
-import io.distlock.checker.Event;
+import io.distlock.checker.CheckReport;
 import io.distlock.checker.Fault;
 import io.distlock.checker.FaultKind;
 import io.distlock.checker.History;
-import io.distlock.checker.Operation;
+import io.distlock.checker.Hold;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * Whether a run exercised what it announced, so that an "OK" means something: a check that injected
- * none of its faults, or whose processes hardly ever acquired, proves nothing and must not pass.
+ * Whether a run exercised what it announced, so that an "OK" means something: a check whose faults hit nobody
+ * holding the lock, or came too late to be judged, or whose processes never had to wait for each other, proves
+ * nothing about them and must not pass.
  *
  * @param problems why the run is inconclusive, each in one sentence; empty when it is conclusive
  */
 record RunCoverage(List<String> problems) {
     /** Fewer acquisitions than this prove nothing about exclusion. */
-    static final int MIN_ACQUISITIONS = 20;
+    static final int MIN_ACQUISITIONS = 100;
+    /** Fewer acquisitions that had to wait for another process's hold than this prove nothing about handing the lock on. */
+    static final int MIN_WAITS = 10;
 
     RunCoverage {
         problems = List.copyOf(problems);
     }
 
     /**
-     * Judges {@code history}: at least {@value #MIN_ACQUISITIONS} acquisitions by at least two processes
-     * (otherwise no two ever competed), and every fault kind of {@code announced} injected at least once.
-     * A replay passes {@code announced} empty: the faults chosen for the recorded run are not known.
+     * Judges {@code history} (with the holds {@code report} derived from it): at least {@value #MIN_ACQUISITIONS}
+     * acquisitions by at least two processes; at least {@value #MIN_WAITS} acquisitions, by two processes or more,
+     * that waited for another process's hold to end; and for every fault kind of {@code announced}, at least one
+     * fault that hit a holder (a client fault: its process held the lock; a server fault: someone held it) and whose
+     * recovery liveness judged ({@link CheckReport#judgedFaults()}). A replay passes {@code announced} empty: the
+     * faults chosen for the recorded run are not known.
      */
-    static RunCoverage of(History history, List<FaultKind> announced) {
+    static RunCoverage of(History history, CheckReport report, List<FaultKind> announced) {
         List<String> problems = new ArrayList<>();
-        List<Event> acquisitions = history.events().stream().filter(e -> e.is(Event.Type.OK, Operation.ACQUIRE)).toList();
-        long acquirers = acquisitions.stream().mapToInt(Event::process).distinct().count();
-        if (acquisitions.size() < MIN_ACQUISITIONS) {
-            problems.add("only " + acquisitions.size() + " acquisitions completed (at least " + MIN_ACQUISITIONS + " are needed to "
+        List<Hold> holds = report.holds();
+        long acquirers = holds.stream().mapToInt(Hold::process).distinct().count();
+        if (holds.size() < MIN_ACQUISITIONS) {
+            problems.add("only " + holds.size() + " acquisitions completed (at least " + MIN_ACQUISITIONS + " are needed to "
                     + "judge exclusion): the servers or the clients were too slow or the run too short");
         } else if (acquirers < 2) {
             problems.add("every acquisition was made by one process, so no two processes ever competed for the lock");
+        } else {
+            Waits waits = waits(holds, history.sharedLimit());
+            if (waits.count() < MIN_WAITS || waits.processes() < 2) {
+                problems.add("only " + waits.count() + " acquisitions (by " + waits.processes() + " processes) waited for another "
+                        + "process's hold to end (at least " + MIN_WAITS + ", by two processes, are needed to judge how the lock is "
+                        + "handed on): use more processes or fewer permits");
+            }
         }
+        problems.addAll(faultProblems(history, report, announced));
+        return new RunCoverage(problems);
+    }
+
+    private static List<String> faultProblems(History history, CheckReport report, List<FaultKind> announced) {
         Set<FaultKind> injected = history.faults().stream().map(Fault::kind).collect(Collectors.toSet());
         List<String> missing = announced.stream().filter(kind -> !injected.contains(kind)).map(FaultKind::id).toList();
+        List<String> problems = new ArrayList<>();
+        String rotation = " (of " + announced.size() + " announced; faults are injected in rotation, one every few seconds, while "
+                + "enough of the run is left to see the system recover): run longer, or name fewer with --faults";
         if (!missing.isEmpty()) {
             problems.add((missing.size() == announced.size() ? "no fault was injected" : "fault kinds never injected: "
-                    + String.join(", ", missing)) + " (of " + announced.size() + " announced; faults are injected in rotation, "
-                    + "one every few seconds, while enough of the run is left to see the system recover): run longer, or "
-                    + "name fewer with --faults");
+                    + String.join(", ", missing)) + rotation);
         }
-        return new RunCoverage(problems);
+        Map<FaultKind, int[]> tally = new EnumMap<>(FaultKind.class); // injected, hit a holder, hit and judged
+        Set<Fault> judged = new HashSet<>(report.judgedFaults());
+        for (Fault fault : history.faults()) {
+            int[] counts = tally.computeIfAbsent(fault.kind(), kind -> new int[3]);
+            counts[0]++;
+            if (hitHolder(fault, report.holds())) {
+                counts[1]++;
+                if (judged.contains(fault)) {
+                    counts[2]++;
+                }
+            }
+        }
+        List<String> unjudged = new ArrayList<>();
+        for (FaultKind kind : announced) {
+            int[] counts = tally.get(kind);
+            if (counts != null && counts[2] == 0) {
+                unjudged.add(kind.id() + " (" + counts[0] + " injected, " + counts[1] + " on a holder, none of those judged)");
+            }
+        }
+        if (!unjudged.isEmpty()) {
+            problems.add("fault kinds that never hit a holder in a way liveness could judge (the run ended before recovery): "
+                    + String.join(", ", unjudged) + rotation);
+        }
+        return problems;
+    }
+
+    /** A client fault hit a holder if its process held the lock when it began; a server fault, if anyone did. */
+    private static boolean hitHolder(Fault fault, List<Hold> holds) {
+        return holds.stream().anyMatch(h -> (!fault.kind().hitsClient() || h.process() == fault.process())
+                && fault.startNanos() - h.startNanos() >= 0 && h.endNanos() - fault.startNanos() >= 0);
+    }
+
+    private record Waits(int count, int processes) {}
+
+    /**
+     * Counts acquisitions invoked while another process held the lock in a way they could not share (an exclusive
+     * hold; a shared one for an exclusive acquire; {@code sharedLimit} shared ones for a shared acquire) and granted
+     * only after one of those holds ended.
+     */
+    private static Waits waits(List<Hold> holds, int sharedLimit) {
+        record Point(long nanos, int order, Hold hold) {}
+        List<Point> points = new ArrayList<>();
+        for (Hold h : holds) {
+            points.add(new Point(h.startNanos(), 1, h));
+            points.add(new Point(h.endNanos(), 0, h));
+            points.add(new Point(h.invokeNanos(), 2, h));
+        }
+        long origin = holds.isEmpty() ? 0 : holds.get(0).startNanos();
+        points.sort(Comparator.comparingLong((Point p) -> p.nanos() - origin).thenComparingInt(Point::order));
+        Set<Hold> active = new HashSet<>();
+        int count = 0;
+        Set<Integer> waiting = new HashSet<>();
+        for (Point point : points) {
+            Hold h = point.hold();
+            switch (point.order()) {
+                case 0 -> active.remove(h);
+                case 1 -> active.add(h);
+                default -> {
+                    List<Hold> others = active.stream().filter(g -> g.process() != h.process()).toList();
+                    long shared = others.stream().filter(Hold::shared).count();
+                    boolean blocked = h.shared() ? others.size() > shared || shared >= sharedLimit : !others.isEmpty();
+                    if (blocked && others.stream().anyMatch(g -> h.startNanos() - g.endNanos() >= 0)) {
+                        count++;
+                        waiting.add(h.process());
+                    }
+                }
+            }
+        }
+        return new Waits(count, waiting.size());
     }
 
     /** Returns whether the run exercised everything it announced. */

@@ -1,6 +1,7 @@
 package io.distlock.cli.check;
 
 import io.distlock.LockClient;
+import io.distlock.LockListener;
 import io.distlock.LockOptions;
 import io.distlock.checker.FaultKind;
 import io.distlock.redis.RedisLockClient;
@@ -20,6 +21,12 @@ final class SentinelDeployment extends Deployment {
 
     SentinelDeployment(DeploymentSettings settings) {
         super(settings);
+    }
+
+    @Override
+    Set<FaultKind> lockLosingFaults() {
+        // without replica acknowledgement a failover can lose a lock; with it, the promoted replica has every granted lock
+        return settings.minReplicas() == 0 ? Set.of(FaultKind.FAILOVER) : Set.of();
     }
 
     @Override
@@ -71,10 +78,10 @@ final class SentinelDeployment extends Deployment {
     /** Worker clients through the Sentinels; the target is {@code <sentinel URI> <min replicas>}. */
     static final class Clients implements WorkerClientFactory {
         @Override
-        public LockClient create(String target, LockOptions options) {
+        public LockClient create(String target, LockOptions options, LockListener listener) {
             int space = target.lastIndexOf(' ');
-            return RedisLockClient.builder().uri(target.substring(0, space)).lockOptions(options).operationTimeout(Duration.ofSeconds(1))
-                    .minReplicas(Integer.parseInt(target.substring(space + 1))).replicaAckTimeout(Duration.ofMillis(400)).build();
+            return RedisLockClient.builder().uri(target.substring(0, space)).lockOptions(options).operationTimeout(DEFAULT_OPERATION_TIMEOUT)
+                    .minReplicas(Integer.parseInt(target.substring(space + 1))).replicaAckTimeout(Duration.ofMillis(400)).listener(listener).build();
         }
     }
 }

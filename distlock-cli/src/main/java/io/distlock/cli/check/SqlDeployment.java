@@ -1,6 +1,7 @@
 package io.distlock.cli.check;
 
 import io.distlock.LockClient;
+import io.distlock.LockListener;
 import io.distlock.LockOptions;
 import io.distlock.checker.FaultKind;
 import io.distlock.jdbc.JdbcLockClient;
@@ -153,8 +154,8 @@ final class SqlDeployment extends Deployment {
     /** Worker clients: a JDBC lock client through the worker's proxy; the target is a JDBC URL. */
     static final class Clients implements WorkerClientFactory {
         @Override
-        public LockClient create(String target, LockOptions options) {
-            return JdbcLockClient.builder().jdbcUrl(target).table(TABLE).lockOptions(options).operationTimeout(Duration.ofSeconds(1)).build();
+        public LockClient create(String target, LockOptions options, LockListener listener) {
+            return JdbcLockClient.builder().jdbcUrl(target).table(TABLE).lockOptions(options).operationTimeout(DEFAULT_OPERATION_TIMEOUT).listener(listener).build();
         }
     }
 }

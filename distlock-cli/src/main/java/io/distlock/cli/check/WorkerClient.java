@@ -1,6 +1,7 @@
 package io.distlock.cli.check;
 
 import io.distlock.LockClient;
+import io.distlock.LockListener;
 import io.distlock.LockOptions;
 import java.util.List;
 
@@ -27,7 +28,7 @@ record WorkerClient(Class<? extends WorkerClientFactory> factory, String target)
     }
 
     /** Creates the client, in the worker's JVM. */
-    LockClient create(LockOptions options) throws ReflectiveOperationException {
-        return factory.getDeclaredConstructor().newInstance().create(target, options);
+    LockClient create(LockOptions options, LockListener listener) throws ReflectiveOperationException {
+        return factory.getDeclaredConstructor().newInstance().create(target, options, listener);
     }
 }

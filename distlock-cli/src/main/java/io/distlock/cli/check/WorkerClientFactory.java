@@ -1,6 +1,7 @@
 package io.distlock.cli.check;
 
 import io.distlock.LockClient;
+import io.distlock.LockListener;
 import io.distlock.LockOptions;
 
 /**
@@ -10,6 +11,9 @@ import io.distlock.LockOptions;
  */
 interface WorkerClientFactory {
 
-    /** Returns a client for the deployment's servers at {@code target} (the factory's own format). */
-    LockClient create(String target, LockOptions options);
+    /**
+     * Returns a client for the deployment's servers at {@code target} (the factory's own format) that tells
+     * {@code listener} about its leases (the worker records each lease's deadline from it).
+     */
+    LockClient create(String target, LockOptions options, LockListener listener);
 }

@@ -1,7 +1,10 @@
 package io.distlock.cli.check;
 
 import io.distlock.checker.History;
+import io.distlock.checker.Invariant;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * What the client processes of a check run lock: which lock, which kind of it, and for a semaphore how
@@ -15,6 +18,24 @@ record Workload(CheckedLock lock, CheckedKind kind, int permits) {
     /** Returns how many shared holds may overlap in the history of this workload. */
     int sharedLimit() {
         return kind == CheckedKind.SEMAPHORE ? permits : History.UNLIMITED;
+    }
+
+    /** Returns the invariants this workload's lock claims: its lock's, and arrival order where the kind promises it. */
+    Set<Invariant> claims() {
+        Set<Invariant> claims = EnumSet.copyOf(lock.claims());
+        if (promisesArrivalOrder()) {
+            claims.add(Invariant.ORDER);
+        }
+        return claims;
+    }
+
+    /**
+     * Returns whether waiters are granted in arrival order: fair locks, and read-write locks (a reader behind a
+     * queued writer waits). Semaphore permits are granted in arrival order too, but two permits granted together
+     * may learn of it in either order, and the checker judges only pairs with an exclusive side.
+     */
+    boolean promisesArrivalOrder() {
+        return kind == CheckedKind.FAIR || kind == CheckedKind.RW;
     }
 
     /** Returns the worker arguments that select the lock. */

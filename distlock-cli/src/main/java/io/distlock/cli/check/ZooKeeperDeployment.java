@@ -1,6 +1,7 @@
 package io.distlock.cli.check;
 
 import io.distlock.LockClient;
+import io.distlock.LockListener;
 import io.distlock.LockOptions;
 import io.distlock.checker.FaultKind;
 import io.distlock.servers.ZooKeeperEnsemble;
@@ -13,6 +14,8 @@ import org.jspecify.annotations.Nullable;
 /** A three-member in-process ZooKeeper ensemble; members are killed round robin. */
 final class ZooKeeperDeployment extends Deployment {
     private static final Duration MEMBER_DOWN = Duration.ofSeconds(3);
+    /** The workers' operation timeout: a session-bound call may wait out a member's failure. */
+    private static final Duration OPERATION_TIMEOUT = Duration.ofSeconds(2);
 
     private @Nullable ZooKeeperEnsemble ensemble;
     private int nextMember;
@@ -41,6 +44,11 @@ final class ZooKeeperDeployment extends Deployment {
     @Override
     WorkerClient workerClient(int slot) {
         return new WorkerClient(Clients.class, running().connectString());
+    }
+
+    @Override
+    Duration operationTimeout() {
+        return OPERATION_TIMEOUT;
     }
 
     @Override
@@ -78,10 +86,10 @@ final class ZooKeeperDeployment extends Deployment {
     /** Worker clients on the ensemble; the target is its connect string. */
     static final class Clients implements WorkerClientFactory {
         @Override
-        public LockClient create(String target, LockOptions options) {
+        public LockClient create(String target, LockOptions options, LockListener listener) {
             return ZooKeeperLockClient.builder().connectString(target).sessionTimeout(sessionTimeoutFor(options.leaseTime()))
-                    .connectionTimeout(Duration.ofSeconds(2)).operationTimeout(Duration.ofSeconds(2))
-                    .namespace("distlock-check").lockOptions(options).build();
+                    .connectionTimeout(Duration.ofSeconds(2)).operationTimeout(OPERATION_TIMEOUT)
+                    .namespace("distlock-check").lockOptions(options).listener(listener).build();
         }
     }
 }
