@@ -40,4 +40,16 @@ public interface DistributedReadWriteLock extends ReadWriteLock {
     /** Returns the exclusive side: held by one writer, never together with a reader. */
     @Override
     DistributedLock writeLock();
+
+    /**
+     * Administrative: frees the lock whoever holds it, the writer and every reader, in one atomic step on the backend,
+     * so that no holder granted meanwhile is freed and no moment exists in which a writer and a reader both hold. The
+     * holders of this client are told at once ({@link LeaseLostException.Reason#FORCE_UNLOCKED}); holders elsewhere
+     * learn it at their next renewal. Waiters are then granted as after a release.
+     *
+     * @return true if anyone held the lock
+     * @throws BackendUnavailableException if the backend did not answer within the operation timeout (the lock may or
+     *     may not have been freed)
+     */
+    boolean forceUnlock();
 }

@@ -140,8 +140,7 @@ final class EngineLock implements DistributedLock {
         client.checkOpen();
         // Read the local holders before the call: during the round trip an early local handoff may make
         // another acquisition the holder, and that one was granted after (or despite) the force-unlock.
-        LockSlot slot = space.slots.find(name);
-        List<Acquisition> local = slot == null ? List.of() : slot.localHolders();
+        List<Acquisition> local = localHolders();
         boolean freed = client.calls().awaitUninterruptibly(space.backend.forceRelease(name), "forceUnlock", name);
         if (freed) {
             for (Acquisition holder : local) {
@@ -149,6 +148,12 @@ final class EngineLock implements DistributedLock {
             }
         }
         return freed;
+    }
+
+    /** Returns the acquisitions of this client that hold this lock now. */
+    List<Acquisition> localHolders() {
+        LockSlot slot = space.slots.find(name);
+        return slot == null ? List.of() : slot.localHolders();
     }
 
     /** Returns the acquisition the calling thread holds (at least one hold), or null. */

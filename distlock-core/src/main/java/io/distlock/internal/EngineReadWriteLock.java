@@ -2,8 +2,11 @@ package io.distlock.internal;
 
 import io.distlock.DistributedLock;
 import io.distlock.DistributedReadWriteLock;
+import io.distlock.LeaseLostException.Reason;
 import io.distlock.LockOptions;
 import io.distlock.spi.ReadWriteStorage;
+import java.util.ArrayList;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -67,6 +70,21 @@ final class EngineReadWriteLock implements DistributedReadWriteLock {
         }
         Acquisition writing = write.ownedByCurrentThread();
         return writing == null ? null : new DowngradeGranter(client, storage, writing);
+    }
+
+    @Override
+    public boolean forceUnlock() {
+        client.checkOpen();
+        // the local holders read before the call, as EngineLock.forceUnlock does: one granted meanwhile is not ended
+        List<Acquisition> local = new ArrayList<>(write.localHolders());
+        local.addAll(read.localHolders());
+        int ended = client.calls().awaitUninterruptibly(storage.forceReleaseAll(name), "forceUnlock", name);
+        if (ended > 0) {
+            for (Acquisition holder : local) {
+                client.losses().lose(holder, Reason.FORCE_UNLOCKED, "it was force-unlocked through this client", null);
+            }
+        }
+        return ended > 0;
     }
 
     @Override

@@ -18,6 +18,16 @@ public interface ReadWriteStorage {
     LockBackend writers();
 
     /**
+     * Ends every hold of {@code name} that exists at one instant, the writer's and every reader's, in one atomic step,
+     * and notifies waiters: no holder granted in between is ended, none is left holding beside another, and a replay of
+     * this request (sent again after a reconnect) ends nothing granted after it first ran. Each ended holder learns it
+     * at its next renewal or release ({@link OwnerCheck#FORCE_UNLOCKED} where the backend can tell).
+     *
+     * @return how many holds it ended
+     */
+    CompletableFuture<Integer> forceReleaseAll(String name);
+
+    /**
      * Grants a read hold to {@code readerOwnerId} at once, jumping any queue, if and only if
      * {@code writerOwnerId} holds the write lock of {@code name} (a downgrade: the writer keeps its hold
      * until it releases it). Atomic: no other writer can be granted in between.

@@ -23,7 +23,6 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
-import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -70,18 +69,37 @@ final class RedisLockBackend implements LockBackend, PollingAcquire, BatchRenewa
         this.timeout = timeout;
         this.acks = acks;
         this.errors = new RedisErrors(server, timeout);
-        this.queues = new RedisQueues(scripts, channels, keys, errors, server, transport.cluster(), waiterHeartbeat, this::acknowledged);
+        this.queues = new RedisQueues(scripts, channels, keys, errors, server, transport.cluster(), waiterHeartbeat, new Acknowledger() {
+            @Override
+            public boolean enabled() {
+                return acks.enabled();
+            }
+
+            @Override
+            public long connectsBefore() {
+                return connectsIfAcknowledging();
+            }
+
+            @Override
+            public CompletableFuture<Void> confirm(long connectsBefore, String operation, String name) {
+                return acknowledged(connectsBefore, CompletableFuture.completedFuture(null), operation, name);
+            }
+        }, (channel, message) -> commands.publish(channel, message));
     }
 
-    /** Writes whose replica acknowledgement is checked when the client asks for one (minReplicas). */
+    /** The replica acknowledgement of writes (minReplicas), for the queued kinds. */
     interface Acknowledger {
-        /** Runs {@code write} and, when acknowledgements are required, fails it unless enough replicas confirm it. */
-        <T> CompletableFuture<T> acknowledged(Supplier<CompletableFuture<T>> write, String operation, String name);
-    }
+        /** Returns whether writes must be acknowledged by replicas. */
+        boolean enabled();
 
-    private <T> CompletableFuture<T> acknowledged(Supplier<CompletableFuture<T>> write, String operation, String name) {
-        long connects = connectsIfAcknowledging();
-        return acknowledged(connects, write.get(), operation, name);
+        /** Returns what {@link #confirm} compares against: to be read before the write is sent. */
+        long connectsBefore();
+
+        /**
+         * Completes once enough replicas acknowledged this connection's writes since {@code connectsBefore}; fails with
+         * {@link BackendUnavailableException} naming the shortfall otherwise.
+         */
+        CompletableFuture<Void> confirm(long connectsBefore, String operation, String name);
     }
 
     /** Returns an inspector of the locks under this backend's key prefix. */

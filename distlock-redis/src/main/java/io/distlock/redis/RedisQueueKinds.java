@@ -5,6 +5,7 @@ import io.distlock.spi.LockBackend;
 import io.distlock.spi.ReadWriteStorage;
 import io.distlock.spi.SemaphoreStorage;
 import java.time.Duration;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 
 /** Read-write locks and semaphores on Redis: views of {@code queue.lua}'s queued locks (see {@link RedisQueueStorage}). */
@@ -30,6 +31,12 @@ final class RedisQueueKinds implements ReadWriteStorage, SemaphoreStorage {
     @Override
     public CompletableFuture<AcquireResult> downgrade(String name, String writerOwnerId, String readerOwnerId, Duration leaseTime) {
         return queues.grant(RedisQueueStorage.READ_WRITE, 0, "downgrade", name, writerOwnerId, readerOwnerId, RedisQueueStorage.millis(leaseTime));
+    }
+
+    @Override
+    public CompletableFuture<Integer> forceReleaseAll(String name) {
+        return queues.number(RedisQueueStorage.READ_WRITE, 0, "force", "forceUnlock", name, "a", UUID.randomUUID().toString())
+                .thenApply(Long::intValue);
     }
 
     @Override

@@ -6,6 +6,7 @@ import io.distlock.spi.OwnerCheck;
 import io.distlock.spi.QueueingAcquire;
 import io.distlock.spi.ReleaseSubscription;
 import java.time.Duration;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -117,7 +118,8 @@ final class RedisQueueStorage implements LockBackend, QueueingAcquire {
 
     @Override
     public CompletableFuture<Boolean> forceRelease(String name) {
-        return queues.number(kind, cap, "force", "forceUnlock", name, mode).thenApply(ended -> ended > 0);
+        // the request id lets a replay of this call (after a reconnect) find its own answer instead of ending later holders
+        return queues.number(kind, cap, "force", "forceUnlock", name, mode, UUID.randomUUID().toString()).thenApply(ended -> ended > 0);
     }
 
     @Override
@@ -224,10 +226,11 @@ final class RedisQueueStorage implements LockBackend, QueueingAcquire {
                 stopWatching();
                 return CompletableFuture.completedFuture(AcquireResult.notified(told.token(), Duration.ofMillis(told.leaseMillis())));
             }
-            if (queuedWhileWatched) {
-                // queued by the join, which ran after the channel was watched: any grant since then is published to us
+            if (queuedWhileWatched && atJoin != null) {
+                // queued by the join, which ran after the channel was watched: any grant since then is published to us;
+                // but a holder that dies publishes nothing, so the join's answer says when to look again (issue 28, 6)
                 queuedWhileWatched = false;
-                return CompletableFuture.completedFuture(AcquireResult.busy(Duration.ZERO));
+                return CompletableFuture.completedFuture(atJoin.result());
             }
             return storage.check(name, ownerId, leaseTime).thenApply(turn -> {
                 if (turn.granted()) {

@@ -9,6 +9,7 @@ import io.lettuce.core.RedisCommandExecutionException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.Function;
 
 /**
@@ -17,6 +18,17 @@ import java.util.function.Function;
  * connection, with its replica acknowledgement and error translation.
  */
 final class RedisQueues {
+    /*
+     * Replica acknowledgement (minReplicas): no grant may be held before the replicas have it, or a failover
+     * could hand the lock to a second holder while the first believes it holds. A grant reaches its holder in
+     * one of two ways: the answer of the holder's own call (acquire, check: acknowledged before it is decoded,
+     * a shortfall fails the call and the engine leaves the queue, giving the grant up), or a message published
+     * when someone else's call granted it (a release, a leave, a renewal that dropped an expired holder). The
+     * script cannot wait for replicas, so with acknowledgement on it publishes nothing and answers the message
+     * with its result ('defer'); the message is published here once WAIT has confirmed the call, and never if
+     * it has not (the waiter then finds the grant with its own acknowledged check). Without acknowledgement the
+     * script publishes itself: one round trip.
+     */
     /** The shortest heartbeat window of a waiter, whatever the fallback poll. */
     static final Duration MIN_HEARTBEAT = Duration.ofSeconds(5);
 
@@ -29,18 +41,25 @@ final class RedisQueues {
     private final String tokenMemoryMillis;
     private final String heartbeatMillis;
     private final RedisLockBackend.Acknowledger acks;
+    private final Publisher publisher;
+
+    /** Publishes a grant message on a channel (after the replicas acknowledged the call that made the grant). */
+    interface Publisher {
+        void publish(String channel, String message);
+    }
 
     RedisQueues(RedisLockScripts scripts, ReleaseChannels channels, RedisKeys keys, RedisErrors errors, String server, boolean cluster,
-            Duration heartbeat, RedisLockBackend.Acknowledger acks) {
+            Duration heartbeat, RedisLockBackend.Acknowledger acks, Publisher publisher) {
         this.scripts = scripts;
         this.channels = channels;
         this.keys = keys;
         this.errors = errors;
         this.server = server;
-        this.notify = cluster ? "sharded" : "";
+        this.notify = acks.enabled() ? "defer" : cluster ? "sharded" : "";
         this.tokenMemoryMillis = Long.toString(RedisLockBackend.TOKEN_MEMORY.toMillis());
         this.heartbeatMillis = Long.toString(heartbeat.toMillis());
         this.acks = acks;
+        this.publisher = publisher;
     }
 
     String describe() {
@@ -67,27 +86,56 @@ final class RedisQueues {
         return turn(kind, cap, operation, name, args).thenApply(Turn::result);
     }
 
-    /** Runs an operation that answers {@code {granted, token}}, keeping the last token of a queued answer. */
+    /** Runs an operation that answers {@code {granted, token}}, keeping the last token of a queued answer; acknowledged by replicas when asked to. */
     CompletableFuture<Turn> turn(String kind, int cap, String operation, String name, String... args) {
-        return acks.acknowledged(() -> map(this.<List<Object>>run(Script.QUEUE_MULTI, kind, name, cap, operation, args), "acquire", name,
-                values -> new Turn((Long) values.get(0) == 1L, (Long) values.get(1), values.size() > 2 ? (Long) values.get(2) : 0L)), "acquire", name);
+        return map(this.<List<Object>>call(Script.QUEUE_MULTI, true, kind, name, cap, operation, args), "acquire", name,
+                values -> new Turn((Long) values.get(0) == 1L, (Long) values.get(1), values.size() > 2 ? (Long) values.get(2) : 0L));
     }
 
-    /** Runs an operation that answers a number. */
+    /** Runs an operation that answers a number; not acknowledged by replicas, but a grant it made is published only once they have it. */
     CompletableFuture<Long> number(String kind, int cap, String operation, String what, String name, String... args) {
-        CompletableFuture<Long> reply = run(Script.QUEUE_INTEGER, kind, name, cap, operation, args);
-        return map(reply, what, name, Function.identity());
+        return map(this.<Long>call(Script.QUEUE_INTEGER, false, kind, name, cap, operation, args), what, name, Function.identity());
     }
 
     /** Runs an operation that answers an owner check (renew, release), acknowledged by replicas when asked to. */
     CompletableFuture<OwnerCheck> ownerCheck(String kind, int cap, String operation, String name, String... args) {
-        return acks.acknowledged(() -> map(this.<Long>run(Script.QUEUE_INTEGER, kind, name, cap, operation, args), operation, name,
+        return map(this.<Long>call(Script.QUEUE_INTEGER, true, kind, name, cap, operation, args), operation, name,
                 code -> switch (code.intValue()) {
                     case 1 -> OwnerCheck.OWNER;
                     case 3 -> OwnerCheck.FORCE_UNLOCKED;
                     case 0 -> OwnerCheck.MISSING;
                     default -> throw new IllegalStateException("unknown owner check code " + code);
-                }), operation, name);
+                });
+    }
+
+    /**
+     * Runs one operation of queue.lua and answers what it answered. With replica acknowledgement on, the script
+     * defers its grant messages: they are published once WAIT confirms the call, and a call that must be
+     * acknowledged ({@code acknowledge}) fails when WAIT does not confirm it (see the design note).
+     */
+    @SuppressWarnings("unchecked")
+    private <T> CompletableFuture<T> call(Script script, boolean acknowledge, String kind, String name, int cap, String operation,
+            String... args) {
+        if (!acks.enabled()) {
+            return run(script, kind, name, cap, operation, args);
+        }
+        long before = acks.connectsBefore();
+        return this.<List<Object>>run(Script.QUEUE_MULTI, kind, name, cap, operation, args).thenCompose(reply -> {
+            T answer = (T) reply.get(0);
+            String grants = (String) reply.get(1);
+            if (!acknowledge && grants.isEmpty()) {
+                return CompletableFuture.completedFuture(answer);
+            }
+            return acks.confirm(before, operation, name).handle((confirmed, shortfall) -> {
+                if (shortfall == null && !grants.isEmpty()) {
+                    publisher.publish(keys.queueState(name, kind) + ":granted", grants);
+                }
+                if (shortfall != null && acknowledge) {
+                    throw shortfall instanceof CompletionException wrapped ? wrapped : new CompletionException(shortfall);
+                }
+                return answer;
+            });
+        });
     }
 
     /**
@@ -108,9 +156,11 @@ final class RedisQueues {
 
     private <T> CompletableFuture<T> run(Script script, String kind, String name, int cap, String operation, String... args) {
         String state = keys.queueState(name, kind);
-        String[] keyNames = "release".equals(operation)
-                ? new String[] {state, state + ":queue", state + ":deadlines", state + ":released:" + args[0]}
-                : new String[] {state, state + ":queue", state + ":deadlines"};
+        String[] keyNames = switch (operation) {
+            case "release" -> new String[] {state, state + ":queue", state + ":deadlines", state + ":released:" + args[0]};
+            case "force" -> new String[] {state, state + ":queue", state + ":deadlines", state + ":forced:" + args[1]};
+            default -> new String[] {state, state + ":queue", state + ":deadlines"};
+        };
         String[] argv = new String[6 + args.length];
         argv[0] = operation;
         argv[1] = state + ":granted";

@@ -6,17 +6,22 @@
 --            seq         arrival counter of the queue
 --            held        number of holders (pending grants included)
 --            writer      owner id of the exclusive holder, if one holds
---            cap         the semaphore's number of permits, while it is in use
+--            cap         the semaphore's number of permits, while it is in use: every grant counts against it,
+--                        whatever number the caller asked with (only acquire and check compare the two)
 --            t:<owner>   fencing token of a holder
 --            l:<member>  lease in ms a waiter asked for
---            f:<owner>   set when a force-unlock ended that owner's hold (its next renew/release learns it)
 -- KEYS[2]  queue zset  <state>:queue      member <mode><owner id> -> arrival number; mode 'w' exclusive,
 --                                          'r' shared reader, 's' semaphore permit
 -- KEYS[3]  deadlines zset <state>:deadlines  'h'<owner id> -> lease expiry of a holder (server ms);
---                                          <mode><owner id> -> heartbeat deadline of a waiter (server ms)
+--                                          <mode><owner id> -> heartbeat deadline of a waiter (server ms);
+--                                          'f'<owner id> -> until when a force-unlocked holder's next renew or
+--                                          release is told so (its lease expiry at the force-unlock), dropped then
 -- ARGV[1]  operation: acquire | check | leave | renew | release | force | downgrade | count | held
 -- ARGV[2]  channel on which grants are published (the same slot as the keys)
--- ARGV[3]  'sharded' to publish with SPUBLISH (Redis Cluster)
+-- ARGV[3]  'sharded' to publish with SPUBLISH (Redis Cluster); 'defer' to publish nothing and answer
+--          {answer, grants} instead, where grants is the message this call would have published ('' if it
+--          granted nobody): the client publishes it once replicas have acknowledged the call (minReplicas), so
+--          that no waiter holds a grant that a failover can lose
 -- ARGV[4]  how long an idle lock's state keeps its last token, in ms
 -- ARGV[5]  the semaphore's permits (0 for locks)
 -- ARGV[6]  the heartbeat window in ms: a waiter that does not check within it is dropped from the queue,
@@ -34,8 +39,12 @@
 --   release   owner; KEYS[4] = <state>:released:<owner>, a marker kept 10 s so that a replayed release
 --             (sent again after a reconnect) answers 1 again
 --                                                   -> 1 released (or released before) | 3 force-unlocked | 0 no hold
---   force     mode ('w' the writer, 'r'/'s' every shared holder) -> number of holds ended
---   downgrade writer owner, reader owner, lease ms  -> {1, token} if the writer holds | {0, 0}
+--   force     mode ('w' the writer, 'r'/'s' every shared holder, 'a' every holder: writer and readers at one
+--             instant), request id; KEYS[4] = <state>:forced:<request id>, which keeps the answer 60 s so that a
+--             replayed force-unlock ends no hold granted after the first one ran
+--                                                   -> number of holds ended (by this request)
+--   downgrade writer owner, reader owner, lease ms  -> {1, token} if the writer holds (or the reader holds already:
+--             a replayed downgrade extends that hold and answers its token) | {0, 0}
 --   count     -> free permits (cap - holders)
 --   held      mode -> 1 if a holder of that mode holds, else 0
 --
@@ -43,15 +52,17 @@
 -- a reader while no writer holds, a permit while fewer than cap are held), it becomes a holder with a new
 -- token and a short pending lease (its heartbeat window, at most its lease); its own next check or renew
 -- claims the full lease. Every grant is published once, as 'owner:token:pending lease ms' (several joined
--- by commas), so the waiter usually learns it at once and holds from then on, without another call: the
+-- by commas; with 'defer', by the client after the replicas acknowledged the call that made the grant, or never,
+-- and the waiter's own check then finds it), so the waiter usually learns it at once and holds from then on, without another call: the
 -- grant came after its last call that answered 'queued' (whose last token is lower than the grant's), so
 -- the pending lease counted from that call's send time ends before it ends here. A missed message costs
 -- at most one heartbeat. Readers at the head are granted together; a reader behind a waiting writer
 -- waits (writer-preferring). Every call first drops holders whose lease ran out and waiters whose heartbeat
 -- ran out, then grants onward: Redis has no timers, so whoever touches the lock moves it on.
 local state, queue, deadlines = KEYS[1], KEYS[2], KEYS[3]
-local op, channel, sharded, memory, cap = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
+local op, channel, notify, memory, asked = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
 local heartbeat = tonumber(ARGV[6])
+local granted_message = {} -- the grants of this call, published at the end (or answered, with 'defer')
 
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
@@ -60,6 +71,11 @@ local micros = tonumber(time[1]) * 1000000 + tonumber(time[2])
 local function num(field)
   return tonumber(redis.call('HGET', state, field) or '0')
 end
+
+-- the semaphore's permit count in force: the stored one while it is in use (a caller that asked with another number
+-- never grants against its own), else the one asked; 0 for locks
+local stored_cap = asked > 0 and num('cap') or 0
+local cap = stored_cap ~= 0 and stored_cap or asked
 
 -- Every redis.call costs about 2 us of Redis CPU on top of the command itself, far more than the work of most
 -- of them here; so the script remembers what it learned. queue_empty: true when this script knows the queue is
@@ -119,9 +135,8 @@ local function make_holder(owner, mode, expiry)
   return token
 end
 
--- grants from the head of the queue while it may be granted; publishes the grants, if any
+-- grants from the head of the queue while it may be granted; the grants are published (or answered) at the end
 local function advance()
-  local granted = {}
   while queue_empty ~= true do
     local head = redis.call('ZRANGE', queue, 0, 0)[1]
     queue_empty = head == nil
@@ -136,19 +151,19 @@ local function advance()
     local pending = math.min(lease, heartbeat)
     drop_waiter(head)
     local token = make_holder(string.sub(head, 2), mode, now + pending)
-    granted[#granted + 1] = string.sub(head, 2) .. ':' .. string.format('%.0f', token) .. ':' .. pending
-  end
-  if #granted > 0 then
-    redis.call(sharded == 'sharded' and 'SPUBLISH' or 'PUBLISH', channel, table.concat(granted, ','))
+    granted_message[#granted_message + 1] = string.sub(head, 2) .. ':' .. string.format('%.0f', token) .. ':' .. pending
   end
 end
 
--- drops what ran out (holders' leases, waiters' heartbeats), then grants onward
+-- drops what ran out (holders' leases, waiters' heartbeats, force-unlock notices), then grants onward
 local function touch()
   local due = redis.call('ZRANGEBYSCORE', deadlines, '-inf', now)
   for _, member in ipairs(due) do
-    if string.sub(member, 1, 1) == 'h' then
+    local what = string.sub(member, 1, 1)
+    if what == 'h' then
       drop_holder(string.sub(member, 2))
+    elseif what == 'f' then
+      redis.call('ZREM', deadlines, member)
     else
       drop_waiter(member)
     end
@@ -170,19 +185,24 @@ local function keep()
   end
 end
 
--- returns an error if the semaphore is in use with another number of permits
+-- returns an error if the semaphore is in use with another number of permits; else the asked number is in force
 local function check_cap()
-  if cap == 0 then
+  if asked == 0 then
     return nil
   end
-  local current = num('cap')
-  if current ~= 0 and current ~= cap and (num('held') > 0 or not queue_is_empty()) then
-    return 'DISTLOCK_PERMITS the semaphore is in use with ' .. current .. ' permits, asked with ' .. cap
+  if stored_cap ~= 0 and stored_cap ~= asked and (num('held') > 0 or not queue_is_empty()) then
+    return 'DISTLOCK_PERMITS the semaphore is in use with ' .. stored_cap .. ' permits, asked with ' .. asked
   end
-  if current ~= cap then
-    redis.call('HSET', state, 'cap', cap)
+  if stored_cap ~= asked then
+    redis.call('HSET', state, 'cap', asked)
+    stored_cap, cap = asked, asked
   end
   return nil
+end
+
+-- tells a holder that a force-unlock ended its hold, once: answers true and forgets the notice if there was one
+local function was_forced(owner)
+  return redis.call('ZREM', deadlines, 'f' .. owner) == 1
 end
 
 -- ms until the first deadline (a holder's lease, a waiter's heartbeat, ours included) runs out: the queue may move then
@@ -239,7 +259,7 @@ elseif op == 'renew' then
   if holds(owner) then
     redis.call('ZADD', deadlines, now + lease, 'h' .. owner)
     result = 1
-  elseif redis.call('HDEL', state, 'f:' .. owner) == 1 then
+  elseif was_forced(owner) then
     result = 3
   else
     result = 0
@@ -254,34 +274,45 @@ elseif op == 'release' then
     result = 1
   elseif redis.call('EXISTS', KEYS[4]) == 1 then
     result = 1
-  elseif redis.call('HDEL', state, 'f:' .. owner) == 1 then
+  elseif was_forced(owner) then
     result = 3
   else
     result = 0
   end
 elseif op == 'force' then
   local mode = ARGV[7]
-  touch()
-  local writer = redis.call('HGET', state, 'writer')
-  local ended = {}
-  for _, member in ipairs(redis.call('ZRANGE', deadlines, 0, -1)) do
-    if string.sub(member, 1, 1) == 'h' then
-      local owner = string.sub(member, 2)
-      if (mode == 'w') == (owner == writer) then
-        ended[#ended + 1] = owner
+  local answered = redis.call('GET', KEYS[4])
+  if answered then
+    result = tonumber(answered) -- a replay of a force-unlock that ran: it ends nothing granted since
+  else
+    touch()
+    local writer = redis.call('HGET', state, 'writer')
+    local owners, expiries = {}, {}
+    local entries = redis.call('ZRANGE', deadlines, 0, -1, 'WITHSCORES')
+    for i = 1, #entries, 2 do
+      if string.sub(entries[i], 1, 1) == 'h' then
+        local owner = string.sub(entries[i], 2)
+        if mode == 'a' or (mode == 'w') == (owner == writer) then
+          owners[#owners + 1] = owner
+          expiries[#expiries + 1] = entries[i + 1]
+        end
       end
     end
+    for i, owner in ipairs(owners) do
+      drop_holder(owner)
+      redis.call('ZADD', deadlines, expiries[i], 'f' .. owner) -- its renewals learn of it until its lease would have ended
+    end
+    redis.call('SET', KEYS[4], #owners, 'PX', 60000)
+    advance()
+    result = #owners
   end
-  for _, owner in ipairs(ended) do
-    drop_holder(owner)
-    redis.call('HSET', state, 'f:' .. owner, 1)
-  end
-  advance()
-  result = #ended
 elseif op == 'downgrade' then
   local writer, reader, lease = ARGV[7], ARGV[8], tonumber(ARGV[9])
   touch()
-  if redis.call('HGET', state, 'writer') == writer and holds(writer) then
+  if holds(reader) then
+    redis.call('ZADD', deadlines, now + lease, 'h' .. reader) -- a replay: the hold the first call made
+    result = {1, num('t:' .. reader)}
+  elseif redis.call('HGET', state, 'writer') == writer and holds(writer) then
     result = {1, make_holder(reader, 'r', now + lease)}
   else
     result = {0, 0}
@@ -301,4 +332,11 @@ else
   return redis.error_reply('ERR distlock queue.lua: unknown operation ' .. tostring(op))
 end
 keep()
+local grants = table.concat(granted_message, ',')
+if notify == 'defer' then
+  return {result, grants}
+end
+if grants ~= '' then
+  redis.call(notify == 'sharded' and 'SPUBLISH' or 'PUBLISH', channel, grants)
+end
 return result

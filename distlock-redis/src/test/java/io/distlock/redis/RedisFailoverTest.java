@@ -180,6 +180,52 @@ class RedisFailoverTest {
         }
     }
 
+    /**
+     * Issue 28, finding 2: a release handed a fair lock to its next waiter by a message published inside the release
+     * script, before the replication wait; the waiter held from the message a grant that no replica had, so a failover
+     * could hand the lock to a second holder while both believed they held it. With replica acknowledgement, a waiter
+     * holds a handed-on grant only once the replicas have it: here never, since the replication link is cut.
+     */
+    @Test
+    void aFairLockHandedOnByAReleaseIsNotHeldByTheWaiterUntilAReplicaHasTheGrant() throws Exception {
+        try (RedisReplicaGroup group = RedisReplicaGroup.launch(1, true);
+                RedisLockClient holder = client(group.master().uri(), 1);
+                RedisLockClient waiting = RedisLockClient.builder().uri(group.master().uri()).leaseTime(LEASE).minReplicas(1)
+                        .operationTimeout(Duration.ofSeconds(2)).replicaAckTimeout(Duration.ofMillis(500))
+                        .fallbackPoll(Duration.ofMinutes(5)).build()) {
+            Lease held = holder.getFairLock("orders").acquire(Duration.ofSeconds(5)); // acknowledged by the replica
+            java.util.concurrent.atomic.AtomicReference<Thread> waiterThread = new java.util.concurrent.atomic.AtomicReference<>();
+            CompletableFuture<java.util.Optional<Lease>> waiter = CompletableFuture.supplyAsync(() -> {
+                waiterThread.set(Thread.currentThread());
+                try {
+                    return waiting.getFairLock("orders").tryAcquire(Duration.ofSeconds(20));
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            // queued, its join and first turn check acknowledged, and asleep until the grant reaches it
+            Await.until(Duration.ofSeconds(10), "the waiter waits for its turn", () -> waitsForItsTurn(waiterThread.get()));
+            group.replicationLink(0).cut();
+
+            assertThatThrownBy(held::close).isInstanceOf(BackendUnavailableException.class).hasMessageContaining("minReplicas");
+
+            // the release granted the waiter on the master; without a replica's acknowledgement the waiter must not
+            // hold it: its own turn check finds the grant, WAIT fails, it gives the grant up and reports the shortfall
+            assertThatThrownBy(() -> waiter.get(30, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(BackendUnavailableException.class).hasMessageContaining("minReplicas");
+            group.replicationLink(0).heal();
+            Lease next = Await.succeeds(Duration.ofSeconds(20), "the lock is taken once the replica is back",
+                    () -> waiting.getFairLock("orders").acquire(Duration.ofSeconds(1)));
+            next.close();
+        }
+    }
+
+    /** Whether {@code thread} sleeps in the engine's wait for a turn (after its calls were answered "not yet"). */
+    private static boolean waitsForItsTurn(Thread thread) {
+        return thread != null && java.util.Arrays.stream(thread.getStackTrace())
+                .anyMatch(frame -> frame.getClassName().endsWith(".ReleaseSignal") && frame.getMethodName().equals("awaitChange"));
+    }
+
     @Test
     void badReplicaSettingsAreRefusedWithTheReason() {
         assertThatThrownBy(() -> RedisLockClient.builder().minReplicas(-1)).hasMessageContaining("minReplicas must be between 0 and 100");

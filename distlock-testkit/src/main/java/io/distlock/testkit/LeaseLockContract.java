@@ -126,6 +126,28 @@ public abstract class LeaseLockContract extends LockContract {
         next.get().close();
     }
 
+    /**
+     * Issue 28, finding 6: a waiter that joined while its notification channel was still subscribed from a wait that
+     * had just ended (Redis keeps a channel 2 s) was not told when the queue could next move, so it slept through its
+     * whole fallback poll past a holder that had died: a dead holder must cost a waiter at most its lease plus about
+     * one renewal interval, however recently the waiter waited before.
+     */
+    @Test
+    void aWaiterThatJoinsRightAfterAnEarlierWaitStillTakesTheLockOnceADeadHoldersLeaseEnds() throws Exception {
+        String name = uniqueName();
+        DistributedLock waiter = lockOf(newClientWithoutPolling(), name);
+        Future<Optional<Lease>> waiting;
+        try (HolderProcess holder = HolderProcess.start(factoryClass(), target(), kind(), name, shortLease().multipliedBy(2))) {
+            holder.awaitHeldToken(Duration.ofSeconds(60));
+            assertThat(waiter.tryAcquire(Duration.ofMillis(300))).as("a first wait, while the holder holds").isEmpty();
+            waiting = queuedWaiter(waiter, SOON); // at once: whatever the first wait subscribed to is still there
+            holder.kill();
+        }
+        Await.until(SOON.minusSeconds(5), "the waiter acquires once the dead holder's lease is over, well before its own wait ends",
+                waiting::isDone);
+        assertThat(waiting.get()).as("the lock, after the dead holder's lease").isPresent().get().satisfies(Lease::close);
+    }
+
     @Test
     void aFrozenServerMakesTheLeaseLostNotSilentlyKept() throws Exception {
         String name = uniqueName();

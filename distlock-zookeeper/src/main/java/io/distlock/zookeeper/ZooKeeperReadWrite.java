@@ -34,6 +34,12 @@ final class ZooKeeperReadWrite implements ReadWriteStorage {
     }
 
     @Override
+    public CompletableFuture<Integer> forceReleaseAll(String name) {
+        // not yet one atomic step on ZooKeeper: the writer's side, then the readers' (being made atomic, issue 28)
+        return writers.forceRelease(name).thenCombine(readers.forceRelease(name), (writer, reader) -> (writer ? 1 : 0) + (reader ? 1 : 0));
+    }
+
+    @Override
     public CompletableFuture<AcquireResult> downgrade(String name, String writerOwnerId, String readerOwnerId, Duration leaseTime) {
         String writerPath = writers.nodeOf(writerOwnerId);
         if (writerPath == null) {

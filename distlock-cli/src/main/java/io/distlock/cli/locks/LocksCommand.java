@@ -1,6 +1,5 @@
 package io.distlock.cli.locks;
 
-import io.distlock.DistributedLock;
 import io.distlock.LockClient;
 import io.distlock.LockException;
 import io.distlock.LockInspector;
@@ -157,7 +156,8 @@ public final class LocksCommand implements Callable<Integer> {
         String name;
 
         @Option(names = "--kind", paramLabel = "lock|fair-lock|read-write-lock",
-                description = "Which kind of lock NAME to free, when several kinds have that name. A read-write lock frees its writer and readers. "
+                description = "Which kind of lock NAME to free, when several kinds have that name. A read-write lock frees its writer and readers "
+                        + "in one atomic step. "
                         + "Semaphores are not force-unlocked (their permits come back when their leases end).")
         @Nullable String kind;
 
@@ -188,7 +188,7 @@ public final class LocksCommand implements Callable<Integer> {
                 boolean freed = switch (state.kind()) {
                     case LOCK -> client.getLock(name).forceUnlock();
                     case FAIR_LOCK -> client.getFairLock(name).forceUnlock();
-                    case READ_WRITE_LOCK -> forceBoth(client.getReadWriteLock(name).writeLock(), client.getReadWriteLock(name).readLock());
+                    case READ_WRITE_LOCK -> client.getReadWriteLock(name).forceUnlock(); // writer and readers in one step
                     case SEMAPHORE -> false;
                 };
                 System.out.println(freed ? "unlocked '" + name + "'" : "'" + name + "' was free already");
@@ -197,11 +197,6 @@ public final class LocksCommand implements Callable<Integer> {
                 System.err.println("distlock: " + e.getMessage());
                 return 1;
             }
-        }
-
-        private static boolean forceBoth(DistributedLock write, DistributedLock read) {
-            boolean writer = write.forceUnlock();
-            return read.forceUnlock() || writer;
         }
 
         private static boolean confirmed(String question) throws IOException {
