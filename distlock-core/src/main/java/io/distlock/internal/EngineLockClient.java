@@ -144,8 +144,67 @@ public final class EngineLockClient implements LockClient {
             throw new IllegalArgumentException("permits must be positive, was " + permits);
         }
         SemaphoreStorage storage = semaphoreStorage();
-        LockSpace space = kindSpace("semaphore/" + permits, "semaphore", k -> storage.withPermits(permits), true, permits);
-        return new EngineSemaphore(this, space, storage, checkUse(space, name, options), permits, options);
+        LockSpace space = pinSemaphoreSpace(storage, permits);
+        try {
+            return new EngineSemaphore(this, storage, checkUse(space, name, options), permits, options);
+        } finally {
+            unpin(space);
+        }
+    }
+
+    /**
+     * Returns the space of semaphores with {@code permits} permits, made if needed, pinned so that it stays in use until
+     * {@link #unpin}: a call that may enter one of its slots pins it for as long as it may (see LockSpace).
+     */
+    LockSpace pinSemaphoreSpace(SemaphoreStorage storage, int permits) {
+        String key = "semaphore/" + permits;
+        kindsLock.lock();
+        try {
+            LockSpace space = kindSpaces.get(key);
+            if (space == null) {
+                LockBackend permitsBackend = storage.withPermits(permits);
+                permitsBackend.checkOptions(settings.defaultOptions());
+                space = new LockSpace(this, "semaphore", permitsBackend, true, permits, unused -> dropIfUnused(key, unused));
+                kindSpaces.put(key, space);
+            }
+            space.pins++;
+            return space;
+        } finally {
+            kindsLock.unlock();
+        }
+    }
+
+    /** Ends a pin of {@link #pinSemaphoreSpace}. */
+    void unpin(LockSpace space) {
+        kindsLock.lock();
+        try {
+            space.pins--;
+        } finally {
+            kindsLock.unlock();
+        }
+        dropIfUnused("semaphore/" + space.localPermits, space);
+    }
+
+    /** Forgets a semaphore space that no call pins and no slot uses (its permits were all released). */
+    private void dropIfUnused(String key, LockSpace space) {
+        kindsLock.lock();
+        try {
+            if (space.pins == 0 && space.slots.size() == 0) {
+                kindSpaces.remove(key, space);
+            }
+        } finally {
+            kindsLock.unlock();
+        }
+    }
+
+    /** Returns how many kinds of lock (with one per number of permits for semaphores) this client keeps state for. */
+    int kindSpaceCount() {
+        return kindSpaces.size();
+    }
+
+    /** Returns how many names are in use across every kind. */
+    int slotsInUse() {
+        return spaces().stream().mapToInt(space -> space.slots.size()).sum();
     }
 
     /** Validates a name and options for a kind, and that the client is open; returns the name. */

@@ -11,22 +11,20 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The {@link DistributedSemaphore} of every backend with {@link SemaphoreStorage}: each permit is an
- * acquisition of its own in a shared {@link LockSpace} (one per number of permits), detached from the
- * acquiring thread, so that any thread may close it and one thread may hold several.
+ * acquisition of its own in a shared {@link LockSpace} (one per number of permits, pinned while an acquire
+ * runs), detached from the acquiring thread, so that any thread may close it and one thread may hold several.
  */
 final class EngineSemaphore implements DistributedSemaphore {
     private static final long FOREVER = LockAcquirer.FOREVER;
 
     private final EngineLockClient client;
-    private final LockSpace space;
     private final SemaphoreStorage storage;
     private final String name;
     private final int permits;
     private final LockOptions options;
 
-    EngineSemaphore(EngineLockClient client, LockSpace space, SemaphoreStorage storage, String name, int permits, LockOptions options) {
+    EngineSemaphore(EngineLockClient client, SemaphoreStorage storage, String name, int permits, LockOptions options) {
         this.client = client;
-        this.space = space;
         this.storage = storage;
         this.name = name;
         this.permits = permits;
@@ -56,7 +54,8 @@ final class EngineSemaphore implements DistributedSemaphore {
 
     @Override
     public Lease acquire() throws InterruptedException {
-        return LeaseHandle.owning(space, hold(FOREVER));
+        Acquisition held = hold(FOREVER);
+        return LeaseHandle.owning(held.slot.space, held);
     }
 
     @Override
@@ -67,20 +66,25 @@ final class EngineSemaphore implements DistributedSemaphore {
     @Override
     public Optional<Lease> tryAcquire(Duration waitTime) throws InterruptedException {
         Acquisition held = hold(EngineLock.checkWait(waitTime));
-        return held == null ? Optional.empty() : Optional.of(LeaseHandle.owning(space, held));
+        return held == null ? Optional.empty() : Optional.of(LeaseHandle.owning(held.slot.space, held));
     }
 
     private @Nullable Acquisition hold(long waitNanos) throws InterruptedException {
         client.checkOpen();
-        LockSlot slot = space.slots.enter(name);
+        LockSpace space = client.pinSemaphoreSpace(storage, permits);
         try {
-            Acquisition acquired = space.acquirer.acquire(slot, options, waitNanos);
-            if (acquired != null) {
-                acquired.detach();
+            LockSlot slot = space.slots.enter(name);
+            try {
+                Acquisition acquired = space.acquirer.acquire(slot, options, waitNanos);
+                if (acquired != null) {
+                    acquired.detach();
+                }
+                return acquired;
+            } finally {
+                slot.leave();
             }
-            return acquired;
         } finally {
-            slot.leave();
+            client.unpin(space);
         }
     }
 

@@ -51,8 +51,27 @@ final class LockAcquirer {
         return acquire(slot, options, waitNanos, granter);
     }
 
-    /** As {@link #acquire(LockSlot, LockOptions, long)}, with the grant from {@code granter} (a read-write lock's downgrade). */
+    /**
+     * As {@link #acquire(LockSlot, LockOptions, long)}, with the grant from {@code granter} (a read-write lock's downgrade).
+     * Never returns an acquisition that was lost as it was registered (a grant whose request was sent before the
+     * backend's session was lost belongs to the dead session): that one has let go, and the wait goes on for a new grant.
+     */
     @Nullable Acquisition acquire(LockSlot slot, LockOptions options, long waitNanos, Granter granter) throws InterruptedException {
+        WaitDeadline deadline = WaitDeadline.start(client.clock(), waitNanos);
+        while (true) {
+            Acquisition acquisition = acquireOnce(slot, options, deadline.remainingWait(), granter);
+            if (acquisition == null || acquisition.state() != Acquisition.State.LOST) {
+                return acquisition;
+            }
+            release(acquisition, false); // lost already (and let go): frees the slot and the gate
+            log.debug("a grant of lock '{}' crossed a loss of the backend's session; waiting on for a new one", slot.name);
+            if (deadline.left() <= 0) {
+                return null;
+            }
+        }
+    }
+
+    private @Nullable Acquisition acquireOnce(LockSlot slot, LockOptions options, long waitNanos, Granter granter) throws InterruptedException {
         WaitDeadline deadline = WaitDeadline.start(client.clock(), waitNanos);
         if (waitNanos == FOREVER) {
             slot.gate.acquire();
@@ -75,7 +94,9 @@ final class LockAcquirer {
                 releaseForClose(acquisition); // the client closed while we acquired: do not leak it
                 client.checkOpen();
             }
-            client.watchdog().start(acquisition);
+            if (acquisition.state() == Acquisition.State.ACTIVE) {
+                client.watchdog().start(acquisition);
+            }
             return acquisition;
         } finally {
             if (!handedOver) {

@@ -46,12 +46,15 @@ final class LockSlots {
     }
 
     void leave(LockSlot slot) {
-        byName.computeIfPresent(slot.name, (n, current) -> {
+        LockSlot left = byName.computeIfPresent(slot.name, (n, current) -> {
             if (current != slot) {
                 return current;
             }
             return --current.users == 0 ? null : current;
         });
+        if (left == null && byName.isEmpty()) {
+            space.slotsEmptied(); // outside compute: the space's owner takes its own lock
+        }
     }
 
     /** Returns the slot of {@code name} if someone uses it, without entering it. */

@@ -3,6 +3,8 @@ package io.distlock.internal;
 import io.distlock.spi.LockBackend;
 import io.distlock.spi.PollingAcquire;
 import io.distlock.spi.QueueingAcquire;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One kind of lock of a client (plain, fair, read, write, a semaphore's permits): its storage, the
@@ -15,6 +17,12 @@ final class LockSpace {
      * kind has one holder per name, and its slot's gate lets one thread at a time talk to the backend;
      * a shared kind (readers, permits) has a holder per thread, and its gate lets `localPermits` threads
      * through at once (a semaphore's permits: more than that can never be held by one client anyway).
+     *
+     * The spaces of plain, fair, read and write locks live as long as the client. A semaphore has a space per
+     * number of permits (its storage and local gate depend on it), which lives only while it is used: pinned by
+     * every call that may enter a slot (EngineLockClient.pinSemaphoreSpace), and dropped from the client once
+     * no call pins it and its last slot is gone (onUnused, told by LockSlots after it removes a slot). An
+     * application that opens semaphores with ever new numbers of permits keeps nothing for the old ones.
      */
     final String kind;
     final LockBackend backend;
@@ -22,8 +30,17 @@ final class LockSpace {
     final int localPermits;
     final LockSlots slots;
     final LockAcquirer acquirer;
+    /** Calls that may enter a slot of this space now (semaphore spaces); guarded by the client's kinds lock. */
+    int pins;
+    private final @Nullable Consumer<LockSpace> onUnused;
 
     LockSpace(EngineLockClient client, String kind, LockBackend backend, boolean shared, int localPermits) {
+        this(client, kind, backend, shared, localPermits, null);
+    }
+
+    /** A space that tells {@code onUnused} each time its last slot is removed (then it may have no use left). */
+    LockSpace(EngineLockClient client, String kind, LockBackend backend, boolean shared, int localPermits,
+            @Nullable Consumer<LockSpace> onUnused) {
         boolean polling = backend instanceof PollingAcquire;
         boolean queueing = backend instanceof QueueingAcquire;
         if (polling == queueing) {
@@ -38,6 +55,14 @@ final class LockSpace {
         this.slots = new LockSlots(this, slot -> new ReleaseSignal(slot, pollingBackend, client.clock()));
         this.acquirer = new LockAcquirer(client, this, polling ? new PollingGranter(client, backend, pollingBackend)
                 : new QueueGranter(client, (QueueingAcquire) backend));
+        this.onUnused = onUnused;
+    }
+
+    /** Called by the slots when they removed their last slot. */
+    void slotsEmptied() {
+        if (onUnused != null) {
+            onUnused.accept(this);
+        }
     }
 
     /** Releases one hold; the last one releases the backend lock. */

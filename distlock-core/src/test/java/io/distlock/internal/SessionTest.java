@@ -62,8 +62,13 @@ class SessionTest {
         lease.close();
     }
 
+    /**
+     * Found by the checker on ZooKeeper: a holder resumed from a pause past its session, acquired again, and its
+     * acquire returned a lease already lost (the grant's request was sent in the dead session), while the lock went
+     * on to another client. An acquire never returns a lease lost as it was granted: it waits on for a new grant.
+     */
     @Test
-    void aGrantRequestedBeforeTheSessionWasLostButArrivingAfterItIsLost() throws Exception {
+    void aGrantRequestedBeforeTheSessionWasLostIsNotReturnedAndTheAcquireWaitsForANewOne() throws Exception {
         store.holdReplies(Op.CHECK_TURN);
         CompletableFuture<Lease> acquiring = acquireInBackground("a");
         Awaiting.until(() -> store.heldReplyCount() == 1);
@@ -72,10 +77,10 @@ class SessionTest {
         Lease lease = acquiring.get(10, TimeUnit.SECONDS);
         List<LeaseLostException> losses = new CopyOnWriteArrayList<>();
         lease.onLost(losses::add);
-        assertThat(lease.isValid()).isFalse();
-        Awaiting.until(() -> losses.size() == 1);
-        assertThat(losses.get(0).reason()).isEqualTo(Reason.SESSION_LOST);
-        assertThat(store.isHeld("a")).isFalse();
+        assertThat(lease.isValid()).as("the lease the acquire returned").isTrue();
+        assertThat(store.isHeld("a")).isTrue();
+        assertThat(losses).isEmpty();
         lease.close();
+        assertThat(store.isHeld("a")).isFalse();
     }
 }

@@ -3,14 +3,18 @@ package io.distlock.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.distlock.DistributedLock;
+import io.distlock.DistributedReadWriteLock;
 import io.distlock.Lease;
 import io.distlock.LockOptions;
 import io.distlock.spi.AcquireResult;
 import io.distlock.spi.EngineSettings;
 import io.distlock.spi.LockBackend;
+import io.distlock.spi.LockKinds;
 import io.distlock.spi.OwnerCheck;
 import io.distlock.spi.PollingAcquire;
+import io.distlock.spi.ReadWriteStorage;
 import io.distlock.spi.ReleaseSubscription;
+import io.distlock.spi.SemaphoreStorage;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -108,6 +112,30 @@ class SlotLifecycleTest {
         }
     }
 
+    /**
+     * Issue 28, finding 10: a semaphore kept state per number of permits for the life of the client (a LockSpace each),
+     * so an application that sized semaphores by the request grew without end. Every kind's per-name state, too, is
+     * gone once the name is no longer used.
+     */
+    @Test
+    void oneHundredThousandDistinctNamesAndNumbersOfPermitsLeaveNothingBehindOnAnyKind() throws Exception {
+        try (EngineLockClient client = new EngineLockClient(new ForgetfulBackend(),
+                new EngineSettings(LockOptions.defaults(), Duration.ofSeconds(1), "kinds-test"))) {
+            client.getFairLock("warm").acquire().close();
+            client.getReadWriteLock("warm").writeLock().acquire().close();
+            int spaces = client.kindSpaceCount(); // fair, read, write: one each for the client's life
+            for (int i = 1; i <= 100_000; i++) {
+                client.getSemaphore("jobs:" + i, i).acquire().close();
+                client.getFairLock("fair:" + i).acquire().close();
+                DistributedReadWriteLock rw = client.getReadWriteLock("rw:" + i);
+                (i % 2 == 0 ? rw.readLock() : rw.writeLock()).acquire().close();
+            }
+            assertThat(client.kindSpaceCount()).as("kinds of lock the client keeps state for").isEqualTo(spaces);
+            assertThat(client.slotsInUse()).as("names in use").isZero();
+            assertThat(client.heldCount()).isZero();
+        }
+    }
+
     private static long settledHeap() throws InterruptedException {
         Runtime runtime = Runtime.getRuntime();
         long used = Long.MAX_VALUE;
@@ -119,9 +147,56 @@ class SlotLifecycleTest {
         return used;
     }
 
-    /** A backend that grants everything and remembers nothing, so only the engine's own memory counts. */
-    private static final class ForgetfulBackend implements LockBackend, PollingAcquire {
+    /** A backend that grants everything and remembers nothing, so only the engine's own memory counts; every kind too. */
+    private static final class ForgetfulBackend implements LockBackend, PollingAcquire, LockKinds {
         private final AtomicLong tokens = new AtomicLong();
+
+        @Override
+        public LockBackend fairLocks() {
+            return new ForgetfulBackend();
+        }
+
+        @Override
+        public ReadWriteStorage readWriteLocks() {
+            ForgetfulBackend readers = new ForgetfulBackend();
+            ForgetfulBackend writers = new ForgetfulBackend();
+            return new ReadWriteStorage() {
+                @Override
+                public LockBackend readers() {
+                    return readers;
+                }
+
+                @Override
+                public LockBackend writers() {
+                    return writers;
+                }
+
+                @Override
+                public CompletableFuture<Integer> forceReleaseAll(String name) {
+                    return CompletableFuture.completedFuture(0);
+                }
+
+                @Override
+                public CompletableFuture<AcquireResult> downgrade(String name, String writerOwnerId, String readerOwnerId, Duration leaseTime) {
+                    return readers.tryAcquire(name, readerOwnerId, leaseTime);
+                }
+            };
+        }
+
+        @Override
+        public SemaphoreStorage semaphores() {
+            return new SemaphoreStorage() {
+                @Override
+                public LockBackend withPermits(int permits) {
+                    return new ForgetfulBackend();
+                }
+
+                @Override
+                public CompletableFuture<Integer> availablePermits(String name, int permits) {
+                    return CompletableFuture.completedFuture(permits);
+                }
+            };
+        }
 
         @Override
         public String describe() {
