@@ -32,6 +32,16 @@ final class RawLockState {
         return held != null && Long.parseLong((String) held) > 0;
     }
 
+    /** Returns whether the server at {@code port} shows a writer holding the read-write lock {@code name} (readers do not count). */
+    static boolean writerHeld(int port, String name) {
+        return Long.valueOf(1).equals(Resp.call(port, "HEXISTS", RedisKeys.defaults().queueState(name, "rw"), "writer"));
+    }
+
+    /** Returns how many commands the server at {@code port} has processed ({@code INFO stats}), for counting a client's calls. */
+    static long commandsProcessed(int port) {
+        return Long.parseLong(Resp.info(port, "stats", "total_commands_processed"));
+    }
+
     /** Returns the last fencing token the queued lock of {@code kind} remembers, if its state exists. */
     static OptionalLong queueLastToken(int port, String name, String kind) {
         Object token = Resp.call(port, "HGET", RedisKeys.defaults().queueState(name, kind), "token");

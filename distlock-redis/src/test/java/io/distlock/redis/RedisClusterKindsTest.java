@@ -52,6 +52,34 @@ class RedisClusterKindsTest {
     }
 
     @Nested
+    class Write extends LeaseLockContract {
+        @Override
+        protected LockKind kind() {
+            return LockKind.WRITE;
+        }
+
+        @Override
+        protected Class<? extends LockClientFactory> factoryClass() {
+            return RedisClusterContractTest.Factory.class;
+        }
+
+        @Override
+        protected TestDeployment deployment() {
+            return cluster;
+        }
+
+        @Override
+        protected boolean lockedInBackend(String name) {
+            return RawLockState.writerHeld(cluster.cluster().masterOf(RedisKeys.defaults().lockKey(name)).port(), name);
+        }
+
+        @Override
+        protected OptionalLong lastTokenInBackend(String name) {
+            return RawLockState.queueLastToken(cluster.cluster().masterOf(RedisKeys.defaults().lockKey(name)).port(), name, "rw");
+        }
+    }
+
+    @Nested
     class ReadWrite extends ReadWriteLockContract {
         @Override
         protected Class<? extends LockClientFactory> factoryClass() {

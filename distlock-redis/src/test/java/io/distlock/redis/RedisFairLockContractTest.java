@@ -37,4 +37,9 @@ class RedisFairLockContractTest extends LeaseLockContract {
     protected OptionalLong lastTokenInBackend(String name) {
         return RawLockState.queueLastToken(redis.server().port(), name, "fair");
     }
+
+    @Override
+    protected OptionalLong serverCalls() {
+        return OptionalLong.of(RawLockState.commandsProcessed(redis.server().port()));
+    }
 }

@@ -31,4 +31,9 @@ class RedisLockContractTest extends LeaseLockContract {
     protected OptionalLong lastTokenInBackend(String name) {
         return RawLockState.lastToken(redis.server().port(), name);
     }
+
+    @Override
+    protected OptionalLong serverCalls() {
+        return OptionalLong.of(RawLockState.commandsProcessed(redis.server().port()));
+    }
 }

@@ -1,6 +1,9 @@
 package io.distlock.redis;
 
+import io.distlock.LockClient;
+import io.distlock.LockInspector;
 import io.distlock.testkit.LeaseLockContract;
+import io.distlock.testkit.LockInspectorContract;
 import io.distlock.testkit.LockClientFactory;
 import io.distlock.testkit.LockKind;
 import io.distlock.testkit.ReadWriteLockContract;
@@ -11,7 +14,7 @@ import java.util.OptionalLong;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** Fair locks, read-write locks and semaphores through Sentinel (a master, one replica, three Sentinels). */
+/** Fair locks, write locks, read-write locks, semaphores and the inspector through Sentinel (a master, one replica, three Sentinels). */
 class RedisSentinelKindsTest {
     @RegisterExtension
     static final RedisSentinelExtension sentinel = new RedisSentinelExtension();
@@ -45,6 +48,57 @@ class RedisSentinelKindsTest {
         @Override
         protected OptionalLong lastTokenInBackend(String name) {
             return RawLockState.queueLastToken(sentinel.group().servers().get(0).port(), name, "fair");
+        }
+    }
+
+    @Nested
+    class Write extends LeaseLockContract {
+        @Override
+        protected LockKind kind() {
+            return LockKind.WRITE;
+        }
+
+        @Override
+        protected Class<? extends LockClientFactory> factoryClass() {
+            return RedisClientFactory.class;
+        }
+
+        @Override
+        protected TestDeployment deployment() {
+            return sentinel;
+        }
+
+        @Override
+        protected boolean lockedInBackend(String name) {
+            return RawLockState.writerHeld(sentinel.group().servers().get(0).port(), name);
+        }
+
+        @Override
+        protected OptionalLong lastTokenInBackend(String name) {
+            return RawLockState.queueLastToken(sentinel.group().servers().get(0).port(), name, "rw");
+        }
+    }
+
+    @Nested
+    class Inspector extends LockInspectorContract {
+        @Override
+        protected LockInspector inspector(LockClient client) {
+            return ((RedisLockClient) client).inspector();
+        }
+
+        @Override
+        protected Class<? extends LockClientFactory> factoryClass() {
+            return RedisClientFactory.class;
+        }
+
+        @Override
+        protected TestDeployment deployment() {
+            return sentinel;
+        }
+
+        @Override
+        protected boolean lockedInBackend(String name) {
+            return RawLockState.held(sentinel.group().servers().get(0).port(), name);
         }
     }
 

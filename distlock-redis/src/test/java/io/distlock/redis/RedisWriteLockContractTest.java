@@ -30,11 +30,16 @@ class RedisWriteLockContractTest extends LeaseLockContract {
 
     @Override
     protected boolean lockedInBackend(String name) {
-        return RawLockState.queueHeld(redis.server().port(), name, "rw");
+        return RawLockState.writerHeld(redis.server().port(), name);
     }
 
     @Override
     protected OptionalLong lastTokenInBackend(String name) {
         return RawLockState.queueLastToken(redis.server().port(), name, "rw");
+    }
+
+    @Override
+    protected OptionalLong serverCalls() {
+        return OptionalLong.of(RawLockState.commandsProcessed(redis.server().port()));
     }
 }

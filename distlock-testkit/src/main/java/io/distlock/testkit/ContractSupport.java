@@ -180,17 +180,6 @@ public abstract class ContractSupport {
         return future;
     }
 
-    /** Starts {@code lock.tryAcquire(wait)} on a test thread and returns once that thread is parked waiting for the lock. */
-    protected Future<Optional<Lease>> parkedWaiter(DistributedLock lock, Duration wait) {
-        AtomicReference<Thread> waiterThread = new AtomicReference<>();
-        Future<Optional<Lease>> waiter = inBackground(() -> {
-            waiterThread.set(Thread.currentThread());
-            return lock.tryAcquire(wait);
-        });
-        awaitParked(waiterThread);
-        return waiter;
-    }
-
     /** Starts {@code lock.tryAcquire(wait)} on a test thread and returns once it waits in the backend (see {@link #awaitWaitingInBackend}). */
     protected Future<Optional<Lease>> queuedWaiter(DistributedLock lock, Duration wait) {
         AtomicReference<Thread> waiterThread = new AtomicReference<>();
@@ -223,7 +212,29 @@ public abstract class ContractSupport {
         });
     }
 
-    /** Waits until the thread in {@code waiter} is parked (waiting for the lock). */
+    /**
+     * Returns what a waiter started with a wait of {@link #SOON} got, waiting for it at most five seconds less than that:
+     * a waiter that only gets the lock by its last check at the end of its own wait (it was never woken) fails this.
+     */
+    protected static Optional<Lease> wokenWithin(Future<Optional<Lease>> waiter) throws Exception {
+        try {
+            return waiter.get(SOON.toSeconds() - 5, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new AssertionError("the waiter was not woken: it still waited " + (SOON.toSeconds() - 5) + " s later, close to the end "
+                    + "of its own " + SOON.toSeconds() + " s wait", e);
+        }
+    }
+
+    /**
+     * Returns how many requests the backend's servers have answered so far, read from their own counters (Redis:
+     * {@code total_commands_processed}); empty where the test class has no such counter. Lets a test show that a waiter
+     * makes no calls while it waits.
+     */
+    protected java.util.OptionalLong serverCalls() {
+        return java.util.OptionalLong.empty();
+    }
+
+    /** Waits until the thread in {@code waiter} is parked (waiting, e.g. for a backend's answer). */
     protected static void awaitParked(AtomicReference<Thread> waiter) {
         Await.until(SOON, "the waiter is parked", () -> {
             Thread thread = waiter.get();

@@ -19,6 +19,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.JRE;
+import org.junit.jupiter.api.condition.EnabledForJreRange;
 
 /**
  * The contract of read-write locks, on top of {@link LockContract} run with {@link LockKind#WRITE} (the
@@ -246,5 +248,46 @@ public abstract class ReadWriteLockContract extends ContractSupport {
         assertThat(otherName.isValid()).isFalse();
         assertThat(readWrite(newClient(), name).writeLock().tryAcquire(SOON)).isPresent();
         assertThat(readWrite(newClient(), name + "-w").writeLock().tryAcquire(SOON)).isPresent();
+    }
+
+    /**
+     * Readers and writers on virtual threads (JDK 21+; `.ci/run` runs this again on a newer JDK): each lease is closed on
+     * another virtual thread than the one that took it, and no writer ever holds together with anyone.
+     */
+    @Test
+    @EnabledForJreRange(min = JRE.JAVA_21)
+    void virtualThreadsReadAndWriteAndReleaseOnOtherThreads() throws Exception {
+        String name = uniqueName();
+        DistributedReadWriteLock rw = newClient().getReadWriteLock(name);
+        java.util.concurrent.ExecutorService virtual =
+                (java.util.concurrent.ExecutorService) java.util.concurrent.Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
+        AtomicInteger readers = new AtomicInteger();
+        AtomicInteger writers = new AtomicInteger();
+        AtomicInteger broken = new AtomicInteger();
+        try {
+            List<Future<?>> tasks = new ArrayList<>();
+            for (int i = 0; i < 40; i++) {
+                boolean write = i % 4 == 0;
+                tasks.add(virtual.submit(() -> {
+                    Lease lease = (write ? rw.writeLock() : rw.readLock()).tryAcquireDetached(Duration.ofMinutes(2)).orElseThrow();
+                    // each side counts itself in, then looks at the other: of two that overlap, at least one sees it
+                    boolean alone = write ? writers.incrementAndGet() == 1 && readers.get() == 0 : readers.incrementAndGet() > 0 && writers.get() == 0;
+                    if (!alone) {
+                        broken.incrementAndGet();
+                    }
+                    TimeUnit.MILLISECONDS.sleep(1);
+                    (write ? writers : readers).decrementAndGet();
+                    virtual.submit(lease::close).get(); // closed on another virtual thread
+                    return null;
+                }));
+            }
+            for (Future<?> task : tasks) {
+                task.get(3, TimeUnit.MINUTES);
+            }
+        } finally {
+            virtual.shutdownNow();
+        }
+        assertThat(broken.get()).as("times a writer held with anyone else").isZero();
+        assertThat(rw.writeLock().tryAcquire(Duration.ofSeconds(5))).as("everything was released").isPresent().get().satisfies(Lease::close);
     }
 }

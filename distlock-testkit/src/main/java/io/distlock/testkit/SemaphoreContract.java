@@ -19,6 +19,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.JRE;
+import org.junit.jupiter.api.condition.EnabledForJreRange;
 
 /**
  * The contract of semaphores with leased permits: never more holders than permits across clients, an exact
@@ -42,7 +44,7 @@ public abstract class SemaphoreContract extends ContractSupport {
                     for (int i = 0; i < 10; i++) {
                         try (Lease permit = semaphore.acquire(Duration.ofMinutes(1))) {
                             most.accumulateAndGet(inside.incrementAndGet(), Math::max);
-                            Thread.yield();
+                            TimeUnit.MILLISECONDS.sleep(2); // held long enough that one holder too many would be seen
                             inside.decrementAndGet();
                         }
                     }
@@ -156,7 +158,7 @@ public abstract class SemaphoreContract extends ContractSupport {
                 ended.countDown();
             }
         });
-        awaitParked(thread);
+        awaitWaitingInBackend(thread); // queued, so the interrupt has something of the backend's to undo
         waiter.cancel(true);
         assertThat(ended.await(SOON.toSeconds(), TimeUnit.SECONDS)).as("the interrupted waiter returned").isTrue();
         only.close();
@@ -185,5 +187,37 @@ public abstract class SemaphoreContract extends ContractSupport {
         assertThatThrownBy(() -> newClient().getSemaphore(name, 1).acquire(Duration.ofMillis(50)))
                 .isInstanceOf(LockAcquireTimeoutException.class).hasMessageContaining(name);
         only.close();
+    }
+
+    /** Permits on virtual threads (JDK 21+), each closed on another virtual thread: never more holders than permits. */
+    @Test
+    @EnabledForJreRange(min = JRE.JAVA_21)
+    void virtualThreadsTakePermitsAndReleaseThemOnOtherThreads() throws Exception {
+        String name = uniqueName();
+        DistributedSemaphore semaphore = newClient().getSemaphore(name, 3);
+        java.util.concurrent.ExecutorService virtual =
+                (java.util.concurrent.ExecutorService) java.util.concurrent.Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger most = new AtomicInteger();
+        try {
+            List<Future<?>> tasks = new ArrayList<>();
+            for (int i = 0; i < 40; i++) {
+                tasks.add(virtual.submit(() -> {
+                    Lease permit = semaphore.acquire(Duration.ofMinutes(2));
+                    most.accumulateAndGet(inside.incrementAndGet(), Math::max);
+                    TimeUnit.MILLISECONDS.sleep(1);
+                    inside.decrementAndGet();
+                    virtual.submit(permit::close).get(); // closed on another virtual thread
+                    return null;
+                }));
+            }
+            for (Future<?> task : tasks) {
+                task.get(3, TimeUnit.MINUTES);
+            }
+        } finally {
+            virtual.shutdownNow();
+        }
+        assertThat(most.get()).as("most permit holders at once").isBetween(1, 3);
+        assertThat(semaphore.availablePermits()).isEqualTo(3);
     }
 }

@@ -41,7 +41,7 @@ public abstract class SessionLockContract extends LeaseLockContract {
         CompletableFuture<LeaseLostException> lost = new CompletableFuture<>();
         held.onLost(lost::complete);
         DistributedLock waiterLock = lockOf(newClientWithoutPolling(), name);
-        Future<Optional<Lease>> waiter = parkedWaiter(waiterLock, SOON);
+        Future<Optional<Lease>> waiter = queuedWaiter(waiterLock, SOON);
 
         expireSession(holderClient);
 
