@@ -41,6 +41,13 @@ final class SqlConnections implements AutoCloseable {
      * leaves every pooled connection dead. Every operation is safe to run twice: each compares the owner
      * id, and acquire by the same owner id keeps its fence.
      *
+     * Every connection runs at READ COMMITTED, set when it is opened, whatever the database's default
+     * (default_transaction_isolation, MariaDB's REPEATABLE READ) or the pool's setting: an acquire that
+     * meets another acquire of the same free row waits for its row lock and must then re-read the row
+     * and find it held (busy). Under REPEATABLE READ or SERIALIZABLE, PostgreSQL and H2 refuse that
+     * statement instead (serialization failure, "deadlock detected"), so waiters would fail where they
+     * should wait. Each statement is its own transaction, so READ COMMITTED is all the statements need.
+     *
      * A network timeout bounds how long a worker waits on a silent connection (a network partition
      * would otherwise hold it until TCP gives up): 10 operation timeouts, at least 30 s.
      */
@@ -170,11 +177,13 @@ final class SqlConnections implements AutoCloseable {
         }
     }
 
-    /** Opens a new autocommit connection with the network timeout set. */
+    /** Opens a new autocommit READ COMMITTED connection with the network timeout set. */
     Connection open() throws SQLException {
         Connection connection = source.open();
         try {
             connection.setAutoCommit(true);
+            // whatever the database or the pool defaults to: see the class notes
+            connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
             try {
                 connection.setNetworkTimeout(Runnable::run, networkTimeoutMillis);
             } catch (SQLException | UnsupportedOperationException e) {
