@@ -38,7 +38,11 @@ final class SqlConnections implements AutoCloseable {
      *
      * A connection whose statement failed with a connection-class error is closed; a pooled (older)
      * connection that fails so is retried once on a new one, since a server restart or a killed session
-     * leaves every pooled connection dead. Every operation is safe to run twice: each compares the owner
+     * leaves every pooled connection dead. A statement refused because the server or the session is
+     * read-only counts as such an error: the connection may be bound to a standby, or may have taken its
+     * read-only default (PostgreSQL's default_transaction_read_only, set per database or role, applies
+     * to sessions as they start) and kept it after the server became writable again; kept, it would
+     * refuse every write for the rest of its life. Every operation is safe to run twice: each compares the owner
      * id, and acquire by the same owner id keeps its fence.
      *
      * Every connection runs at READ COMMITTED, set when it is opened, whatever the database's default
@@ -196,9 +200,12 @@ final class SqlConnections implements AutoCloseable {
         }
     }
 
-    /** Returns whether the error means the connection is gone (or in an unknown state), rather than that the statement was refused. */
+    /**
+     * Returns whether the error means the connection is gone, in an unknown state, or bound to a read-only
+     * server or session, rather than that the statement was refused.
+     */
     static boolean isConnectionError(SQLException e, Connection connection) {
-        if (isConnectionClass(e)) {
+        if (isConnectionClass(e) || isReadOnly(e)) {
             return true;
         }
         try {
@@ -215,6 +222,18 @@ final class SqlConnections implements AutoCloseable {
                 || e instanceof SQLTimeoutException || state.startsWith("08") || state.startsWith("57P") || state.equals("70100");
     }
 
+    /**
+     * Returns whether the server refused a write because it, or the session's default, is read-only:
+     * SQLState 25006 (PostgreSQL: a standby, or default_transaction_read_only), MySQL/MariaDB's read_only
+     * (1290 naming it, 1792, 1836), H2's read-only database (90097).
+     */
+    static boolean isReadOnly(SQLException e) {
+        int code = e.getErrorCode();
+        String message = String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT);
+        return state(e).equals("25006") || code == 1792 || code == 1836 || code == 90097
+                || (code == 1290 && (message.contains("read-only") || message.contains("read_only")));
+    }
+
     private static String state(SQLException e) {
         return e.getSQLState() == null ? "" : e.getSQLState();
     }
@@ -223,6 +242,10 @@ final class SqlConnections implements AutoCloseable {
     RuntimeException translate(SQLException e, String operation, @Nullable String lockName) {
         String what = what(operation, lockName) + " on " + source.describe() + ": " + e.getMessage()
                 + " (SQLState " + e.getSQLState() + ", error " + e.getErrorCode() + ")";
+        if (isReadOnly(e)) {
+            return new BackendUnavailableException(what + ": the database is read-only (a standby after a failover, or read-only mode"
+                    + " switched on); locks need a writable primary, and the client uses new connections once it is writable again", e);
+        }
         if (isUnreachable(e)) {
             return new BackendUnavailableException(what, e);
         }

@@ -1,10 +1,13 @@
 package io.distlock.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.distlock.BackendUnavailableException;
 import io.distlock.DistributedLock;
 import io.distlock.Lease;
+import io.distlock.LeaseLostException;
 import io.distlock.LockClient;
 import io.distlock.servers.Await;
 import java.sql.Connection;
@@ -19,13 +22,14 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
  * What a database server's own settings must not break: a default isolation level stricter than the
- * statements need.
+ * statements need, and a server that turns read-only and back (a failover to a standby, an operator).
  */
 abstract class SqlServerContract extends SqlContractSupport {
     /** The isolation levels a database may default to, or a pool may hand connections out at, that are stricter than READ COMMITTED. */
@@ -124,5 +128,50 @@ abstract class SqlServerContract extends SqlContractSupport {
         }
         assertThat(failures).as("acquisitions that failed among four contending clients (%s)", isolation).isEmpty();
         assertThat(overlaps).as("two holders at once (%s)", isolation).hasValue(0);
+    }
+
+    @Test
+    void aServerTurnedReadOnlyFailsAcquisitionsClearlyExpiresHoldersAndTheSameClientsLockAgainOnceItIsWritable() throws Exception {
+        String user = newUser();
+        List<String> readOnly = database().readOnly(true, user);
+        assumeTrue(readOnly != null, database().kind() + " cannot turn read-only while it runs");
+        String url = database().urlAs(user);
+        Duration timeout = Duration.ofSeconds(1);
+        LockClient holderClient = closeAfterTest(JdbcLockClient.builder().jdbcUrl(url).operationTimeout(timeout).build());
+        LockClient client = closeAfterTest(JdbcLockClient.builder().jdbcUrl(url).operationTimeout(timeout).build());
+        String heldName = uniqueName();
+        String otherName = uniqueName();
+        Lease held = holderClient.getLock(heldName, lease(Duration.ofSeconds(2), true)).acquire();
+        AtomicReference<LeaseLostException> lost = new AtomicReference<>();
+        held.onLost(lost::set);
+        client.getLock(otherName).acquire().close(); // the client's connections are open and pooled
+        Future<Optional<Lease>> waiter = queuedWaiter(client.getLock(heldName), SOON);
+
+        database().execute(readOnly);
+        try {
+            Throwable waiterFailure = catchThrowable(() -> waiter.get(SOON.toSeconds() + 10, TimeUnit.SECONDS));
+            assertThat(waiterFailure).as("a waiter that was waiting when the server turned read-only").isInstanceOf(ExecutionException.class);
+            assertThat(waiterFailure.getCause()).isInstanceOf(BackendUnavailableException.class).hasMessageContaining("read-only");
+            Duration wait = Duration.ofSeconds(2);
+            Future<Optional<Lease>> attempt = inBackground(() -> client.getLock(otherName).tryAcquire(wait));
+            // an answer within the wait plus the operation timeout, and then some for a slow machine: not a hang
+            Throwable failure = catchThrowable(() -> attempt.get(wait.plus(timeout).toSeconds() + 10, TimeUnit.SECONDS));
+            assertThat(failure).as("an acquisition on the read-only server").isInstanceOf(ExecutionException.class);
+            assertThat(failure.getCause()).isInstanceOf(BackendUnavailableException.class)
+                    .hasMessageContaining("read-only")
+                    .hasMessageContaining("127.0.0.1:" + database().port());
+            Await.until(SOON, "the holder is told its lease is lost", () -> lost.get() != null);
+            assertThat(lost.get().reason()).as("the holder's loss: renewals could not be confirmed").isEqualTo(LeaseLostException.Reason.EXPIRED);
+            assertThat(held.isValid()).isFalse();
+        } finally {
+            database().execute(database().readOnly(false, user));
+        }
+
+        // writable again: the same clients lock again, without a restart
+        Optional<Lease> expired = client.getLock(heldName).tryAcquire(SOON);
+        assertThat(expired).as("the lock of the holder whose lease expired, taken by the other client").isPresent();
+        assertThat(expired.get().fencingToken()).isGreaterThan(held.fencingToken());
+        assertThat(client.getLock(otherName).tryAcquire(SOON)).as("the lock the client failed to take while read-only").isPresent();
+        assertThat(holderClient.getLock(uniqueName()).tryAcquire(SOON)).as("a new lock on the client that lost its lease").isPresent();
     }
 }
