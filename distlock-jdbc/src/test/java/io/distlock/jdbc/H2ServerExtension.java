@@ -19,6 +19,11 @@ final class H2ServerExtension extends DatabaseExtension<H2Server> {
     }
 
     @Override
+    public String schema() {
+        return "PUBLIC";
+    }
+
+    @Override
     public String now() {
         return "CURRENT_TIMESTAMP(6)";
     }

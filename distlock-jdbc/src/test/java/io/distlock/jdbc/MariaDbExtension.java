@@ -17,6 +17,11 @@ final class MariaDbExtension extends DatabaseExtension<MariaDbServer> {
     }
 
     @Override
+    public String schema() {
+        return "distlock";
+    }
+
+    @Override
     public String now() {
         return "UTC_TIMESTAMP(6)";
     }

@@ -17,6 +17,11 @@ final class PostgresExtension extends DatabaseExtension<PostgresServer> {
     }
 
     @Override
+    public String schema() {
+        return "public";
+    }
+
+    @Override
     public String now() {
         return "clock_timestamp()";
     }

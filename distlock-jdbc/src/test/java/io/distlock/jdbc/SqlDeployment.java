@@ -16,6 +16,9 @@ interface SqlDeployment extends TestDeployment {
     /** Returns which database this is. */
     Database kind();
 
+    /** Returns the schema (MariaDB: the database) the test's tables are in by default. */
+    String schema();
+
     /** Returns the port clients connect to (for a proxy in front of the server). */
     int port();
 

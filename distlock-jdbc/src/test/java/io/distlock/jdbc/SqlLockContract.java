@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
  * The lease-lock contract on a SQL database, plus what only a database has: the caller's transactions,
  * sessions that get killed, a server restarted under a holder, many clients on one row, and the table.
  */
-abstract class SqlLockContract extends SqlServerContract {
+abstract class SqlLockContract extends SqlTableContract {
 
     @Test
     void theLockCommitsOnItsOwnEvenWhenTheDataSourceHandsOutTransactionalConnections() throws Exception {
@@ -143,14 +143,6 @@ abstract class SqlLockContract extends SqlServerContract {
         }
         assertThat(overlaps).as("two holders at once").hasValue(0);
         assertThat(new ArrayList<>(tokens)).hasSize(clients).doesNotHaveDuplicates().isSorted();
-    }
-
-    @Test
-    void aMissingTableIsReportedWithItsDdlWhenCreatingItIsOff() {
-        assertThatThrownBy(() -> JdbcLockClient.builder().jdbcUrl(database().target()).table("no_such_locks").createTable(false).build())
-                .isInstanceOf(LockException.class)
-                .hasMessageContaining("no_such_locks")
-                .hasMessageContaining("CREATE TABLE IF NOT EXISTS no_such_locks");
     }
 
     @Test
