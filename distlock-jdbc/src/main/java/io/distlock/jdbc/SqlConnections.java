@@ -25,7 +25,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The client's own connections and the threads that use them: every operation is one task on one of
- * {@code size} threads, on an autocommit connection no caller's transaction can see or roll back.
+ * {@code size} threads, on an autocommit connection no caller's transaction can see or roll back. The
+ * client never has more connections open than it was given: one per worker thread (each uses one at a
+ * time, and new ones are opened only when none is idle), and on PostgreSQL one of them listens instead.
  */
 final class SqlConnections implements AutoCloseable {
     /*
@@ -65,6 +67,7 @@ final class SqlConnections implements AutoCloseable {
     private final ConcurrentLinkedDeque<Connection> idle = new ConcurrentLinkedDeque<>();
     private final AtomicBoolean closed = new AtomicBoolean();
 
+    /** Makes a pool of {@code size} worker threads, each with at most one connection at a time. */
     SqlConnections(ConnectionSource source, int size, Duration timeout, ScheduledExecutorService timer, String threadPrefix) {
         this.source = source;
         this.timeout = timeout;
@@ -77,6 +80,22 @@ final class SqlConnections implements AutoCloseable {
             return thread;
         });
         workers.allowCoreThreadTimeOut(true);
+    }
+
+    /**
+     * Takes one connection away from the statements, for one that {@link #open()} opens and a caller keeps
+     * (the LISTEN connection): from now on at most {@code size - 1} connections run statements.
+     *
+     * @throws IllegalStateException if the pool has a single connection
+     */
+    void reserveOne() {
+        int size = workers.getMaximumPoolSize();
+        if (size < 2) {
+            throw new IllegalStateException("a pool of one connection has none to spare");
+        }
+        workers.setCorePoolSize(size - 1); // the core size first: it may not exceed the maximum
+        workers.setMaximumPoolSize(size - 1);
+        // the pool has run only the setup so far, on one connection: no more than size - 1 are open
     }
 
     /** Work on one connection. */
@@ -143,8 +162,11 @@ final class SqlConnections implements AutoCloseable {
         return future;
     }
 
-    /** Runs {@code work} on a pooled connection on the calling thread, retrying once on a new connection if the pooled one is dead. */
-    <T> T withConnection(Work<T> work) throws SQLException {
+    /**
+     * Runs {@code work} on a pooled connection on the calling thread, retrying once on a new connection if
+     * the pooled one is dead. Only worker threads call it: that bounds the connections to the workers.
+     */
+    private <T> T withConnection(Work<T> work) throws SQLException {
         Connection pooled = idle.pollFirst();
         if (pooled != null) {
             try {

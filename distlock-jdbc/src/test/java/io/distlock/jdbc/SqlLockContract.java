@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
  * The lease-lock contract on a SQL database, plus what only a database has: the caller's transactions,
  * sessions that get killed, a server restarted under a holder, many clients on one row, and the table.
  */
-abstract class SqlLockContract extends SqlTableContract {
+abstract class SqlLockContract extends SqlClientContract {
 
     @Test
     void theLockCommitsOnItsOwnEvenWhenTheDataSourceHandsOutTransactionalConnections() throws Exception {
@@ -110,7 +110,8 @@ abstract class SqlLockContract extends SqlTableContract {
         int clients = 100;
         List<DistributedLock> locks = new ArrayList<>();
         for (int i = 0; i < clients; i++) {
-            LockClient client = JdbcLockClient.builder().jdbcUrl(database().target()).connections(1).build();
+            // two connections each: on PostgreSQL one runs statements and one listens (with one, waiters would poll)
+            LockClient client = JdbcLockClient.builder().jdbcUrl(database().target()).connections(2).build();
             closeAfterTest(client);
             locks.add(client.getLock(name));
         }
