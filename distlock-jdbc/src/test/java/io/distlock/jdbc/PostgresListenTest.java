@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.distlock.Lease;
 import io.distlock.LockClient;
 import io.distlock.servers.Await;
+import io.distlock.servers.TcpProxy;
 import io.distlock.testkit.ContractSupport;
 import io.distlock.testkit.LockClientFactory;
 import io.distlock.testkit.TestDeployment;
@@ -22,8 +23,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * PostgreSQL's wake-ups by LISTEN/NOTIFY: a LISTEN connection that is down does not hold a
- * {@code tryAcquire} past its wait.
+ * PostgreSQL's wake-ups by LISTEN/NOTIFY: that they are what wakes a waiter (not a poll that passes for
+ * them), that a waiter costs no statement while it waits, and that a LISTEN connection that is down
+ * does not hold a {@code tryAcquire} past its wait.
  */
 class PostgresListenTest extends ContractSupport {
     @RegisterExtension
@@ -42,6 +44,36 @@ class PostgresListenTest extends ContractSupport {
     @Override
     protected boolean lockedInBackend(String name) {
         throw new UnsupportedOperationException("not needed here");
+    }
+
+    @Test
+    void aWaiterIsWokenByTheNotificationWithEveryPollOffAndMakesNoCallWhileItWaits() throws Exception {
+        String user = newUser();
+        database.urlAs(user);
+        try (TcpProxy proxy = TcpProxy.to(database.port())) {
+            // the waiter's client, behind a proxy that counts its round trips; neither the engine's fallback
+            // poll nor the release poll (were the client to poll instead of listening) would ask within the test
+            LockClient client = closeAfterTest(JdbcLockClient.builder().jdbcUrl(database.urlFor(user, proxy.port()))
+                    .fallbackPoll(NO_POLLING).releasePoll(NO_POLLING).build());
+            String name = uniqueName();
+            Lease held = newClient().getLock(name, lease(Duration.ofMinutes(2), false)).acquire();
+            Future<Optional<Lease>> waiter = queuedWaiter(client.getLock(name), SOON);
+            assertThat(listeningSessionsOf(user)).as("sessions of the waiter's client that LISTEN").isEqualTo(1);
+
+            long before = proxy.roundTrips();
+            // meanwhile another client takes and releases other locks 100 times: each release notifies the channel the waiter listens on
+            LockClient other = newClient();
+            for (int i = 0; i < 100; i++) {
+                other.getLock(uniqueName()).acquire().close();
+            }
+            assertThat(proxy.roundTrips() - before).as("round trips of the waiting client while 100 other locks came and went").isZero();
+
+            held.close();
+            Optional<Lease> acquired = waiter.get(SOON.toSeconds() + 10, TimeUnit.SECONDS);
+            assertThat(acquired).as("the waiter, with every poll off, woken by the release's notification").isPresent();
+            assertThat(proxy.roundTrips() - before).as("round trips of the waiter to take the lock once woken").isBetween(1L, 2L);
+            acquired.get().close();
+        }
     }
 
     @Test

@@ -6,6 +6,7 @@ import io.distlock.BackendUnavailableException;
 import io.distlock.Lease;
 import io.distlock.LockClient;
 import io.distlock.servers.Await;
+import io.distlock.servers.TcpProxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Duration;
@@ -21,12 +22,52 @@ import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 /**
- * What a client costs the database: how many connections it holds at most (counted on the server, the
- * LISTEN connection included), also under contention.
+ * What a client costs the database: how often its waiters ask (counted by a proxy in front of it), and
+ * how many connections it holds at most (counted on the server, the LISTEN connection included), also
+ * under contention.
  */
 abstract class SqlClientContract extends SqlTableContract {
     /** The release poll of the clients here: short, so that a poller that wants a connection of its own asks for it soon. */
     private static final Duration RELEASE_POLL = Duration.ofMillis(20);
+
+    @Test
+    void waitersOfOneClientAskTheDatabaseAtMostOncePerReleasePollTogether() throws Exception {
+        String user = newUser();
+        database().urlAs(user);
+        Duration releasePoll = Duration.ofMillis(200);
+        try (TcpProxy proxy = TcpProxy.to(database().port())) {
+            // the waiters' client behind a proxy that counts its round trips; the engine's own fallback poll off
+            LockClient client = closeAfterTest(JdbcLockClient.builder().jdbcUrl(database().urlFor(user, proxy.port()))
+                    .fallbackPoll(NO_POLLING).releasePoll(releasePoll).build());
+            LockClient holders = newClient();
+            List<Lease> held = new ArrayList<>();
+            List<Future<Optional<Lease>>> waiters = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                String name = uniqueName();
+                held.add(holders.getLock(name, lease(longLease(), false)).acquire());
+                waiters.add(queuedWaiter(client.getLock(name), SOON));
+            }
+            long before = proxy.roundTrips();
+            long start = System.nanoTime();
+            // while they wait, another client takes and releases other locks 100 times
+            LockClient other = newClient();
+            for (int i = 0; i < 100; i++) {
+                other.getLock(uniqueName()).acquire().close();
+            }
+            long calls = proxy.roundTrips() - before;
+            long elapsed = System.nanoTime() - start;
+            // one poll for all five per interval: the interval starts at 5 ms and doubles to the release poll
+            // (6 polls), then at most one per 0.8 release polls (its jitter); PostgreSQL listens and asks nothing
+            long most = 6 + 1 + elapsed / (releasePoll.toNanos() * 8 / 10);
+            assertThat(calls).as("round trips of a client with 5 waiters in %d ms", elapsed / 1_000_000).isLessThanOrEqualTo(most);
+            for (int i = 0; i < held.size(); i++) {
+                held.get(i).close();
+                Optional<Lease> acquired = waiters.get(i).get(SOON.toSeconds() + 10, TimeUnit.SECONDS);
+                assertThat(acquired).as("waiter %d once its lock is released", i).isPresent();
+                acquired.get().close();
+            }
+        }
+    }
 
     @Test
     void aClientNeverHasMoreSessionsOpenThanItsConnectionsEvenWithEveryStatementHeldUp() throws Exception {
