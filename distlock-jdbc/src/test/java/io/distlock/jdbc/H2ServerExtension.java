@@ -43,9 +43,10 @@ final class H2ServerExtension extends DatabaseExtension<H2Server> {
         return List.of("CREATE USER IF NOT EXISTS " + user + " PASSWORD '' ADMIN");
     }
 
+    /** The URL for {@code user}, with a lock timeout longer than any test holds a row lock (H2's own is 2 s; PostgreSQL has none, InnoDB 50 s). */
     @Override
     public String urlFor(String user, int port) {
-        return replaceUserAndPort("USER=sa", user, port);
+        return replaceUserAndPort("USER=sa", user, port) + ";LOCK_TIMEOUT=60000";
     }
 
     @Override
