@@ -3,6 +3,7 @@ package io.distlock.internal;
 import io.distlock.BackendUnavailableException;
 import io.distlock.LockException;
 import io.distlock.spi.LockBackend;
+import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -29,15 +30,22 @@ final class BackendCalls {
 
     /** Waits for the answer; interruptible. */
     <T> T await(CompletableFuture<T> future, String operation, String lockName) throws InterruptedException {
+        return await(future, operation, lockName, Long.MAX_VALUE);
+    }
+
+    /** Waits for the answer, but no longer than {@code maxNanos} (a caller's wait that ends sooner); interruptible. */
+    <T> T await(CompletableFuture<T> future, String operation, String lockName, long maxNanos) throws InterruptedException {
+        boolean capped = maxNanos < timeoutNanos + GRACE_NANOS;
+        long nanos = capped ? Math.max(0, maxNanos) : timeoutNanos + GRACE_NANOS;
         try {
-            return future.get(timeoutNanos + GRACE_NANOS, TimeUnit.NANOSECONDS);
+            return future.get(nanos, TimeUnit.NANOSECONDS);
         } catch (ExecutionException | CompletionException e) {
             throw translate(e.getCause(), operation, lockName);
         } catch (CancellationException e) {
             throw translate(e, operation, lockName);
         } catch (TimeoutException e) {
-            throw new BackendUnavailableException(operation + " of lock '" + lockName + "' got no answer from "
-                    + backend.describe() + " within " + backend.operationTimeout(), e);
+            throw new BackendUnavailableException(operation + " of lock '" + lockName + "' got no answer from " + backend.describe() + " within "
+                    + (capped ? Duration.ofNanos(nanos) + " (what was left of the caller's wait)" : backend.operationTimeout()), e);
         }
     }
 

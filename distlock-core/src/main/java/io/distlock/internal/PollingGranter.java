@@ -16,7 +16,9 @@ final class PollingGranter implements Granter {
     /*
      * Ask the backend. If busy, subscribe to release notifications once, ask again (a release may have
      * happened before the subscription), and from then on sleep until a notification, the holder's
-     * lease end, the fallback poll or the caller's deadline, whichever is first. The generation read
+     * lease end, the fallback poll or the caller's deadline, whichever is first. Waiting for the
+     * subscription to take effect is bounded by the caller's deadline too: a notification channel that
+     * is down must not make a tryAcquire overshoot its wait by an operation timeout. The generation read
      * before each request makes a notification that arrives during the request count.
      *
      * Cancellation safety: if the caller stops waiting for a request's answer (interrupt, timeout,
@@ -70,7 +72,7 @@ final class PollingGranter implements Granter {
                 }
                 if (!watching) {
                     watching = true;
-                    startWatching(slot);
+                    startWatching(slot, left);
                     continue; // ask again: the release may have come before notifications flowed
                 }
                 long holderLeft = result.holderRemaining().toNanos();
@@ -87,10 +89,12 @@ final class PollingGranter implements Granter {
         }
     }
 
-    private void startWatching(LockSlot slot) throws InterruptedException {
+    /** Subscribes to release notifications, waiting for them to flow no longer than the operation timeout and the caller's wait. */
+    private void startWatching(LockSlot slot, long waitLeftNanos) throws InterruptedException {
         CompletableFuture<ReleaseSubscription> subscription = slot.signal.retain();
         try {
-            client.calls().await(subscription, "subscribe", slot.name);
+            // a channel that is down (a LISTEN connection reconnecting) must not hold the caller past its wait
+            client.calls().await(subscription, "subscribe", slot.name, waitLeftNanos);
         } catch (RuntimeException e) {
             // Without notifications we still make progress by polling; the next request reports an outage.
             log.debug("release notifications for lock '{}' unavailable, polling instead", slot.name, e);

@@ -17,6 +17,21 @@ final class H2Dialect extends SqlDialect {
         return "VARBINARY(32) PRIMARY KEY";
     }
 
+    /**
+     * INFORMATION_SCHEMA.INDEXES and INDEX_COLUMNS: primary keys and unique indexes whose first column is
+     * lock_key and that have no second. Names compared without case: H2 folds unquoted names to upper
+     * case, or to lower case in some compatibility modes.
+     */
+    @Override
+    protected String uniqueKeyQuery() {
+        return "SELECT COUNT(*) FROM INFORMATION_SCHEMA.INDEX_COLUMNS c JOIN INFORMATION_SCHEMA.INDEXES i"
+                + " ON i.INDEX_SCHEMA = c.INDEX_SCHEMA AND i.INDEX_NAME = c.INDEX_NAME"
+                + " WHERE UPPER(c.TABLE_SCHEMA) = UPPER(COALESCE(?, CURRENT_SCHEMA)) AND UPPER(c.TABLE_NAME) = UPPER(?)"
+                + " AND UPPER(c.COLUMN_NAME) = 'LOCK_KEY' AND c.ORDINAL_POSITION = 1 AND i.INDEX_TYPE_NAME IN ('PRIMARY KEY', 'UNIQUE INDEX')"
+                + " AND NOT EXISTS (SELECT 1 FROM INFORMATION_SCHEMA.INDEX_COLUMNS o WHERE o.INDEX_SCHEMA = c.INDEX_SCHEMA"
+                + " AND o.INDEX_NAME = c.INDEX_NAME AND o.ORDINAL_POSITION > 1)";
+    }
+
     @Override
     protected String now() {
         return "CURRENT_TIMESTAMP(6)";

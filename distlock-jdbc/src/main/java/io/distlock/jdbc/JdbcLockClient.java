@@ -37,7 +37,8 @@ import org.slf4j.LoggerFactory;
  * of the caller's transaction, and a rollback of that transaction does not release it. Expiry is decided
  * by the database's clock alone ({@code clock_timestamp()}, {@code UTC_TIMESTAMP(6)}, {@code
  * CURRENT_TIMESTAMP}); application clocks never enter. Waiters are woken by LISTEN/NOTIFY on PostgreSQL
- * (with pgjdbc) and poll the table elsewhere (see {@link Builder#releasePoll}). The table is created if
+ * (with pgjdbc, on one of the client's connections) and poll the table elsewhere (see {@link
+ * Builder#releasePoll}). The client opens at most {@link Builder#connections} connections. The table is created if
  * missing, unless {@link Builder#createTable(boolean)} is false; {@link #ddl(Database)} prints it for a DBA.
  * The user needs SELECT, INSERT and UPDATE on the table (and CREATE to create it). Rows are never
  * deleted: one per lock name ever used, about 200 bytes each. See docs/guarantees.md for what holds
@@ -66,8 +67,9 @@ public final class JdbcLockClient extends ForwardingLockClient {
     }
 
     /**
-     * Returns a client with the default settings on connections from {@code dataSource} (a pool such as
-     * HikariCP lends the client up to four of its connections, plus one for LISTEN on PostgreSQL).
+     * Returns a client with the default settings on connections from {@code dataSource}: a pool such as
+     * HikariCP lends the client up to four of its connections (on PostgreSQL one of them listens) and gets
+     * them back when the client closes.
      *
      * @throws BackendUnavailableException if the database does not answer within the operation timeout (at least 10 s for this first connection)
      * @throws LockException if it refuses the connection, is not a supported database, or the table cannot be created
@@ -180,14 +182,19 @@ public final class JdbcLockClient extends ForwardingLockClient {
 
         /**
          * Sets whether {@link #build()} creates the table if it is missing (default true). With false, the
-         * table must exist ({@link JdbcLockClient#ddl}); build() checks its columns either way.
+         * table must exist ({@link JdbcLockClient#ddl}); build() checks either way that it has distlock's
+         * columns and that lock_key alone is its primary key (or unique), and refuses it otherwise.
          */
         public Builder createTable(boolean createTable) {
             this.createTable = createTable;
             return this;
         }
 
-        /** Sets how many connections (and threads) the client uses at most for lock operations (default 4, at most 64). */
+        /**
+         * Sets how many connections the client opens at most, all included (default 4, at most 64): each
+         * runs lock statements on a thread of its own, except that on PostgreSQL one listens for releases.
+         * With a single connection, PostgreSQL's waiters poll like those of the other databases.
+         */
         public Builder connections(int connections) {
             if (connections < 1 || connections > 64) {
                 throw new IllegalArgumentException("connections must be between 1 and 64, was " + connections);
@@ -198,7 +205,8 @@ public final class JdbcLockClient extends ForwardingLockClient {
 
         /**
          * Sets the longest interval between two release polls on databases without notifications (MySQL,
-         * MariaDB, H2; PostgreSQL without pgjdbc), default 100 ms: a waiter learns of a release within it.
+         * MariaDB, H2; PostgreSQL without pgjdbc or with a single connection), default 100 ms: a waiter
+         * learns of a release within it (longer while every connection is busy: a poll waits its turn).
          * While someone waits, the client asks once per interval about all the locks its waiters wait
          * for, starting at 5 ms after each change.
          */
@@ -228,7 +236,12 @@ public final class JdbcLockClient extends ForwardingLockClient {
             try {
                 Setup setup = await(pool.submit("connect", null, this::setUp, null, setupTimeout()), pool.describe());
                 SqlDialect dialect = setup.database().dialect(table);
-                ReleaseWatch releases = setup.notifications()
+                // LISTEN takes one of the client's connections for good: with a single one, waiters poll instead
+                boolean listen = setup.notifications() && connections > 1;
+                if (listen) {
+                    pool.reserveOne();
+                }
+                ReleaseWatch releases = listen
                         ? new PostgresReleaseWatch(pool, (PostgresDialect) dialect, "distlock-jdbc")
                         : new PollingReleaseWatch(pool, dialect, releasePoll, "distlock-jdbc");
                 String describe = setup.database() + " " + pool.describe() + " table " + table;
@@ -280,7 +293,27 @@ public final class JdbcLockClient extends ForwardingLockClient {
                 throw new LockException("table " + table + " does not exist or lacks distlock's columns (" + e.getMessage() + ")"
                         + (createTable ? " and could not be created" : "") + "; create it with:\n" + ddl(database, table.name()), e);
             }
+            checkKey(connection, database, dialect);
             return new Setup(database, database == Database.POSTGRESQL && pgjdbcPresent() && PostgresReleaseWatch.supports(connection));
+        }
+
+        /** Refuses a table (made by hand, or for something else) whose lock_key is not unique: rows are inserted, not upserted. */
+        private void checkKey(Connection connection, Database database, SqlDialect dialect) throws SQLException {
+            boolean unique;
+            try {
+                unique = dialect.keyIsUnique(connection);
+            } catch (SQLException e) {
+                if (SqlConnections.isConnectionError(e, connection)) {
+                    throw e;
+                }
+                throw new LockException("cannot read from the catalog whether lock_key is the key of table " + table + " (" + e.getMessage()
+                        + "); the user needs to see the table's indexes", e);
+            }
+            if (!unique) {
+                throw new LockException("table " + table + " has no PRIMARY KEY or UNIQUE constraint on lock_key alone, so two clients could "
+                        + "both hold one lock (each inserting a row for a new name); add one (after deleting rows with a duplicate lock_key):\n"
+                        + "ALTER TABLE " + table + " ADD PRIMARY KEY (lock_key);\nor create the table as distlock does:\n" + ddl(database, table.name()));
+            }
         }
 
         private static boolean pgjdbcPresent() {

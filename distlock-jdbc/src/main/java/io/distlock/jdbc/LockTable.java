@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The lock table's name, and the key of a lock's row: the SHA-256 of its name. A hash rather than the
@@ -38,6 +39,17 @@ final class LockTable {
     /** Returns the table name as written in SQL. */
     String name() {
         return name;
+    }
+
+    /** Returns the schema as written, or null if the name is not schema-qualified. */
+    @Nullable String schema() {
+        int dot = name.indexOf('.');
+        return dot < 0 ? null : name.substring(0, dot);
+    }
+
+    /** Returns the table name without its schema, as written. */
+    String unqualified() {
+        return name.substring(name.indexOf('.') + 1);
     }
 
     /** Returns the table name without its schema, for names derived from it (indexes, channels). */

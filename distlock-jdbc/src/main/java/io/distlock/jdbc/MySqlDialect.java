@@ -42,6 +42,15 @@ final class MySqlDialect extends SqlDialect {
         return " ENGINE=InnoDB";
     }
 
+    /** information_schema.STATISTICS: unique indexes (PRIMARY included) whose first column is lock_key and that have no second. */
+    @Override
+    protected String uniqueKeyQuery() {
+        return "SELECT COUNT(*) FROM information_schema.STATISTICS s WHERE s.TABLE_SCHEMA = COALESCE(?, DATABASE()) AND s.TABLE_NAME = ?"
+                + " AND s.NON_UNIQUE = 0 AND s.SEQ_IN_INDEX = 1 AND s.COLUMN_NAME = 'lock_key'"
+                + " AND NOT EXISTS (SELECT 1 FROM information_schema.STATISTICS o WHERE o.TABLE_SCHEMA = s.TABLE_SCHEMA"
+                + " AND o.TABLE_NAME = s.TABLE_NAME AND o.INDEX_NAME = s.INDEX_NAME AND o.SEQ_IN_INDEX > 1)";
+    }
+
     @Override
     protected String now() {
         return "UTC_TIMESTAMP(6)";

@@ -1,10 +1,10 @@
 package io.distlock.jdbc;
 
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -23,7 +23,9 @@ final class PollingReleaseWatch extends ReleaseWatch {
      * client's releasePoll while nothing is free, with +-20 % jitter so that many clients do not ask in
      * step. A waiter therefore hears of a release within releasePoll (default 100 ms) at worst, and a
      * client costs the database at most one small indexed query per interval while anyone waits, and
-     * nothing when no one does.
+     * nothing when no one does. A poll is an operation like any other, run on the client's workers and
+     * their connections (so the client holds no connection beyond its pool for it); while every worker
+     * is busy it waits its turn, at most an operation timeout, and waiters hear of a release later.
      */
     private static final Logger log = LoggerFactory.getLogger(PollingReleaseWatch.class);
     private static final long MIN_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
@@ -99,11 +101,15 @@ final class PollingReleaseWatch extends ReleaseWatch {
             List<String> batch = names.subList(from, Math.min(names.size(), from + BATCH));
             List<byte[]> keys = batch.stream().map(LockTable::key).toList();
             try {
-                List<String> free = connections.withConnection(connection -> dialect.free(connection, keys));
+                // one of the client's operations, on its workers: no connection of its own beyond the pool
+                List<String> free = connections.submit("release poll", null, connection -> dialect.free(connection, keys)).get();
                 free.forEach(this::fire);
                 any |= !free.isEmpty();
-            } catch (SQLException | RuntimeException e) {
+            } catch (ExecutionException | RuntimeException e) {
                 log.debug("release poll on {} failed; waiters fall back to their own polling", connections.describe(), e);
+                return false;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt(); // closed
                 return false;
             }
         }

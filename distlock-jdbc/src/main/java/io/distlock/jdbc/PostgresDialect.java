@@ -26,6 +26,14 @@ final class PostgresDialect extends SqlDialect {
         return "BYTEA PRIMARY KEY";
     }
 
+    /** pg_index: valid unique indexes (the primary key's too) on lock_key alone, not partial, not on an expression. */
+    @Override
+    protected String uniqueKeyQuery() {
+        return "SELECT count(*) FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]"
+                + " WHERE i.indrelid = to_regclass(concat(CAST(? AS text) || '.', CAST(? AS text)))"
+                + " AND i.indisunique AND i.indisvalid AND i.indnkeyatts = 1 AND i.indpred IS NULL AND i.indexprs IS NULL AND a.attname = 'lock_key'";
+    }
+
     @Override
     protected String now() {
         return "clock_timestamp()";

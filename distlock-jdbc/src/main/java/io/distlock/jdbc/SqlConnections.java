@@ -25,7 +25,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The client's own connections and the threads that use them: every operation is one task on one of
- * {@code size} threads, on an autocommit connection no caller's transaction can see or roll back.
+ * {@code size} threads, on an autocommit connection no caller's transaction can see or roll back. The
+ * client never has more connections open than it was given: one per worker thread (each uses one at a
+ * time, and new ones are opened only when none is idle), and on PostgreSQL one of them listens instead.
  */
 final class SqlConnections implements AutoCloseable {
     /*
@@ -38,8 +40,19 @@ final class SqlConnections implements AutoCloseable {
      *
      * A connection whose statement failed with a connection-class error is closed; a pooled (older)
      * connection that fails so is retried once on a new one, since a server restart or a killed session
-     * leaves every pooled connection dead. Every operation is safe to run twice: each compares the owner
+     * leaves every pooled connection dead. A statement refused because the server or the session is
+     * read-only counts as such an error: the connection may be bound to a standby, or may have taken its
+     * read-only default (PostgreSQL's default_transaction_read_only, set per database or role, applies
+     * to sessions as they start) and kept it after the server became writable again; kept, it would
+     * refuse every write for the rest of its life. Every operation is safe to run twice: each compares the owner
      * id, and acquire by the same owner id keeps its fence.
+     *
+     * Every connection runs at READ COMMITTED, set when it is opened, whatever the database's default
+     * (default_transaction_isolation, MariaDB's REPEATABLE READ) or the pool's setting: an acquire that
+     * meets another acquire of the same free row waits for its row lock and must then re-read the row
+     * and find it held (busy). Under REPEATABLE READ or SERIALIZABLE, PostgreSQL and H2 refuse that
+     * statement instead (serialization failure, "deadlock detected"), so waiters would fail where they
+     * should wait. Each statement is its own transaction, so READ COMMITTED is all the statements need.
      *
      * A network timeout bounds how long a worker waits on a silent connection (a network partition
      * would otherwise hold it until TCP gives up): 10 operation timeouts, at least 30 s.
@@ -54,6 +67,7 @@ final class SqlConnections implements AutoCloseable {
     private final ConcurrentLinkedDeque<Connection> idle = new ConcurrentLinkedDeque<>();
     private final AtomicBoolean closed = new AtomicBoolean();
 
+    /** Makes a pool of {@code size} worker threads, each with at most one connection at a time. */
     SqlConnections(ConnectionSource source, int size, Duration timeout, ScheduledExecutorService timer, String threadPrefix) {
         this.source = source;
         this.timeout = timeout;
@@ -66,6 +80,22 @@ final class SqlConnections implements AutoCloseable {
             return thread;
         });
         workers.allowCoreThreadTimeOut(true);
+    }
+
+    /**
+     * Takes one connection away from the statements, for one that {@link #open()} opens and a caller keeps
+     * (the LISTEN connection): from now on at most {@code size - 1} connections run statements.
+     *
+     * @throws IllegalStateException if the pool has a single connection
+     */
+    void reserveOne() {
+        int size = workers.getMaximumPoolSize();
+        if (size < 2) {
+            throw new IllegalStateException("a pool of one connection has none to spare");
+        }
+        workers.setCorePoolSize(size - 1); // the core size first: it may not exceed the maximum
+        workers.setMaximumPoolSize(size - 1);
+        // the pool has run only the setup so far, on one connection: no more than size - 1 are open
     }
 
     /** Work on one connection. */
@@ -132,8 +162,11 @@ final class SqlConnections implements AutoCloseable {
         return future;
     }
 
-    /** Runs {@code work} on a pooled connection on the calling thread, retrying once on a new connection if the pooled one is dead. */
-    <T> T withConnection(Work<T> work) throws SQLException {
+    /**
+     * Runs {@code work} on a pooled connection on the calling thread, retrying once on a new connection if
+     * the pooled one is dead. Only worker threads call it: that bounds the connections to the workers.
+     */
+    private <T> T withConnection(Work<T> work) throws SQLException {
         Connection pooled = idle.pollFirst();
         if (pooled != null) {
             try {
@@ -170,11 +203,13 @@ final class SqlConnections implements AutoCloseable {
         }
     }
 
-    /** Opens a new autocommit connection with the network timeout set. */
+    /** Opens a new autocommit READ COMMITTED connection with the network timeout set. */
     Connection open() throws SQLException {
         Connection connection = source.open();
         try {
             connection.setAutoCommit(true);
+            // whatever the database or the pool defaults to: see the class notes
+            connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
             try {
                 connection.setNetworkTimeout(Runnable::run, networkTimeoutMillis);
             } catch (SQLException | UnsupportedOperationException e) {
@@ -187,9 +222,12 @@ final class SqlConnections implements AutoCloseable {
         }
     }
 
-    /** Returns whether the error means the connection is gone (or in an unknown state), rather than that the statement was refused. */
+    /**
+     * Returns whether the error means the connection is gone, in an unknown state, or bound to a read-only
+     * server or session, rather than that the statement was refused.
+     */
     static boolean isConnectionError(SQLException e, Connection connection) {
-        if (isConnectionClass(e)) {
+        if (isConnectionClass(e) || isReadOnly(e)) {
             return true;
         }
         try {
@@ -206,6 +244,18 @@ final class SqlConnections implements AutoCloseable {
                 || e instanceof SQLTimeoutException || state.startsWith("08") || state.startsWith("57P") || state.equals("70100");
     }
 
+    /**
+     * Returns whether the server refused a write because it, or the session's default, is read-only:
+     * SQLState 25006 (PostgreSQL: a standby, or default_transaction_read_only), MySQL/MariaDB's read_only
+     * (1290 naming it, 1792, 1836), H2's read-only database (90097).
+     */
+    static boolean isReadOnly(SQLException e) {
+        int code = e.getErrorCode();
+        String message = String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT);
+        return state(e).equals("25006") || code == 1792 || code == 1836 || code == 90097
+                || (code == 1290 && (message.contains("read-only") || message.contains("read_only")));
+    }
+
     private static String state(SQLException e) {
         return e.getSQLState() == null ? "" : e.getSQLState();
     }
@@ -214,6 +264,10 @@ final class SqlConnections implements AutoCloseable {
     RuntimeException translate(SQLException e, String operation, @Nullable String lockName) {
         String what = what(operation, lockName) + " on " + source.describe() + ": " + e.getMessage()
                 + " (SQLState " + e.getSQLState() + ", error " + e.getErrorCode() + ")";
+        if (isReadOnly(e)) {
+            return new BackendUnavailableException(what + ": the database is read-only (a standby after a failover, or read-only mode"
+                    + " switched on); locks need a writable primary, and the client uses new connections once it is writable again", e);
+        }
         if (isUnreachable(e)) {
             return new BackendUnavailableException(what, e);
         }

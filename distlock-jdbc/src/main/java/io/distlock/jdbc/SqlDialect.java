@@ -245,6 +245,27 @@ abstract class SqlDialect {
     }
 
     /**
+     * Returns whether lock_key alone is unique in the table (its primary key, or a unique index or
+     * constraint on that one column), read from the database's catalog. Without that, two clients that
+     * lock a new name at once could both insert its row and both hold the lock.
+     */
+    boolean keyIsUnique(Connection connection) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(uniqueKeyQuery())) {
+            statement.setString(1, table.schema());
+            statement.setString(2, table.unqualified());
+            try (ResultSet row = statement.executeQuery()) {
+                return row.next() && row.getLong(1) > 0;
+            }
+        }
+    }
+
+    /**
+     * Returns the catalog query counting the unique indexes (primary key included) whose only column is
+     * lock_key; parameters: the table's schema as written (null: the connection's current one), its name.
+     */
+    protected abstract String uniqueKeyQuery();
+
+    /**
      * A lock's row as a renewal or release that changed nothing finds it.
      *
      * @param owner the holder's owner id, or null

@@ -18,6 +18,11 @@ abstract class DatabaseExtension<S extends DatabaseServer> extends DeploymentExt
     }
 
     @Override
+    public int port() {
+        return servers().port();
+    }
+
+    @Override
     public BackendControl control() {
         return servers();
     }
@@ -25,5 +30,11 @@ abstract class DatabaseExtension<S extends DatabaseServer> extends DeploymentExt
     @Override
     public String otherSessions() {
         return servers().otherSessionsQuery();
+    }
+
+    /** Returns the target with another port and another user, given how the target names its user. */
+    protected final String replaceUserAndPort(String userParameter, String user, int port) {
+        String url = target().replace(":" + port() + "/", ":" + port + "/");
+        return url.replace(userParameter, userParameter.substring(0, userParameter.indexOf('=') + 1) + user);
     }
 }
