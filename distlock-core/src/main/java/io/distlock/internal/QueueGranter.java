@@ -17,9 +17,19 @@ final class QueueGranter implements Granter {
      * that comes during the check count. Giving up (deadline, interrupt, error, close) leaves the queue
      * and waits for that, also when the enqueue itself is still in flight: when the caller gets control
      * back, nothing of its is queued.
+     *
+     * A ticket lives on the backend session it joined in (SessionEvents): when that session is lost, the
+     * ticket's place is gone with it, and a grant read for it may belong to the dead session. So the wait
+     * is bounded by the session: the session's loss wakes the waiter (SessionState), and a ticket whose
+     * session epoch has moved on since its join is never granted from - not a turn it finds, not an error
+     * it gets (its key vanished) - but left, and the waiter joins again, on the new session, for what is
+     * left of its wait. A loss that comes after the last check, while the grant is being registered, is
+     * still caught there (SessionState.register loses it at once, SESSION_LOST).
      */
     private static final Logger log = LoggerFactory.getLogger(QueueGranter.class);
     private static final long ABANDON_WAIT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
+    /** What {@link #awaitTurn} returns when the session ended under the ticket (compared by identity). */
+    private static final Grant SESSION_ENDED = new Grant("(session ended)", 0, 0, -1, 0);
 
     private final EngineLockClient client;
     private final QueueingAcquire queue;
@@ -33,10 +43,34 @@ final class QueueGranter implements Granter {
 
     @Override
     public @Nullable Grant await(LockSlot slot, LockOptions options, long waitNanos) throws InterruptedException {
+        WaitDeadline deadline = WaitDeadline.start(client.clock(), waitNanos);
+        SessionState session = client.session();
+        Runnable wakeUp = slot.signal::fire;
+        session.wakeOnLoss(wakeUp);
+        try {
+            while (true) {
+                Grant grant = awaitTurn(slot, options, deadline, session.epoch());
+                if (grant != SESSION_ENDED) {
+                    return grant;
+                }
+                if (deadline.left() <= 0) {
+                    return null;
+                }
+                log.debug("the session of the queue ticket for lock '{}' ended ({}); joining again", slot.name, session.lastLoss());
+            }
+        } finally {
+            session.stopWakingOnLoss(wakeUp);
+        }
+    }
+
+    /**
+     * Joins the queue once, in session {@code epoch}, and waits for the turn: returns the grant, null if the
+     * wait ran out, or {@link #SESSION_ENDED} if the session ended under the ticket (which is then left).
+     */
+    private @Nullable Grant awaitTurn(LockSlot slot, LockOptions options, WaitDeadline deadline, long epoch) throws InterruptedException {
         EngineClock clock = client.clock();
-        WaitDeadline deadline = WaitDeadline.start(clock, waitNanos);
+        SessionState session = client.session();
         String ownerId = client.ownerIds().next();
-        long epoch = client.session().epoch();
         // a backend may grant at the join itself (its lease then runs from the join): the first turn check's
         // grant counts from when the join was sent, however late that check runs (a pause in between)
         long joinSent = clock.nanoTime();
@@ -49,6 +83,9 @@ final class QueueGranter implements Granter {
             throw e;
         } catch (RuntimeException e) {
             joining.thenAccept(QueueTicket::leave); // timed out or failed: leave if it ever joins
+            if (session.epoch() != epoch) {
+                return SESSION_ENDED; // the join found the session gone (its lease unknown to the server)
+            }
             throw client.closedOr(e);
         }
         boolean granted = false;
@@ -58,6 +95,9 @@ final class QueueGranter implements Granter {
         try {
             while (true) {
                 client.checkOpen();
+                if (session.epoch() != epoch) {
+                    return SESSION_ENDED;
+                }
                 long generation = slot.signal.generation();
                 long sent = first ? joinSent : clock.nanoTime();
                 first = false;
@@ -65,7 +105,13 @@ final class QueueGranter implements Granter {
                 try {
                     result = client.calls().await(ticket.checkTurn(slot.signal::fire), "acquire", slot.name);
                 } catch (RuntimeException e) {
+                    if (session.epoch() != epoch) {
+                        return SESSION_ENDED; // the ticket vanished with its session
+                    }
                     throw client.closedOr(e);
+                }
+                if (session.epoch() != epoch) {
+                    return SESSION_ENDED; // a turn read before the loss: the ticket may be gone with the session
                 }
                 if (result.wasNotified()) {
                     long lease = Math.min(result.notifiedLease().toNanos(), options.leaseTime().toNanos());
