@@ -28,8 +28,6 @@ final class QueueGranter implements Granter {
      */
     private static final Logger log = LoggerFactory.getLogger(QueueGranter.class);
     private static final long ABANDON_WAIT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
-    /** What {@link #awaitTurn} returns when the session ended under the ticket (compared by identity). */
-    private static final Grant SESSION_ENDED = new Grant("(session ended)", 0, 0, -1, 0);
 
     private final EngineLockClient client;
     private final QueueingAcquire queue;
@@ -49,14 +47,17 @@ final class QueueGranter implements Granter {
         session.wakeOnLoss(wakeUp);
         try {
             while (true) {
-                Grant grant = awaitTurn(slot, options, deadline, session.epoch());
-                if (grant != SESSION_ENDED) {
-                    return grant;
+                try {
+                    return awaitTurn(slot, options, deadline, session.epoch());
+                } catch (SessionEnded ended) {
+                    if (deadline.left() <= 0) {
+                        if (ended.getCause() instanceof RuntimeException failure) {
+                            throw failure; // what the last try ran into (an outage), not a quiet timeout
+                        }
+                        return null;
+                    }
+                    log.debug("the session of the queue ticket for lock '{}' ended ({}); joining again", slot.name, session.lastLoss());
                 }
-                if (deadline.left() <= 0) {
-                    return null;
-                }
-                log.debug("the session of the queue ticket for lock '{}' ended ({}); joining again", slot.name, session.lastLoss());
             }
         } finally {
             session.stopWakingOnLoss(wakeUp);
@@ -64,8 +65,10 @@ final class QueueGranter implements Granter {
     }
 
     /**
-     * Joins the queue once, in session {@code epoch}, and waits for the turn: returns the grant, null if the
-     * wait ran out, or {@link #SESSION_ENDED} if the session ended under the ticket (which is then left).
+     * Joins the queue once, in session {@code epoch}, and waits for the turn: returns the grant, or null if the
+     * wait ran out.
+     *
+     * @throws SessionEnded if the session ended under the ticket (which is then left)
      */
     private @Nullable Grant awaitTurn(LockSlot slot, LockOptions options, WaitDeadline deadline, long epoch) throws InterruptedException {
         EngineClock clock = client.clock();
@@ -84,7 +87,7 @@ final class QueueGranter implements Granter {
         } catch (RuntimeException e) {
             joining.thenAccept(QueueTicket::leave); // timed out or failed: leave if it ever joins
             if (session.epoch() != epoch) {
-                return SESSION_ENDED; // the join found the session gone (its lease unknown to the server)
+                throw new SessionEnded(client.closedOr(e)); // e.g. the join found the session's lease unknown to the server
             }
             throw client.closedOr(e);
         }
@@ -96,7 +99,7 @@ final class QueueGranter implements Granter {
             while (true) {
                 client.checkOpen();
                 if (session.epoch() != epoch) {
-                    return SESSION_ENDED;
+                    throw new SessionEnded(null);
                 }
                 long generation = slot.signal.generation();
                 long sent = first ? joinSent : clock.nanoTime();
@@ -106,12 +109,12 @@ final class QueueGranter implements Granter {
                     result = client.calls().await(ticket.checkTurn(slot.signal::fire), "acquire", slot.name);
                 } catch (RuntimeException e) {
                     if (session.epoch() != epoch) {
-                        return SESSION_ENDED; // the ticket vanished with its session
+                        throw new SessionEnded(client.closedOr(e)); // the ticket vanished with its session
                     }
                     throw client.closedOr(e);
                 }
                 if (session.epoch() != epoch) {
-                    return SESSION_ENDED; // a turn read before the loss: the ticket may be gone with the session
+                    throw new SessionEnded(null); // a turn read before the loss: the ticket may be gone with the session
                 }
                 if (result.wasNotified()) {
                     long lease = Math.min(result.notifiedLease().toNanos(), options.leaseTime().toNanos());
@@ -169,6 +172,13 @@ final class QueueGranter implements Granter {
             client.calls().awaitUninterruptibly(ticket.leave(), "leave", name);
         } catch (RuntimeException e) {
             log.warn("leaving the queue of lock '{}' was not confirmed; the backend keeps trying", name, e);
+        }
+    }
+
+    /** The session ended under a queue ticket: the ticket is left; the cause is the error the wait ran into, if any. */
+    private static final class SessionEnded extends RuntimeException {
+        SessionEnded(@Nullable RuntimeException cause) {
+            super("the session of the queue ticket ended", cause, false, false);
         }
     }
 }
