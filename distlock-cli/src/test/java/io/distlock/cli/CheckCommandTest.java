@@ -175,7 +175,7 @@ class CheckCommandTest {
 
     @Test
     void distlockOnEtcdKeepsEveryClaimWhenMembersAndLeadersDie() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(io.distlock.servers.EtcdBinary.available(), "no etcd binary");
+        org.junit.jupiter.api.Assumptions.assumeTrue(io.distlock.servers.EtcdBinary.availableForTests(), "no etcd binary");
         assertDistlockKeepsItsClaims(new String[] {"paused process", "killed process", "session expired", "killed etcd member", "(the leader)"},
                 "--backend", "etcd", "--time", "40s", "--lease", "500ms", "--seed", "15", "--liveness-bound", "8s");
     }

@@ -17,6 +17,14 @@ final class QueueGranter implements Granter {
      * that comes during the check count. Giving up (deadline, interrupt, error, close) leaves the queue
      * and waits for that, also when the enqueue itself is still in flight: when the caller gets control
      * back, nothing of its is queued.
+     *
+     * A ticket lives on the backend session it joined in (SessionEvents): when that session is lost, the
+     * ticket's place is gone with it, and a grant read for it may belong to the dead session. So the wait
+     * is bounded by the session: the session's loss wakes the waiter (SessionState), and a ticket whose
+     * session epoch has moved on since its join is never granted from - not a turn it finds, not an error
+     * it gets (its key vanished) - but left, and the waiter joins again, on the new session, for what is
+     * left of its wait. A loss that comes after the last check, while the grant is being registered, is
+     * still caught there (SessionState.register loses it at once, SESSION_LOST).
      */
     private static final Logger log = LoggerFactory.getLogger(QueueGranter.class);
     private static final long ABANDON_WAIT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
@@ -33,10 +41,39 @@ final class QueueGranter implements Granter {
 
     @Override
     public @Nullable Grant await(LockSlot slot, LockOptions options, long waitNanos) throws InterruptedException {
+        WaitDeadline deadline = WaitDeadline.start(client.clock(), waitNanos);
+        SessionState session = client.session();
+        Runnable wakeUp = slot.signal::fire;
+        session.wakeOnLoss(wakeUp);
+        try {
+            while (true) {
+                try {
+                    return awaitTurn(slot, options, deadline, session.epoch());
+                } catch (SessionEnded ended) {
+                    if (deadline.left() <= 0) {
+                        if (ended.getCause() instanceof RuntimeException failure) {
+                            throw failure; // what the last try ran into (an outage), not a quiet timeout
+                        }
+                        return null;
+                    }
+                    log.debug("the session of the queue ticket for lock '{}' ended ({}); joining again", slot.name, session.lastLoss());
+                }
+            }
+        } finally {
+            session.stopWakingOnLoss(wakeUp);
+        }
+    }
+
+    /**
+     * Joins the queue once, in session {@code epoch}, and waits for the turn: returns the grant, or null if the
+     * wait ran out.
+     *
+     * @throws SessionEnded if the session ended under the ticket (which is then left)
+     */
+    private @Nullable Grant awaitTurn(LockSlot slot, LockOptions options, WaitDeadline deadline, long epoch) throws InterruptedException {
         EngineClock clock = client.clock();
-        WaitDeadline deadline = WaitDeadline.start(clock, waitNanos);
+        SessionState session = client.session();
         String ownerId = client.ownerIds().next();
-        long epoch = client.session().epoch();
         // a backend may grant at the join itself (its lease then runs from the join): the first turn check's
         // grant counts from when the join was sent, however late that check runs (a pause in between)
         long joinSent = clock.nanoTime();
@@ -49,6 +86,9 @@ final class QueueGranter implements Granter {
             throw e;
         } catch (RuntimeException e) {
             joining.thenAccept(QueueTicket::leave); // timed out or failed: leave if it ever joins
+            if (session.epoch() != epoch) {
+                throw new SessionEnded(client.closedOr(e)); // e.g. the join found the session's lease unknown to the server
+            }
             throw client.closedOr(e);
         }
         boolean granted = false;
@@ -58,6 +98,9 @@ final class QueueGranter implements Granter {
         try {
             while (true) {
                 client.checkOpen();
+                if (session.epoch() != epoch) {
+                    throw new SessionEnded(null);
+                }
                 long generation = slot.signal.generation();
                 long sent = first ? joinSent : clock.nanoTime();
                 first = false;
@@ -65,7 +108,13 @@ final class QueueGranter implements Granter {
                 try {
                     result = client.calls().await(ticket.checkTurn(slot.signal::fire), "acquire", slot.name);
                 } catch (RuntimeException e) {
+                    if (session.epoch() != epoch) {
+                        throw new SessionEnded(client.closedOr(e)); // the ticket vanished with its session
+                    }
                     throw client.closedOr(e);
+                }
+                if (session.epoch() != epoch) {
+                    throw new SessionEnded(null); // a turn read before the loss: the ticket may be gone with the session
                 }
                 if (result.wasNotified()) {
                     long lease = Math.min(result.notifiedLease().toNanos(), options.leaseTime().toNanos());
@@ -123,6 +172,13 @@ final class QueueGranter implements Granter {
             client.calls().awaitUninterruptibly(ticket.leave(), "leave", name);
         } catch (RuntimeException e) {
             log.warn("leaving the queue of lock '{}' was not confirmed; the backend keeps trying", name, e);
+        }
+    }
+
+    /** The session ended under a queue ticket: the ticket is left; the cause is the error the wait ran into, if any. */
+    private static final class SessionEnded extends RuntimeException {
+        SessionEnded(@Nullable RuntimeException cause) {
+            super("the session of the queue ticket ended", cause, false, false);
         }
     }
 }

@@ -3,6 +3,7 @@ package io.distlock.internal;
 import io.distlock.spi.SessionEvents.SessionListener;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
@@ -17,10 +18,15 @@ final class SessionState implements SessionListener {
      * either the event sees the new acquisition in `held`, or the registration sees the event in the
      * flags. The epoch counts session losses; a grant whose request was sent in an earlier epoch may
      * belong to the dead session (its ephemeral node gone), so it is lost at once.
+     *
+     * Waiters are bound to a session too: a queue ticket lives on the session it joined in. QueueGranter
+     * registers a wake-up for the length of its wait; a loss runs them all (after the epoch moved), so a
+     * waiter learns at once that its place is gone instead of at its next poll.
      */
     private final ReentrantLock lock = new ReentrantLock();
     private final Set<Acquisition> held;
     private final Consumer<Acquisition> onSessionLost;
+    private final Set<Runnable> lossWakeUps = ConcurrentHashMap.newKeySet();
     private boolean suspended;
     private long epoch;
     private String lastLoss = "";
@@ -56,6 +62,16 @@ final class SessionState implements SessionListener {
         if (lost) {
             onSessionLost.accept(acquisition);
         }
+    }
+
+    /** Runs {@code wakeUp} at every session loss until {@link #stopWakingOnLoss}; each call registers a distinct object. */
+    void wakeOnLoss(Runnable wakeUp) {
+        lossWakeUps.add(wakeUp);
+    }
+
+    /** Stops running {@code wakeUp} at session losses. */
+    void stopWakingOnLoss(Runnable wakeUp) {
+        lossWakeUps.remove(wakeUp);
     }
 
     /** Returns how the last session loss was described. */
@@ -98,5 +114,6 @@ final class SessionState implements SessionListener {
             lock.unlock();
         }
         toLose.forEach(onSessionLost);
+        lossWakeUps.forEach(Runnable::run);
     }
 }

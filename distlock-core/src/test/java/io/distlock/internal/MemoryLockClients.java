@@ -25,6 +25,11 @@ public final class MemoryLockClients {
         return new EngineLockClient(backend, settings(defaults, Duration.ofSeconds(1)), clock);
     }
 
+    /** As {@link #client(LockBackend, LockOptions, EngineClock)}, with waiters that poll only every {@code fallbackPoll}. */
+    static EngineLockClient client(LockBackend backend, LockOptions defaults, EngineClock clock, Duration fallbackPoll) {
+        return new EngineLockClient(backend, settings(defaults, fallbackPoll), clock);
+    }
+
     private static EngineSettings settings(LockOptions defaults, Duration fallbackPoll) {
         return new EngineSettings(defaults, fallbackPoll, "distlock-memory");
     }

@@ -105,17 +105,13 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, SessionEven
     @Override
     public CompletableFuture<QueueTicket> enqueue(String name, String ownerId, Duration leaseTime) {
         CompletableFuture<QueueTicket> attempt = session.lease().thenCompose(lease -> join(name, ownerId, lease)
-                .handle((ticket, failure) -> {
-                    if (failure == null) {
-                        return CompletableFuture.completedFuture(ticket);
-                    }
-                    if (EtcdSession.leaseNotFound(failure)) {
-                        // the session expired just now: lost for the engine; join once more on a new lease
+                .whenComplete((ticket, failure) -> {
+                    if (failure != null && EtcdSession.leaseNotFound(failure)) {
+                        // etcd no longer has the session lease (expired, revoked): the session is lost, and the engine,
+                        // told so before this join fails, joins again - on a new lease, never this one
                         session.lost(lease, "the etcd server at " + endpoints + " no longer knows the session lease " + Long.toHexString(lease));
-                        return session.lease().thenCompose(next -> join(name, ownerId, next));
                     }
-                    return CompletableFuture.<QueueTicket>failedFuture(failure);
-                }).thenCompose(next -> next));
+                }));
         CompletableFuture<QueueTicket> result = bounded("acquire", name, () -> attempt);
         result.whenComplete((ticket, failure) -> {
             if (failure != null) {

@@ -44,8 +44,10 @@ import org.jspecify.annotations.Nullable;
  * 15 s). {@code leaseTime} is how long the holder trusts its lock without a confirmed renewal: the
  * watchdog confirms every {@code leaseTime / 3} that the key still exists and keeps the session alive,
  * and if no renewal is confirmed within {@code leaseTime} the lease is lost and the key deleted. If no
- * keep-alive of the session is confirmed within its TTL, or etcd says the lease is gone, every lock of
- * the client is lost at once (reason SESSION_LOST). A {@code leaseTime} longer than the session TTL is
+ * keep-alive of the session is confirmed for two thirds of its TTL, the client's leases are not trusted
+ * ({@code isValid()} false) until one is; if none is confirmed within the TTL, or etcd says the lease is
+ * gone, every lock of the client is lost at once (reason SESSION_LOST), and every waiter joins the queue
+ * again on a new session lease (losing its place). A {@code leaseTime} longer than the session TTL is
  * refused: a holder paused past its session has lost its key while a longer lease would still look valid.
  */
 public final class EtcdLockClient extends ForwardingLockClient {

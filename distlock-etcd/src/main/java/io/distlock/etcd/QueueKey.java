@@ -61,19 +61,30 @@ final class QueueKey implements QueueTicket {
         return backend.bounded("acquire", name, () -> backend.retried(attempt -> backend.kv().txn()
                 .Then(Op.get(entry.key(), mine), Op.get(backend.keys().prefix(name), predecessor))
                 .commit()
-                .thenApply(response -> {
+                .thenCompose(response -> {
                     GetResponse own = response.getGetResponses().get(0);
                     if (own.getKvs().stream().noneMatch(kv -> kv.getCreateRevision() == entry.revision())) {
-                        throw backend.vanished(name);
+                        return sessionAskedThenVanished();
                     }
                     GetResponse ahead = response.getGetResponses().get(1);
                     if (ahead.getKvs().isEmpty()) {
                         stopWatching();
-                        return AcquireResult.granted(entry.revision());
+                        return CompletableFuture.completedFuture(AcquireResult.granted(entry.revision()));
                     }
                     watch(ahead.getKvs().get(0).getKey(), response.getHeader().getRevision() + 1);
-                    return AcquireResult.busy(Duration.ZERO);
+                    return CompletableFuture.completedFuture(AcquireResult.busy(Duration.ZERO));
                 })));
+    }
+
+    /**
+     * Fails the check because the key is gone; first asks etcd whether the session lease it was on is gone
+     * too (a revoke, an expiry the keep-alives have not seen yet), so that the session is known lost - and the
+     * engine joins again on a new one - before this failure reaches it.
+     */
+    private CompletableFuture<AcquireResult> sessionAskedThenVanished() {
+        return backend.session().keepAlive(entry.lease()).handle((alive, failure) -> {
+            throw backend.vanished(name);
+        });
     }
 
     private void watch(ByteSequence predecessor, long fromRevision) {

@@ -4,13 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.distlock.DistributedLock;
 import io.distlock.Lease;
+import io.distlock.LeaseLostException;
 import io.distlock.LockClient;
 import io.distlock.LockListener;
 import io.distlock.servers.Await;
 import io.distlock.servers.EtcdCluster;
 import io.distlock.testkit.EtcdClusterExtension;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -97,9 +100,13 @@ class EtcdClusterLockTest {
         EtcdCluster cluster = etcd.cluster();
         client = client();
         Lease held = client.getLock(name).acquire();
+        List<LeaseLostException> losses = new CopyOnWriteArrayList<>();
+        held.onLost(losses::add);
         cluster.member(0).kill();
         cluster.member(1).kill();
-        Await.until(SOON, "the lease is lost without a quorum", () -> !held.isValid());
+        // untrusted first (no keep-alive confirmed for two thirds of the TTL), then lost
+        Await.until(SOON, "the lease is lost without a quorum", () -> !losses.isEmpty());
+        assertThat(held.isValid()).isFalse();
         held.close();
         cluster.startAll();
         other = client();

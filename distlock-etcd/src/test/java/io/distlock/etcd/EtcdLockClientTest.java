@@ -12,6 +12,9 @@ import io.distlock.servers.Await;
 import io.distlock.servers.FreePorts;
 import io.distlock.testkit.EtcdClusterExtension;
 import io.distlock.testkit.HolderProcess;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -120,6 +123,35 @@ class EtcdLockClientTest {
             assertThat(RawEtcd.keyText(key)).startsWith("distlock/" + name + "/" + Long.toHexString(client.sessionLease()) + "-");
             assertThat(key.getLease()).isEqualTo(client.sessionLease());
             assertThat(lease.fencingToken()).as("the token is the key's create revision").isEqualTo(key.getCreateRevision());
+        }
+    }
+
+    @Test
+    void aLockClientOnTheApplicationsOwnJetcdClientLocksAndLeavesThatClientOpen() throws Exception {
+        String name = "own-jetcd-" + System.nanoTime();
+        ByteSequence probe = ByteSequence.from("app/" + name, StandardCharsets.UTF_8);
+        try (Client jetcd = Client.builder().endpoints(etcd.target().split(",")).build()) {
+            long session;
+            try (EtcdLockClient locks = EtcdLockClient.builder().client(jetcd).sessionTtl(EtcdClientFactory.SESSION_TTL).build();
+                    EtcdLockClient second = EtcdLockClient.builder().client(jetcd).sessionTtl(EtcdClientFactory.SESSION_TTL).build()) {
+                session = locks.sessionLease();
+                assertThat(second.sessionLease()).as("each lock client has its own session lease").isNotZero().isNotEqualTo(session);
+                Lease lease = locks.getLock(name).acquire(Duration.ofSeconds(5));
+                var key = raw.queue(name).get(0);
+                assertThat(key.getLease()).isEqualTo(session);
+                assertThat(lease.fencingToken()).isEqualTo(key.getCreateRevision());
+                assertThat(second.getLock(name).tryAcquire(Duration.ofMillis(300))).as("excluded on the same jetcd client").isEmpty();
+                assertThat(client().getLock(name).tryAcquire(Duration.ofMillis(300))).as("and on another connection").isEmpty();
+                lease.close();
+                try (Lease next = second.getLock(name).acquire(Duration.ofSeconds(5))) {
+                    assertThat(next.fencingToken()).isGreaterThan(lease.fencingToken());
+                }
+            }
+            assertThat(raw.queue(name)).isEmpty();
+            assertThat(raw.ttl(session)).as("closing the lock client revoked its session lease").isEqualTo(-1);
+            jetcd.getKVClient().put(probe, probe).get(10, TimeUnit.SECONDS);
+            assertThat(jetcd.getKVClient().get(probe).get(10, TimeUnit.SECONDS).getCount())
+                    .as("the application's jetcd client is still open and works").isEqualTo(1);
         }
     }
 

@@ -3,6 +3,7 @@ package io.distlock.etcd;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.LeaseOption;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -33,6 +34,15 @@ final class RawEtcd implements AutoCloseable {
             client.getLeaseClient().revoke(lease).get(10, TimeUnit.SECONDS);
         } catch (Exception e) {
             throw new IllegalStateException("cannot revoke lease " + Long.toHexString(lease), e);
+        }
+    }
+
+    /** Returns the seconds etcd still gives {@code lease}, or -1 if it has no such lease (expired or revoked). */
+    long ttl(long lease) {
+        try {
+            return client.getLeaseClient().timeToLive(lease, LeaseOption.DEFAULT).get(10, TimeUnit.SECONDS).getTTL();
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot read the TTL of lease " + Long.toHexString(lease), e);
         }
     }
 

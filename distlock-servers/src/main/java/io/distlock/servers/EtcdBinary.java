@@ -16,6 +16,10 @@ public final class EtcdBinary {
     /** How to get etcd, for messages. */
     public static final String HOW_TO_INSTALL = "install Debian's etcd-server (apt-get install -y etcd-server; .ci/run does this "
             + "when it runs as root) or set DISTLOCK_ETCD to an etcd 3.4+ binary";
+    /** The system property that makes a missing etcd fail the etcd tests instead of skipping them: {@code -Ddistlock.require.etcd=true}. */
+    public static final String REQUIRE_PROPERTY = "distlock.require.etcd";
+    /** The environment variable with the same effect, {@code DISTLOCK_REQUIRE_ETCD=true}; {@code .ci/run} sets it. */
+    public static final String REQUIRE_VARIABLE = "DISTLOCK_REQUIRE_ETCD";
     private static volatile @Nullable Path found;
     private static volatile boolean searched;
 
@@ -24,6 +28,33 @@ public final class EtcdBinary {
     /** Returns whether an etcd binary was found. */
     public static boolean available() {
         return locate() != null;
+    }
+
+    /**
+     * Returns whether the etcd tests must run here ({@link #REQUIRE_PROPERTY} or {@link #REQUIRE_VARIABLE} is
+     * {@code true}, as in CI): a missing binary then fails them rather than skipping them.
+     */
+    public static boolean required() {
+        String property = System.getProperty(REQUIRE_PROPERTY);
+        return Boolean.parseBoolean(property != null ? property : System.getenv(REQUIRE_VARIABLE));
+    }
+
+    /**
+     * Returns whether the etcd tests can run: true if a binary was found, false if not (the tests skip,
+     * saying why).
+     *
+     * @throws IllegalStateException if no binary was found but the tests are {@link #required()}, so that a
+     *     build that must run them fails instead of passing with none run
+     */
+    public static boolean availableForTests() {
+        if (available()) {
+            return true;
+        }
+        if (required()) {
+            throw new IllegalStateException("the etcd tests must run here (" + REQUIRE_PROPERTY + " or " + REQUIRE_VARIABLE
+                    + " is true) but no etcd binary was found on PATH or in DISTLOCK_ETCD: " + HOW_TO_INSTALL);
+        }
+        return false;
     }
 
     /**

@@ -3,16 +3,17 @@ package io.distlock.testkit;
 import io.distlock.servers.BackendControl;
 import io.distlock.servers.EtcdBinary;
 import io.distlock.servers.EtcdCluster;
-import java.util.concurrent.atomic.AtomicBoolean;
-import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.extension.ConditionEvaluationResult;
+import org.junit.jupiter.api.extension.ExecutionCondition;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * Real etcd servers for a test class: one member, or a cluster ({@link #cluster(int)}); the target is the
  * comma-separated client URLs. etcd is the one server not on Maven Central: without an {@code etcd}
- * binary (Debian's etcd-server) the class is skipped, with one loud line saying how to enable it.
+ * binary (Debian's etcd-server) every test of the class is reported skipped, each saying how to install it,
+ * unless the etcd tests are required ({@link EtcdBinary#required()}: CI), when the class fails instead.
  */
-public final class EtcdClusterExtension extends DeploymentExtension<EtcdCluster> {
-    private static final AtomicBoolean warned = new AtomicBoolean();
+public final class EtcdClusterExtension extends DeploymentExtension<EtcdCluster> implements ExecutionCondition {
     private final int size;
     private final boolean leaseCheckpoints;
 
@@ -31,15 +32,22 @@ public final class EtcdClusterExtension extends DeploymentExtension<EtcdCluster>
         return new EtcdClusterExtension(size, false);
     }
 
+    /**
+     * Disables the class when there is no etcd binary, so that the report counts each of its tests as skipped,
+     * with the reason (an abort before the first test counted nothing: "0 run, 0 skipped"); fails the class
+     * instead when the etcd tests are required.
+     */
+    @Override
+    public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
+        if (EtcdBinary.availableForTests()) {
+            return ConditionEvaluationResult.enabled("an etcd binary is installed");
+        }
+        return ConditionEvaluationResult.disabled("ETCD TESTS SKIPPED: no etcd binary found; " + EtcdBinary.HOW_TO_INSTALL);
+    }
+
     @Override
     protected EtcdCluster launch() {
-        if (!EtcdBinary.available()) {
-            if (warned.compareAndSet(false, true)) {
-                System.err.println("[distlock] ETCD TESTS SKIPPED: no etcd binary found; " + EtcdBinary.HOW_TO_INSTALL);
-            }
-            Assumptions.abort("no etcd binary: " + EtcdBinary.HOW_TO_INSTALL);
-        }
-        return EtcdCluster.launch(size, leaseCheckpoints);
+        return EtcdCluster.launch(size, leaseCheckpoints); // only for a class the condition enabled
     }
 
     @Override
