@@ -16,6 +16,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -103,6 +104,75 @@ class LocksCommandTest {
             Run done = run("", "locks", "--zookeeper", zooKeeper.connectString(), "unlock", "prices", "--yes");
             assertThat(done.out()).contains("unlocked 'prices'");
             assertThat(client.getReadWriteLock("prices").writeLock().isLocked()).isFalse();
+        }
+    }
+
+    @Test
+    void unlockWithKindFreesOnlyThatKindWhenEveryKindHoldsTheNameOnRedis() throws Exception {
+        try (LockClient client = RedisLockClient.create(redis.uri())) {
+            unlockWithKindFreesOnlyThatKind(client, "--redis", redis.uri());
+        }
+    }
+
+    @Test
+    void unlockWithKindFreesOnlyThatKindWhenEveryKindHoldsTheNameOnZooKeeper() throws Exception {
+        try (LockClient client = ZooKeeperLockClient.create(zooKeeper.connectString())) {
+            unlockWithKindFreesOnlyThatKind(client, "--zookeeper", zooKeeper.connectString());
+        }
+    }
+
+    /**
+     * A plain lock, a fair lock, a read-write lock and a semaphore, all named "shared" and all held: without
+     * --kind, unlock refuses (exit 2) naming the kinds it could free, and frees nothing; --kind frees that kind
+     * only; a kind that is not one of lock, fair-lock, read-write-lock (a typo, or semaphore) is refused, not
+     * answered with "nothing to unlock" while that name is held.
+     */
+    private static void unlockWithKindFreesOnlyThatKind(LockClient client, String backend, String target) throws Exception {
+        String name = "shared-" + backend.substring(2);
+        Lease plain = client.getLock(name).acquire(Duration.ofSeconds(5));
+        Lease fair = client.getFairLock(name).acquire(Duration.ofSeconds(5));
+        Lease writer = client.getReadWriteLock(name).writeLock().acquire(Duration.ofSeconds(5));
+        Lease permit = client.getSemaphore(name, 2).acquire(Duration.ofSeconds(5));
+
+        Run ambiguous = run("", "locks", backend, target, "unlock", name, "--yes");
+        assertThat(ambiguous.exit()).isEqualTo(2);
+        assertThat(ambiguous.err()).contains("several kinds of lock named '" + name + "' are held (lock, fair-lock, read-write-lock): choose one with --kind");
+        assertThat(List.of(plain, fair, writer, permit)).as("nothing freed without --kind").allMatch(Lease::isValid);
+        assertThat(client.getLock(name).isLocked() && client.getFairLock(name).isLocked() && client.getReadWriteLock(name).writeLock().isLocked())
+                .as("every kind still held on the server").isTrue();
+
+        for (String wrong : List.of("rw", "semaphore")) {
+            Run refused = run("", "locks", backend, target, "unlock", name, "--kind", wrong, "--yes");
+            assertThat(refused.exit()).as("--kind " + wrong + ": " + refused.out()).isEqualTo(2);
+            assertThat(refused.err()).contains("--kind");
+        }
+        assertThat(run("", "locks", backend, target, "unlock", name, "--kind", "semaphore", "--yes").err())
+                .contains("semaphores are not force-unlocked");
+        assertThat(run("", "locks", backend, target, "unlock", name, "--kind", "rw", "--yes").err())
+                .contains("lock, fair-lock or read-write-lock");
+
+        Run readWrite = run("", "locks", backend, target, "unlock", name, "--kind", "read-write-lock", "--yes");
+        assertThat(readWrite.exit()).as(readWrite.err()).isZero();
+        assertThat(readWrite.out()).contains("read-write-lock", "unlocked '" + name + "'").doesNotContain("fair-lock");
+        assertThat(client.getReadWriteLock(name).writeLock().isLocked()).as("the read-write lock").isFalse();
+        assertThat(client.getLock(name).isLocked()).as("the plain lock").isTrue();
+        assertThat(client.getFairLock(name).isLocked()).as("the fair lock").isTrue();
+        assertThat(client.getSemaphore(name, 2).availablePermits()).as("the semaphore's free permits").isEqualTo(1);
+
+        Run plainOnly = run("", "locks", backend, target, "unlock", name, "--kind", "lock", "--yes");
+        assertThat(plainOnly.exit()).as(plainOnly.err()).isZero();
+        assertThat(client.getLock(name).isLocked()).as("the plain lock").isFalse();
+        assertThat(client.getFairLock(name).isLocked()).as("the fair lock").isTrue();
+
+        Run lastOne = run("", "locks", backend, target, "unlock", name, "--yes");
+        assertThat(lastOne.exit()).as("one kind left, no --kind needed: " + lastOne.err()).isZero();
+        assertThat(lastOne.out()).contains("fair-lock", "unlocked '" + name + "'");
+        assertThat(client.getFairLock(name).isLocked()).as("the fair lock").isFalse();
+        assertThat(permit.isValid()).as("the semaphore permit, never force-unlocked").isTrue();
+        assertThat(client.getSemaphore(name, 2).availablePermits()).isEqualTo(1);
+        permit.close();
+        for (Lease lease : List.of(plain, fair, writer)) {
+            lease.close(); // their holders learn it on renewal; closing them is the holder's part
         }
     }
 

@@ -116,9 +116,10 @@ public final class RedisLockClient extends ForwardingLockClient {
 
         /**
          * Sets the Redis URI (required): {@code redis://[user:password@]host[:port][/db]}, {@code rediss://...} for
-         * TLS, or {@code redis-sentinel://[password@]host1:port1[,host2:port2...][/db]#masterName} to find the
-         * master through Sentinel (the client asks the Sentinels again whenever it reconnects, so it follows
-         * a failover without a restart).
+         * TLS (the server's certificate and host name are checked against the JVM's trust store), or
+         * {@code redis-sentinel://[password@]host1:port1[,host2:port2...][/db]#masterName} to find the master
+         * through Sentinel (the client asks the Sentinels again whenever it reconnects, so it follows a
+         * failover without a restart).
          */
         public Builder uri(String uri) {
             if (uri == null || uri.isBlank()) {

@@ -155,7 +155,7 @@ public final class LocksCommand implements Callable<Integer> {
         @Parameters(index = "0", paramLabel = "NAME", description = "The lock's name, exactly.")
         String name;
 
-        @Option(names = "--kind", paramLabel = "lock|fair-lock|read-write-lock",
+        @Option(names = "--kind", paramLabel = "lock|fair-lock|read-write-lock", completionCandidates = UnlockableKinds.class,
                 description = "Which kind of lock NAME to free, when several kinds have that name. A read-write lock frees its writer and readers "
                         + "in one atomic step. "
                         + "Semaphores are not force-unlocked (their permits come back when their leases end).")
@@ -166,10 +166,11 @@ public final class LocksCommand implements Callable<Integer> {
 
         @Override
         public Integer call() throws IOException {
+            @Nullable Kind wanted = wantedKind();
             try (LockClient client = parent.connect(spec)) {
                 List<LockState> states = inspector(client).show(name).stream()
                         .filter(state -> state.kind() != Kind.SEMAPHORE && !state.holders().isEmpty())
-                        .filter(state -> kind == null || LocksOutput.kindId(state.kind()).equals(kind.toLowerCase(Locale.ROOT)))
+                        .filter(state -> wanted == null || state.kind() == wanted)
                         .toList();
                 if (states.isEmpty()) {
                     System.out.println("no " + (kind == null ? "lock" : kind) + " named '" + name + "' is held: nothing to unlock");
@@ -199,11 +200,40 @@ public final class LocksCommand implements Callable<Integer> {
             }
         }
 
+        /**
+         * Reads {@code --kind}: null when absent. A semaphore, or a word that names no kind, is refused (exit 2) rather
+         * than answered with "nothing to unlock" while a lock of that name may be held.
+         */
+        private @Nullable Kind wantedKind() {
+            if (kind == null) {
+                return null;
+            }
+            String id = kind.trim().toLowerCase(Locale.ROOT);
+            if (id.equals(LocksOutput.kindId(Kind.SEMAPHORE))) {
+                throw new ParameterException(spec.commandLine(), "--kind semaphore: semaphores are not force-unlocked; "
+                        + "their permits come back when their holders' leases end or are closed");
+            }
+            for (Kind candidate : Kind.values()) {
+                if (candidate != Kind.SEMAPHORE && LocksOutput.kindId(candidate).equals(id)) {
+                    return candidate;
+                }
+            }
+            throw new ParameterException(spec.commandLine(), "--kind must be lock, fair-lock or read-write-lock, was '" + kind + "'");
+        }
+
         private static boolean confirmed(String question) throws IOException {
             System.out.print(question);
             System.out.flush();
             String answer = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
             return answer != null && (answer.trim().equalsIgnoreCase("y") || answer.trim().equalsIgnoreCase("yes"));
+        }
+    }
+
+    /** The values {@code unlock --kind} takes, for shell completion. */
+    static final class UnlockableKinds implements Iterable<String> {
+        @Override
+        public java.util.Iterator<String> iterator() {
+            return java.util.Arrays.stream(Kind.values()).filter(kind -> kind != Kind.SEMAPHORE).map(LocksOutput::kindId).iterator();
         }
     }
 }
