@@ -120,14 +120,19 @@ public interface DistributedLock extends Lock {
     boolean forceUnlock();
 
     /**
-     * Acquires the lock, waiting as long as it takes; interrupts are remembered and re-asserted.
+     * Acquires the lock, waiting as long as it takes; an interrupt does not end the wait, and is re-asserted
+     * (the flag is set) when the call returns.
      *
      * @throws BackendUnavailableException if the backend does not answer within the operation timeout
      */
     @Override
     void lock();
 
-    /** Acquires the lock unless interrupted. Same as {@link #acquire()} without the lease. */
+    /**
+     * Acquires the lock unless interrupted. Same as {@link #acquire()} without the lease.
+     *
+     * @throws InterruptedException if interrupted while waiting; nothing is held or left queued then
+     */
     @Override
     void lockInterruptibly() throws InterruptedException;
 
@@ -145,7 +150,11 @@ public interface DistributedLock extends Lock {
         }
     }
 
-    /** Attempts to acquire the lock within the given time; returns whether it is held. */
+    /**
+     * Attempts to acquire the lock within the given time; returns whether it is held.
+     *
+     * @throws InterruptedException if interrupted while waiting; nothing is held or left queued then
+     */
     @Override
     boolean tryLock(long time, TimeUnit unit) throws InterruptedException;
 

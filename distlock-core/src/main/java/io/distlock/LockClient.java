@@ -90,7 +90,8 @@ public interface LockClient extends AutoCloseable {
 
     /**
      * Releases every lock this client holds, stops renewals and closes the backend connection, within
-     * about one operation timeout however many locks it holds (the releases go out together). Every
+     * about one operation timeout however many locks it holds (the releases go out together and are awaited
+     * once, not one timeout per lock). Every
      * lease held is lost first, with {@link LeaseLostException.Reason#CLIENT_CLOSED}: its listeners are
      * told, and a later {@code unlock()} by its owner throws {@link LeaseLostException}. Threads waiting
      * to acquire wake up with {@link IllegalStateException}. Idempotent; never throws. Locks whose release

@@ -146,6 +146,35 @@ class ReleaseTest {
         assertThat(lock.isHeldByCurrentThread()).isFalse();
     }
 
+    /**
+     * Issue 28 (claims without a test): {@code onLost} registered after the loss is told at once, with the recorded
+     * reason, without asking the backend (the store answers nothing meanwhile); one registered after a normal release is
+     * never told.
+     */
+    @Test
+    void aLossListenerRegisteredAfterTheLossIsToldAtOnceAndOneAfterAReleaseNever() throws Exception {
+        LockClient client = client();
+        Lease lost = client.getLock("a").acquire();
+        assertThat(client.getLock("a").forceUnlock()).isTrue(); // through the holder's own client: lost at once
+        assertThat(lost.isValid()).isFalse();
+        store.pause(); // nothing of the backend's can be what tells the listener
+        CompletableFuture<LeaseLostException> told = new CompletableFuture<>();
+        lost.onLost(told::complete);
+        assertThat(told.get(10, TimeUnit.SECONDS).reason()).isEqualTo(Reason.FORCE_UNLOCKED);
+        store.resume();
+
+        Lease released = client.getLock("b").acquire();
+        released.close();
+        List<LeaseLostException> afterRelease = new CopyOnWriteArrayList<>();
+        released.onLost(afterRelease::add);
+        Lease later = client.getLock("c").acquire(); // a later loss of another lease is told; this one never is
+        CompletableFuture<LeaseLostException> laterTold = new CompletableFuture<>();
+        later.onLost(laterTold::complete);
+        assertThat(client.getLock("c").forceUnlock()).isTrue();
+        laterTold.get(10, TimeUnit.SECONDS);
+        assertThat(afterRelease).as("a listener registered after a normal release").isEmpty();
+    }
+
     @Test
     void aReplayedReleaseOfTheSameOwnerCountsAsReleased() throws Exception {
         PollingMemoryBackend backend = store.pollingBackend(Duration.ofSeconds(1));

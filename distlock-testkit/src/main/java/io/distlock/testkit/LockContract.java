@@ -226,6 +226,162 @@ public abstract class LockContract extends ContractSupport {
         assertThat(lockOf(newClient(), name).tryAcquire(Duration.ZERO)).as("nobody leaked a grant").isPresent();
     }
 
+    /**
+     * Issue 28 (claims without a test): {@code lock()} is not interruptible. A thread interrupted while it waits in the
+     * backend takes the interrupt, keeps waiting, gets the lock once it is released and returns with its interrupt
+     * flag set again, as {@link DistributedLock#lock()} documents.
+     */
+    @Test
+    void lockKeepsWaitingThroughAnInterruptAndReassertsIt() throws Exception {
+        String name = uniqueName();
+        Lease held = lockOf(newClient(), name, lease(longLease(), false)).acquire();
+        DistributedLock waiterLock = lockOf(newClientWithoutPolling(), name);
+        AtomicReference<Thread> waiterThread = new AtomicReference<>();
+        Future<Boolean> waiter = inBackground(() -> {
+            waiterThread.set(Thread.currentThread());
+            waiterLock.lock();
+            try {
+                assertThat(waiterLock.isHeldByCurrentThread()).isTrue();
+                return Thread.currentThread().isInterrupted();
+            } finally {
+                waiterLock.unlock();
+            }
+        });
+        awaitWaitingInBackend(waiterThread);
+        waiterThread.get().interrupt();
+        // the wait took the interrupt (its flag is clear again) and the thread went back to waiting in the backend
+        Await.until(SOON, "the waiter took the interrupt", () -> !waiterThread.get().isInterrupted());
+        awaitWaitingInBackend(waiterThread);
+        assertThat(waiter.isDone()).as("lock() returned on an interrupt").isFalse();
+        held.close();
+        assertThat(waiter.get(SOON.toSeconds(), TimeUnit.SECONDS)).as("the interrupt flag after lock() returned").isTrue();
+        Await.until(Duration.ofSeconds(10), "lock '" + name + "' is free in the backend", () -> !lockedInBackend(name));
+    }
+
+    /**
+     * Issue 28 (claims without a test): {@code tryLock()} re-asserts an interrupt. With the flag set on entry the
+     * attempt still answers (false on a lock held elsewhere, holding nothing) and the flag is still set afterwards.
+     */
+    @Test
+    void tryLockReassertsAnInterruptAndHoldsNothingItDidNotReportHeld() throws Exception {
+        String name = uniqueName();
+        Lease held = lockOf(newClient(), name, lease(longLease(), false)).acquire();
+        DistributedLock lock = lockOf(newClient(), name);
+        Future<Boolean> attempt = inBackground(() -> {
+            Thread.currentThread().interrupt();
+            boolean acquired = lock.tryLock();
+            boolean flag = Thread.currentThread().isInterrupted();
+            assertThat(flag).as("the interrupt flag after tryLock()").isTrue();
+            assertThat(lock.isHeldByCurrentThread()).isEqualTo(acquired);
+            return acquired;
+        });
+        assertThat(attempt.get(SOON.toSeconds(), TimeUnit.SECONDS)).as("tryLock() on a lock another client holds").isFalse();
+        held.close();
+        Await.until(Duration.ofSeconds(10), "lock '" + name + "' is free in the backend", () -> !lockedInBackend(name));
+        Future<Boolean> onAFreeLock = inBackground(() -> {
+            Thread.currentThread().interrupt();
+            boolean acquired = lock.tryLock();
+            assertThat(Thread.currentThread().isInterrupted()).as("the interrupt flag after tryLock()").isTrue();
+            assertThat(lock.isHeldByCurrentThread()).as("held exactly when tryLock() said so").isEqualTo(acquired);
+            if (acquired) {
+                lock.unlock();
+            }
+            return acquired;
+        });
+        onAFreeLock.get(SOON.toSeconds(), TimeUnit.SECONDS);
+        Await.until(Duration.ofSeconds(10), "lock '" + name + "' is free in the backend", () -> !lockedInBackend(name));
+    }
+
+    /**
+     * Issue 28 (claims without a test): {@code tryLock(time, unit)} and {@code lockInterruptibly()} are interruptible,
+     * as {@link java.util.concurrent.locks.Lock} has them: a thread interrupted while it waits in the backend throws
+     * {@link InterruptedException}, holds nothing and leaves nothing queued (a fresh attempt of zero wait gets the lock
+     * once it is released, which a leftover queue entry ahead of it would refuse).
+     */
+    @Test
+    void tryLockWithATimeAndLockInterruptiblyThrowWhenInterruptedAndLeaveNothingBehind() throws Exception {
+        String name = uniqueName();
+        DistributedLock waiterLock = lockOf(newClient(), name);
+        List<java.util.concurrent.Callable<?>> waits = List.of(
+                () -> waiterLock.tryLock(5, TimeUnit.MINUTES),
+                () -> {
+                    waiterLock.lockInterruptibly();
+                    return true;
+                });
+        for (java.util.concurrent.Callable<?> wait : waits) {
+            Lease held = lockOf(newClient(), name, lease(longLease(), false)).acquire();
+            AtomicReference<Thread> waiterThread = new AtomicReference<>();
+            Future<Throwable> waiter = inBackground(() -> {
+                waiterThread.set(Thread.currentThread());
+                try {
+                    wait.call();
+                    return null;
+                } catch (Throwable t) {
+                    return t;
+                } finally {
+                    assertThat(waiterLock.isHeldByCurrentThread()).as("the interrupted thread holds the lock").isFalse();
+                }
+            });
+            awaitWaitingInBackend(waiterThread); // queued, so the interrupt has something of the backend's to undo
+            waiterThread.get().interrupt();
+            assertThat(waiter.get(SOON.toSeconds(), TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
+            held.close();
+            Await.until(Duration.ofSeconds(10), "lock '" + name + "' is free in the backend", () -> !lockedInBackend(name));
+            Optional<Lease> next = lockOf(newClient(), name).tryAcquire(Duration.ZERO);
+            assertThat(next).as("a new attempt finds nothing queued or held before it").isPresent();
+            next.get().close();
+        }
+    }
+
+    /**
+     * Issue 28 (claims without a test): {@link Lease#onLost} registered after the loss is told at once. A listener
+     * registered once the loss was reported (a force-unlock from another client) gets the same reason.
+     */
+    @Test
+    void aLossListenerRegisteredAfterTheLossIsTold() throws Exception {
+        String name = uniqueName();
+        Lease held = lockOf(newClient(), name, lease(shortLease().multipliedBy(2), true)).acquire();
+        AtomicReference<LeaseLostException> first = new AtomicReference<>();
+        held.onLost(first::set);
+        assertThat(lockOf(newClient(), name).forceUnlock()).isTrue();
+        Await.until(SOON, "the holder is told of the force-unlock", () -> first.get() != null);
+        assertThat(held.isValid()).isFalse();
+        CountDownLatch told = new CountDownLatch(1);
+        AtomicReference<LeaseLostException> late = new AtomicReference<>();
+        held.onLost(lost -> {
+            late.set(lost);
+            told.countDown();
+        });
+        // "at once": on an event thread, without waiting for anything of the backend; SOON only bounds a broken one
+        assertThat(told.await(SOON.toSeconds(), TimeUnit.SECONDS)).as("the listener registered after the loss was told").isTrue();
+        assertThat(late.get().reason()).isEqualTo(first.get().reason());
+        assertThat(late.get().lockName()).isEqualTo(name);
+        held.close(); // quiet
+    }
+
+    /**
+     * Issue 28 (claims without a test): {@link DistributedLock#forceUnlock()} answers whether the lock was held. On a
+     * name never used, and on a lock released before, it answers false and changes nothing; on a held lock true, and
+     * a second call false.
+     */
+    @Test
+    void forceUnlockOfAFreeLockAnswersFalse() throws Exception {
+        String name = uniqueName();
+        DistributedLock admin = lockOf(newClient(), name);
+        assertThat(admin.forceUnlock()).as("force-unlock of a name never used").isFalse();
+        assertUnlocked(name);
+        lockOf(newClient(), name).acquire().close();
+        assertThat(admin.forceUnlock()).as("force-unlock of a released lock").isFalse();
+        Lease held = lockOf(newClient(), name).acquire();
+        assertThat(admin.forceUnlock()).as("force-unlock of a held lock").isTrue();
+        assertUnlocked(name);
+        assertThat(admin.forceUnlock()).as("a second force-unlock").isFalse();
+        held.close(); // quiet
+        try (Lease next = lockOf(newClient(), name).acquire(SOON)) {
+            assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+        }
+    }
+
     @Test
     void releaseWakesAWaiterOnAnotherClientLongBeforeTheLeaseEnds() throws Exception {
         String name = uniqueName();

@@ -115,6 +115,114 @@ public abstract class ReadWriteLockContract extends ContractSupport {
         read.get().close();
     }
 
+    /**
+     * Issue 28 (claims without a test): readers and writers are served in arrival order across clients. Six waiters
+     * queue behind a writer, each known queued at the server before the next arrives: read 0, read 1, write 2, read 3,
+     * write 4, read 5. Each release then lets in exactly the next ones in that order: the two readers at the head
+     * together, then the writer, then reader 3 (it arrived after writer 2, so it did not join readers 0 and 1), then
+     * writer 4, then reader 5. A waiter granted out of turn would hold and keep the one whose turn it was out, so the
+     * step that expects that one fails.
+     */
+    @Test
+    void readersAndWritersAreServedInArrivalOrder() throws Exception {
+        String name = uniqueName();
+        Lease writer = readWrite(newClient(), name).writeLock().acquire(SOON);
+        boolean[] writes = {false, false, true, false, true, false};
+        List<Future<Optional<Lease>>> waiters = new ArrayList<>();
+        for (boolean write : writes) {
+            DistributedReadWriteLock lock = readWrite(newClientWithoutPolling(), name);
+            waiters.add(queuedWaiter(write ? lock.writeLock() : lock.readLock(), SOON));
+        }
+        writer.close();
+        List<Lease> holding = awaitGranted(waiters, List.of(0, 1));
+        holding.forEach(Lease::close);
+        holding = awaitGranted(waiters, List.of(0, 1, 2));
+        holding.forEach(Lease::close);
+        holding = awaitGranted(waiters, List.of(0, 1, 2, 3));
+        holding.forEach(Lease::close);
+        holding = awaitGranted(waiters, List.of(0, 1, 2, 3, 4));
+        holding.forEach(Lease::close);
+        holding = awaitGranted(waiters, List.of(0, 1, 2, 3, 4, 5));
+        holding.forEach(Lease::close);
+        assertThat(readWrite(newClient(), name).writeLock().tryAcquire(SOON)).as("everything was released").isPresent().get().satisfies(Lease::close);
+    }
+
+    /**
+     * Waits until every waiter of {@code granted} is done and asserts that no other one is; returns the leases of those
+     * granted by this step (those not already closed by an earlier step).
+     */
+    private static List<Lease> awaitGranted(List<Future<Optional<Lease>>> waiters, List<Integer> granted) throws Exception {
+        List<Lease> fresh = new ArrayList<>();
+        for (int i : granted) {
+            Future<Optional<Lease>> waiter = waiters.get(i);
+            Optional<Lease> lease = waiter.get(SOON.toSeconds(), TimeUnit.SECONDS);
+            assertThat(lease).as("waiter %d, granted in its turn", i).isPresent();
+            if (lease.get().isValid()) {
+                fresh.add(lease.get());
+            }
+        }
+        for (int i = 0; i < waiters.size(); i++) {
+            if (!granted.contains(i)) {
+                assertThat(waiters.get(i).isDone()).as("waiter %d, granted before its turn (granted so far: %s)", i, granted).isFalse();
+            }
+        }
+        return fresh;
+    }
+
+    /**
+     * Issue 28 (claims without a test): a read-write lock's force-unlock answers whether anyone held it: false on a
+     * name never used and after every holder left, true while readers hold, and then false again.
+     */
+    @Test
+    void forceUnlockOfAFreeReadWriteLockAnswersFalse() throws Exception {
+        String name = uniqueName();
+        DistributedReadWriteLock admin = readWrite(newClient(), name);
+        assertThat(admin.forceUnlock()).as("force-unlock of a name never used").isFalse();
+        assertThat(admin.readLock().forceUnlock()).as("force-unlock of the read side of a name never used").isFalse();
+        assertThat(admin.writeLock().forceUnlock()).as("force-unlock of the write side of a name never used").isFalse();
+        readWrite(newClient(), name).readLock().acquire(SOON).close();
+        readWrite(newClient(), name).writeLock().acquire(SOON).close();
+        assertThat(admin.forceUnlock()).as("force-unlock after every holder left").isFalse();
+        Lease reader = readWrite(newClient(), name).readLock().acquire(SOON);
+        Lease another = readWrite(newClient(), name).readLock().acquire(SOON);
+        assertThat(admin.forceUnlock()).as("force-unlock while two readers hold").isTrue();
+        assertUnlocked(name);
+        assertThat(admin.forceUnlock()).as("a second force-unlock").isFalse();
+        reader.close(); // quiet
+        another.close();
+        assertThat(readWrite(newClient(), name).writeLock().tryAcquire(SOON)).isPresent().get().satisfies(Lease::close);
+    }
+
+    /**
+     * Issue 28 (claims without a test): read tokens, like the plain lock's, keep increasing across a server restart (on
+     * Redis without persistence: the TIME term), and a write after the restart exceeds every read before it.
+     */
+    @Test
+    void readAndWriteTokensKeepIncreasingAcrossAServerRestart() throws Exception {
+        String name = uniqueName();
+        LockClient client = newClient();
+        long before;
+        try (Lease read = readWrite(client, name).readLock().acquire(SOON); Lease other = readWrite(newClient(), name).readLock().acquire(SOON)) {
+            before = Math.max(read.fencingToken(), other.fencingToken());
+        }
+        backend().restart();
+        long readAfter = Await.succeeds(SOON, "a new client reads after the restart", () -> {
+            try (Lease lease = readWrite(newClient(), name).readLock().acquire(Duration.ofSeconds(5))) {
+                return lease.fencingToken();
+            }
+        });
+        assertThat(readAfter).as("a read token after the restart").isGreaterThan(before);
+        long readOnOldClient = Await.succeeds(SOON, "the old client reads again after the restart", () -> {
+            try (Lease lease = readWrite(client, name).readLock().acquire(Duration.ofSeconds(5))) {
+                return lease.fencingToken();
+            }
+        });
+        assertThat(readOnOldClient).isGreaterThan(readAfter);
+        try (Lease write = readWrite(client, name).writeLock().acquire(SOON)) {
+            assertThat(write.fencingToken()).isGreaterThan(readOnOldClient);
+        }
+    }
+
     @Test
     void aWriteTokenExceedsEveryTokenGrantedBeforeIt() throws Exception {
         String name = uniqueName();

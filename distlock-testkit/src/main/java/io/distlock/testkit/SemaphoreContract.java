@@ -82,6 +82,71 @@ public abstract class SemaphoreContract extends ContractSupport {
         assertThat(observer.availablePermits()).isEqualTo(3);
     }
 
+    /**
+     * Issue 28 (claims without a test): semaphore waiters are served in arrival order across clients. Both permits of a
+     * two-permit semaphore are held; five waiters of five clients queue, each known queued at the server before the
+     * next arrives. Then one permit at a time is released, and each release lets in exactly the next waiter in arrival
+     * order: a waiter granted out of turn would hold the freed permit and keep the one whose turn it was out.
+     */
+    @Test
+    void waitersAreGrantedPermitsInArrivalOrder() throws Exception {
+        String name = uniqueName();
+        List<Lease> holding = new ArrayList<>(List.of(newClient().getSemaphore(name, 2).acquire(SOON), newClient().getSemaphore(name, 2).acquire(SOON)));
+        List<Future<Optional<Lease>>> waiters = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            waiters.add(queuedPermitWaiter(newClientWithoutPolling().getSemaphore(name, 2)));
+        }
+        for (int turn = 0; turn < waiters.size(); turn++) {
+            holding.remove(0).close(); // one permit free: the waiter whose turn it is gets it, nobody else
+            Optional<Lease> granted = waiters.get(turn).get(SOON.toSeconds(), TimeUnit.SECONDS);
+            assertThat(granted).as("waiter %d, granted in its turn", turn).isPresent();
+            holding.add(granted.get());
+            for (int later = turn + 1; later < waiters.size(); later++) {
+                assertThat(waiters.get(later).isDone()).as("waiter %d, granted before waiter %d's turn was over", later, turn).isFalse();
+            }
+        }
+        holding.forEach(Lease::close);
+        assertThat(newClient().getSemaphore(name, 2).availablePermits()).isEqualTo(2);
+    }
+
+    /** Starts {@code semaphore.tryAcquire(SOON)} on a test thread and returns once it waits in the backend. */
+    private Future<Optional<Lease>> queuedPermitWaiter(DistributedSemaphore semaphore) {
+        AtomicReference<Thread> thread = new AtomicReference<>();
+        Future<Optional<Lease>> waiter = inBackground(() -> {
+            thread.set(Thread.currentThread());
+            return semaphore.tryAcquire(SOON);
+        });
+        awaitWaitingInBackend(thread);
+        return waiter;
+    }
+
+    /**
+     * Issue 28 (claims without a test): permit tokens, like the plain lock's, keep increasing across a server restart
+     * (on Redis without persistence: the TIME term).
+     */
+    @Test
+    void permitTokensKeepIncreasingAcrossAServerRestart() throws Exception {
+        String name = uniqueName();
+        DistributedSemaphore semaphore = newClient().getSemaphore(name, 2);
+        long before;
+        try (Lease first = semaphore.acquire(SOON); Lease second = semaphore.acquire(SOON)) {
+            before = Math.max(first.fencingToken(), second.fencingToken());
+        }
+        backend().restart();
+        long afterOnNewClient = Await.succeeds(SOON, "a new client takes a permit after the restart", () -> {
+            try (Lease permit = newClient().getSemaphore(name, 2).acquire(Duration.ofSeconds(5))) {
+                return permit.fencingToken();
+            }
+        });
+        assertThat(afterOnNewClient).as("a permit token after the restart").isGreaterThan(before);
+        long afterOnOldClient = Await.succeeds(SOON, "the old client takes a permit after the restart", () -> {
+            try (Lease permit = semaphore.acquire(Duration.ofSeconds(5))) {
+                return permit.fencingToken();
+            }
+        });
+        assertThat(afterOnOldClient).isGreaterThan(afterOnNewClient);
+    }
+
     @Test
     void aPermitComesBackWhenItsLeaseRunsOutAndItsHolderIsTold() throws Exception {
         String name = uniqueName();

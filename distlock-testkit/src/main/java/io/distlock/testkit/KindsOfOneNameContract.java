@@ -1,0 +1,98 @@
+package io.distlock.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.distlock.Lease;
+import io.distlock.LockClient;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The contract that {@code getLock(name)}, {@code getFairLock(name)}, {@code getReadWriteLock(name)} and
+ * {@code getSemaphore(name, n)} of one name are separate locks, for backends that have every kind: each can be held
+ * while the others are held, each keeps its own state on the server, and releasing one leaves the others held. The
+ * backend's test class supplies the hooks of {@link ContractSupport} and {@link #heldInBackend}.
+ */
+public abstract class KindsOfOneNameContract extends ContractSupport {
+
+    /** The kinds of lock a name can have. */
+    public enum Kind {
+        /** {@link LockClient#getLock}. */
+        PLAIN,
+        /** {@link LockClient#getFairLock}. */
+        FAIR,
+        /** {@link LockClient#getReadWriteLock}, either side. */
+        READ_WRITE,
+        /** {@link LockClient#getSemaphore}. */
+        SEMAPHORE
+    }
+
+    /** Returns whether the backend's own state (read directly, not through distlock) shows the lock of this kind held. */
+    protected abstract boolean heldInBackend(String name, Kind kind);
+
+    @Override
+    protected boolean lockedInBackend(String name) {
+        for (Kind kind : Kind.values()) {
+            if (heldInBackend(name, kind)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Issue 28 (claims without a test): one thread of one client takes all four kinds of one name, each while the
+     * others are held; the server shows each held on its own, another client finds each of them taken, and releasing
+     * them one by one frees exactly the one released.
+     */
+    @Test
+    void theLockKindsOfOneNameAreSeparateLocks() throws Exception {
+        String name = uniqueName();
+        LockClient client = newClient();
+        LockClient other = newClient();
+        assertHeldExactly(name, List.of());
+        Map<Kind, Lease> held = new EnumMap<>(Kind.class);
+        List<Kind> taken = new ArrayList<>();
+        for (Kind kind : Kind.values()) {
+            Lease lease = tryTake(client, kind, name);
+            assertThat(lease).as("%s of '%s' while %s of it are held", kind, name, taken).isNotNull();
+            held.put(kind, lease);
+            taken.add(kind);
+            assertHeldExactly(name, taken);
+        }
+        for (Kind kind : Kind.values()) {
+            assertThat(tryTake(other, kind, name)).as("%s of '%s' on another client while this one holds it", kind, name).isNull();
+        }
+        for (Kind kind : Kind.values()) {
+            held.remove(kind).close();
+            taken.remove(kind);
+            assertHeldExactly(name, taken);
+        }
+        for (Kind kind : Kind.values()) {
+            Lease again = tryTake(other, kind, name);
+            assertThat(again).as("%s of '%s' on another client once released", kind, name).isNotNull();
+            again.close();
+        }
+    }
+
+    /** Returns a lease of {@code kind} taken with one attempt (the write side of a read-write lock; a one-permit semaphore), or null. */
+    private static Lease tryTake(LockClient client, Kind kind, String name) throws InterruptedException {
+        return (switch (kind) {
+            case PLAIN -> client.getLock(name).tryAcquire(Duration.ZERO);
+            case FAIR -> client.getFairLock(name).tryAcquire(Duration.ZERO);
+            case READ_WRITE -> client.getReadWriteLock(name).writeLock().tryAcquire(Duration.ZERO);
+            case SEMAPHORE -> client.getSemaphore(name, 1).tryAcquire(Duration.ZERO);
+        }).orElse(null);
+    }
+
+    private void assertHeldExactly(String name, List<Kind> held) {
+        for (Kind kind : Kind.values()) {
+            assertThat(heldInBackend(name, kind)).as("server state of the %s of '%s' shows it held (held: %s)", kind, name, held)
+                    .isEqualTo(held.contains(kind));
+        }
+    }
+}
