@@ -49,7 +49,9 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
     private final Duration timeout;
     private final boolean suspendedIsLost;
     private final ZooKeeperErrors errors;
-    private final ConcurrentHashMap<String, String> nodeByOwner = new ConcurrentHashMap<>();
+    /** The node of each owner id with a node in some queue; one map for the client and all its kinds (owner ids are unique). */
+    private final ConcurrentHashMap<String, String> nodeByOwner;
+    private final Seams seams;
     private final ThreadPoolExecutor io;
     private volatile @Nullable ConnectionStateListener sessionListener;
     /** Where this kind's queues live ("" for plain locks) and what decides a turn; see {@link QueueRule}. */
@@ -65,6 +67,8 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
         this.timeout = timeout;
         this.suspendedIsLost = suspendedIsLost;
         this.errors = new ZooKeeperErrors(ensemble);
+        this.nodeByOwner = new ConcurrentHashMap<>();
+        this.seams = new Seams();
         this.root = "";
         this.rule = QueueRule.EXCLUSIVE;
         this.permits = 0;
@@ -86,6 +90,8 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
         this.timeout = base.timeout;
         this.suspendedIsLost = base.suspendedIsLost;
         this.errors = base.errors;
+        this.nodeByOwner = base.nodeByOwner;
+        this.seams = base.seams;
         this.io = base.io;
         this.root = root;
         this.rule = rule;
@@ -270,10 +276,15 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
 
     List<String> queueOf(String name) throws Exception {
         try {
-            return LockNodes.queue(curator.getChildren().forPath(parent(name)), prefixes);
+            return queueOf(curator.getChildren().forPath(parent(name)));
         } catch (KeeperException.NoNodeException e) {
             return List.of();
         }
+    }
+
+    /** Returns the queue among a parent's {@code children}, in order. */
+    List<String> queueOf(List<String> children) {
+        return LockNodes.queue(children, prefixes);
     }
 
     CuratorFramework curator() {
@@ -339,6 +350,15 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
         }
     }
 
+    /** Returns how many owner ids this client remembers a node for, over all kinds (for tests: it must not grow). */
+    int rememberedNodes() {
+        return nodeByOwner.size();
+    }
+
+    Seams seams() {
+        return seams;
+    }
+
     /** Returns how many IO threads run now (for tests: the pool is bounded). */
     int ioThreads() {
         return io.getPoolSize();
@@ -364,6 +384,17 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
         Refused(String message) {
             super(message);
         }
+    }
+
+    /**
+     * Points where another client may act in the middle of one of ours, for tests that drive that interleaving; no-ops
+     * otherwise. Shared by the client's kinds.
+     */
+    static final class Seams {
+        /** Runs when a turn check found its node waiting, before the waiter sleeps. */
+        volatile Runnable waiting = () -> { };
+        /** Runs when a read-write force-unlock has read the holders, before it ends them. */
+        volatile Runnable forceUnlockRead = () -> { };
     }
 
     /** A blocking Curator call. */

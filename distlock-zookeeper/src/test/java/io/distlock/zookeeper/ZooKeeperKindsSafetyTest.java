@@ -1,0 +1,257 @@
+package io.distlock.zookeeper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.distlock.DistributedLock;
+import io.distlock.DistributedReadWriteLock;
+import io.distlock.Lease;
+import io.distlock.LockInspector.Holder;
+import io.distlock.LockInspector.Kind;
+import io.distlock.servers.Await;
+import io.distlock.servers.ZooKeeperServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Interleavings of the ZooKeeper kinds (fair, read-write, semaphore) that once broke them (issue 28, findings 1, 3,
+ * 7, 8, 9 and 10 on ZooKeeper). Another client acts at a chosen point of a call through the backend's seams; every
+ * test checks the server's own nodes. Waiters poll every five minutes, so only a wake-up can grant them in time.
+ */
+class ZooKeeperKindsSafetyTest {
+    private static final Duration SOON = Duration.ofSeconds(20);
+    private static ZooKeeperServer server;
+    private static RawZooKeeper raw;
+    private final List<ZooKeeperLockClient> clients = new ArrayList<>();
+    private final ExecutorService threads = Executors.newCachedThreadPool();
+
+    @BeforeAll
+    static void startServer() {
+        server = ZooKeeperServer.launch();
+        raw = new RawZooKeeper(server.connectString());
+    }
+
+    @AfterAll
+    static void stopServer() {
+        raw.close();
+        server.close();
+    }
+
+    @AfterEach
+    void closeAll() {
+        threads.shutdownNow();
+        clients.forEach(ZooKeeperLockClient::close);
+    }
+
+    private ZooKeeperLockClient client() {
+        ZooKeeperLockClient client = ZooKeeperLockClient.builder().connectString(server.connectString())
+                .sessionTimeout(ZooKeeperClientFactory.SESSION_TIMEOUT).fallbackPoll(Duration.ofMinutes(5)).build();
+        clients.add(client);
+        return client;
+    }
+
+    private static <T> T within(Future<T> future) throws Exception {
+        return future.get(SOON.toSeconds(), TimeUnit.SECONDS);
+    }
+
+    /**
+     * Finding 7: while a writer held beside the reader it downgraded to, the write rule saw "a downgraded reader ahead"
+     * and counted no writer: writeLock().isLocked() said free, the inspector listed only the reader, and a force-unlock
+     * ended the reader and left the writer holding.
+     */
+    @Test
+    void aWriterThatDowngradedIsSeenByOtherClientsTheInspectorAndForceUnlock() throws Exception {
+        String name = "downgraded-" + System.nanoTime();
+        DistributedReadWriteLock holder = client().getReadWriteLock(name);
+        holder.writeLock().lock();
+        holder.readLock().lock(); // the downgrade: a reader beside the write hold
+        assertThat(raw.children("/~rw", name)).hasSize(2);
+
+        ZooKeeperLockClient other = client();
+        DistributedReadWriteLock seen = other.getReadWriteLock(name);
+        assertThat(raw.writerHeld(name)).as("the raw write rule sees the writer").isTrue();
+        assertThat(seen.writeLock().isLocked()).as("writeLock().isLocked() of another client").isTrue();
+        assertThat(other.inspector().show(name, Kind.READ_WRITE_LOCK)).get().satisfies(state -> {
+            assertThat(state.holders()).extracting(Holder::role).containsExactlyInAnyOrder("write", "read");
+            assertThat(state.waiters()).isZero();
+        });
+        assertThat(seen.writeLock().tryAcquire(Duration.ZERO)).as("another writer").isEmpty();
+        assertThat(seen.readLock().tryAcquire(Duration.ZERO)).as("a reader beside the writer").isEmpty();
+
+        assertThat(seen.forceUnlock()).isTrue();
+        assertThat(raw.children("/~rw", name)).as("the writer's node and its reader's, both ended").isEmpty();
+        assertThat(seen.writeLock().tryAcquire(SOON)).as("a writer once both are gone").isPresent().get().satisfies(Lease::close);
+    }
+
+    /**
+     * Finding 7, the other writer's side: a writer that arrives while the downgraded reader holds alone waits for it,
+     * and a reader that arrives then shares it; the waiting writer gets the lock once the reader leaves.
+     */
+    @Test
+    void aReaderMadeByADowngradeKeepsTheNextWriterOutUntilItLeaves() throws Exception {
+        String name = "downgraded-next-" + System.nanoTime();
+        DistributedReadWriteLock holder = client().getReadWriteLock(name);
+        holder.writeLock().lock();
+        holder.readLock().lock();
+        Future<Optional<Lease>> writer = threads.submit(() -> client().getReadWriteLock(name).writeLock().tryAcquire(SOON.multipliedBy(2)));
+        Await.until(SOON, "a writer queues", () -> raw.children("/~rw", name).size() == 3);
+        holder.writeLock().unlock();
+        Await.until(SOON, "the write hold is gone", () -> raw.children("/~rw", name).size() == 2);
+        assertThat(raw.writerHeld(name)).as("the waiting writer holds nothing").isFalse();
+        assertThat(writer.isDone()).isFalse();
+        assertThat(client().getReadWriteLock(name).writeLock().isLocked()).isFalse();
+        holder.readLock().unlock();
+        assertThat(within(writer)).as("the writer, once the downgraded reader left").isPresent();
+        assertThat(raw.writerHeld(name)).isTrue();
+    }
+
+    /**
+     * Finding 3: a read-write force-unlock was two calls (the writer's side, then the readers'); a reader granted in
+     * between, when the writer's node was gone, was ended by the second call while the writer queued behind it took the
+     * lock. A force-unlock ends the holders of one instant, and none granted after it.
+     */
+    @Test
+    void aReadWriteForceUnlockEndsTheHoldersOfOneInstantAndNoneGrantedAfterIt() throws Exception {
+        String name = "rw-force-" + System.nanoTime();
+        Lease writer = client().getReadWriteLock(name).writeLock().acquire(SOON);
+        String writerNode = raw.children("/~rw", name).get(0);
+        Future<Optional<Lease>> reader = threads.submit(() -> client().getReadWriteLock(name).readLock().tryAcquire(SOON.multipliedBy(2)));
+        Await.until(SOON, "a reader queues", () -> raw.children("/~rw", name).size() == 2);
+        String readerNode = raw.children("/~rw", name).get(1);
+        Future<Optional<Lease>> nextWriter = threads.submit(() -> client().getReadWriteLock(name).writeLock().tryAcquire(SOON.multipliedBy(2)));
+        Await.until(SOON, "a writer queues behind it", () -> raw.children("/~rw", name).size() == 3);
+
+        ZooKeeperLockClient admin = client();
+        admin.backend().seams().forceUnlockRead = () -> {
+            if (!raw.children("/~rw", name).contains(writerNode)) {
+                // the writer's node went before the readers' were read: the reader is granted in between
+                Await.until(SOON, "the reader is granted", reader::isDone);
+            }
+        };
+        assertThat(admin.getReadWriteLock(name).forceUnlock()).as("someone held it").isTrue();
+
+        Lease read = within(reader).orElseThrow();
+        assertThat(raw.children("/~rw", name)).as("the reader granted after the force-unlock, and the writer behind it")
+                .hasSize(2).first().isEqualTo(readerNode);
+        assertThat(raw.readWriteHolders(name)).containsExactly(readerNode);
+        assertThat(nextWriter.isDone()).isFalse();
+        Await.until(SOON, "the ended writer learns it lost its lock", () -> !writer.isValid());
+        assertThat(read.isValid()).isTrue();
+        read.close();
+        assertThat(within(nextWriter)).isPresent();
+    }
+
+    /**
+     * Finding 3, the retry: a holder that leaves between the force-unlock's read and its delete makes the delete fail
+     * as a whole (versions checked); the force-unlock reads again and ends the holders of that instant.
+     */
+    @Test
+    void aReadWriteForceUnlockWhoseHoldersChangedAfterItsReadTriesAgainOnTheNewOnes() throws Exception {
+        String name = "rw-force-retry-" + System.nanoTime();
+        Lease writer = client().getReadWriteLock(name).writeLock().acquire(SOON);
+        Future<Optional<Lease>> reader = threads.submit(() -> client().getReadWriteLock(name).readLock().tryAcquire(SOON.multipliedBy(2)));
+        Await.until(SOON, "a reader queues", () -> raw.children("/~rw", name).size() == 2);
+        Future<Optional<Lease>> nextWriter = threads.submit(() -> client().getReadWriteLock(name).writeLock().tryAcquire(SOON.multipliedBy(2)));
+        Await.until(SOON, "a writer queues behind it", () -> raw.children("/~rw", name).size() == 3);
+
+        ZooKeeperLockClient admin = client();
+        AtomicBoolean once = new AtomicBoolean();
+        admin.backend().seams().forceUnlockRead = () -> {
+            if (once.compareAndSet(false, true)) {
+                writer.close(); // the writer leaves after the read: the reader is granted before the delete
+                Await.until(SOON, "the reader is granted", reader::isDone);
+            }
+        };
+        assertThat(admin.getReadWriteLock(name).forceUnlock()).isTrue();
+        Lease read = within(reader).orElseThrow();
+        assertThat(raw.readWriteHolders(name)).as("holders after the force-unlock").isNotEmpty().allMatch(QueueRule::isWriter);
+        assertThat(within(nextWriter)).as("the writer behind the ended reader").isPresent();
+        Await.until(SOON, "the ended reader learns it lost its lock", () -> !read.isValid());
+    }
+
+    /**
+     * Finding 8: a wait that times out or is interrupted takes its node with it, on every kind, while its client's
+     * session lives on; the next waiter gets the lock when the holder leaves.
+     */
+    @Test
+    void aWaitThatTimesOutOrIsInterruptedLeavesNoNodeAndTheNextWaiterGetsTheLock() throws Exception {
+        for (String kind : List.of("fair", "read", "write", "semaphore")) {
+            String name = "orphan-" + kind + "-" + System.nanoTime();
+            String root = kind.equals("fair") ? "/~fair" : kind.equals("semaphore") ? "/~sem" : "/~rw";
+            Function<ZooKeeperLockClient, DistributedLock> lockOf = switch (kind) {
+                case "fair" -> c -> c.getFairLock(name);
+                case "read" -> c -> c.getReadWriteLock(name).readLock();
+                case "write" -> c -> c.getReadWriteLock(name).writeLock();
+                default -> null;
+            };
+            Lease holder;
+            if (lockOf == null) {
+                holder = client().getSemaphore(name, 1).acquire(SOON);
+            } else if (kind.equals("read")) {
+                holder = client().getReadWriteLock(name).writeLock().acquire(SOON); // readers wait for a writer
+            } else {
+                holder = lockOf.apply(client()).acquire(SOON);
+            }
+            List<String> held = raw.children(root, name);
+            assertThat(held).hasSize(1);
+
+            ZooKeeperLockClient waiting = client();
+            Optional<Lease> timedOut = lockOf == null ? waiting.getSemaphore(name, 1).tryAcquire(Duration.ofMillis(500))
+                    : lockOf.apply(waiting).tryAcquire(Duration.ofMillis(500));
+            assertThat(timedOut).as(kind + ": a wait that timed out").isEmpty();
+            assertThat(raw.children(root, name)).as(kind + ": nodes after the timeout").isEqualTo(held);
+
+            Future<Lease> interrupted = threads.submit(() -> lockOf == null ? waiting.getSemaphore(name, 1).acquire()
+                    : lockOf.apply(waiting).acquire());
+            Await.until(SOON, kind + ": the waiter queues", () -> raw.children(root, name).size() == 2);
+            interrupted.cancel(true);
+            Await.until(SOON, kind + ": the interrupted waiter's node is gone", () -> raw.children(root, name).equals(held));
+
+            Future<Optional<Lease>> next = threads.submit(() -> lockOf == null ? client().getSemaphore(name, 1).tryAcquire(SOON)
+                    : lockOf.apply(client()).tryAcquire(SOON));
+            Await.until(SOON, kind + ": the next waiter queues", () -> raw.children(root, name).size() == 2);
+            holder.close();
+            assertThat(within(next)).as(kind + ": the next waiter, woken by the release").isPresent();
+            assertThat(waiting.getFairLock("alive-" + name).tryAcquire(SOON)).as("the first waiter's client still works").isPresent();
+        }
+    }
+
+    /**
+     * Finding 9: a semaphore waiter read the queue, then set its watch on the children: a permit released in between
+     * changed nothing after the watch, and the waiter slept to its fallback poll (minutes). Each release here comes
+     * exactly there, from another client.
+     */
+    @Test
+    void aSemaphoreWaiterIsWokenByAReleaseBetweenItsReadAndItsWatch() throws Exception {
+        String name = "sem-wake-" + System.nanoTime();
+        ZooKeeperLockClient holders = client();
+        List<Lease> held = new ArrayList<>(List.of(holders.getSemaphore(name, 2).acquire(SOON), holders.getSemaphore(name, 2).acquire(SOON)));
+        for (int round = 0; round < 3; round++) {
+            ZooKeeperLockClient waiting = client();
+            Lease leaving = held.remove(0);
+            AtomicBoolean once = new AtomicBoolean();
+            waiting.backend().seams().waiting = () -> {
+                if (once.compareAndSet(false, true)) {
+                    int before = raw.children("/~sem", name).size();
+                    leaving.close();
+                    Await.until(SOON, "the released permit's node is gone", () -> raw.children("/~sem", name).size() == before - 1);
+                }
+            };
+            Future<Optional<Lease>> waiter = threads.submit(() -> waiting.getSemaphore(name, 2).tryAcquire(Duration.ofMinutes(2)));
+            assertThat(within(waiter)).as("round " + round + ": the waiter, woken by the release").isPresent();
+            held.add(waiter.get().orElseThrow());
+            assertThat(raw.children("/~sem", name)).hasSize(2);
+        }
+    }
+}
