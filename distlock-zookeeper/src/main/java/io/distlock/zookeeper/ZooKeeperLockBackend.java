@@ -185,14 +185,52 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
     @Override
     public CompletableFuture<QueueTicket> enqueue(String name, String ownerId, Duration leaseTime) {
         return call("acquire", name, () -> {
-            String path = curator.create().creatingParentContainersIfNeeded().withProtection()
-                    .withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(parent(name) + "/" + rule.prefix + ownerId + "-");
-            if (rule == QueueRule.PERMIT) {
-                checkPermits(name, path);
+            String path = null;
+            try {
+                path = curator.create().creatingParentContainersIfNeeded().withProtection()
+                        .withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(parent(name) + "/" + rule.prefix + ownerId + "-");
+                seams.created.run();
+                if (rule == QueueRule.PERMIT) {
+                    checkPermits(name, path);
+                }
+                nodeByOwner.put(ownerId, path);
+                return new QueueNode(this, name, ownerId, path);
+            } catch (Refused refused) {
+                throw refused; // its node is deleted already
+            } catch (Exception failed) {
+                abandon(name, ownerId, path);
+                throw failed;
             }
-            nodeByOwner.put(ownerId, path);
-            return new QueueNode(this, name, ownerId, path);
         });
+    }
+
+    /**
+     * Removes the node of a join that failed (nobody will ever leave it, and it would hold up the queue until the session
+     * ends): by its path if the create answered, otherwise by its owner id among the parent's children, since a create
+     * that failed may still have made the node (Curator retries creates after a connection loss).
+     */
+    void abandon(String name, String ownerId, @Nullable String path) {
+        if (path != null) {
+            delete(path, "leave", name);
+            return;
+        }
+        CompletableFuture.runAsync(() -> {
+            long deadline = System.nanoTime() + negotiatedSessionTimeout().toNanos();
+            while (System.nanoTime() - deadline < 0) {
+                try {
+                    for (String child : curator.getChildren().forPath(parent(name))) {
+                        if (child.contains(ownerId)) {
+                            delete(parent(name) + "/" + child, "leave", name);
+                        }
+                    }
+                    return;
+                } catch (KeeperException.NoNodeException none) {
+                    return;
+                } catch (Exception notYet) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(250)); // the session outlives this loop's end
+                }
+            }
+        }, io).exceptionally(rejected -> null); // a closed client's session ends, and its nodes with it
     }
 
     @Override
@@ -391,6 +429,8 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
      * otherwise. Shared by the client's kinds.
      */
     static final class Seams {
+        /** Runs right after a queue node was created, before the rest of its call. */
+        volatile Runnable created = () -> { };
         /** Runs when a turn check found its node waiting, before the waiter sleeps. */
         volatile Runnable waiting = () -> { };
         /** Runs when a read-write force-unlock has read the holders, before it ends them. */

@@ -104,19 +104,31 @@ final class ZooKeeperReadWrite implements ReadWriteStorage {
             return CompletableFuture.completedFuture(AcquireResult.busy(Duration.ZERO));
         }
         return readers.call("acquire", name, () -> {
-            String path = readers.curator().create().creatingParentContainersIfNeeded().withProtection()
-                    .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
-                    .forPath(readers.parent(name) + "/" + QueueRule.downgradePrefix(LockNodes.lastSegment(writerPath)) + readerOwnerId + "-");
-            // created first, checked second: a writer that looks after the creation sees this reader and waits for it,
-            // and if our writer is no longer the holder, the reader goes again and the downgrade is refused
-            List<String> queue = readers.queueOf(name);
-            if (queue.isEmpty() || !queue.get(0).equals(LockNodes.lastSegment(writerPath))) {
-                readers.curator().delete().guaranteed().forPath(path);
-                return AcquireResult.busy(Duration.ZERO);
+            String path = null;
+            try {
+                path = readers.curator().create().creatingParentContainersIfNeeded().withProtection()
+                        .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+                        .forPath(readers.parent(name) + "/" + QueueRule.downgradePrefix(LockNodes.lastSegment(writerPath)) + readerOwnerId + "-");
+                readers.seams().created.run();
+                return downgraded(name, writerPath, readerOwnerId, path);
+            } catch (Exception failed) {
+                readers.abandon(name, readerOwnerId, path); // a reader node nobody releases would keep writers out
+                throw failed;
             }
-            Stat stat = readers.curator().setData().forPath(path, new byte[0]);
-            readers.remember(readerOwnerId, path);
-            return AcquireResult.granted(stat.getMzxid());
         });
+    }
+
+    /** Grants the downgrade's reader node at {@code path}, or deletes it again if the writer no longer holds. */
+    private AcquireResult downgraded(String name, String writerPath, String readerOwnerId, String path) throws Exception {
+        // created first, checked second: a writer that looks after the creation sees this reader and waits for it,
+        // and if our writer is no longer the holder, the reader goes again and the downgrade is refused
+        List<String> queue = readers.queueOf(name);
+        if (queue.isEmpty() || !queue.get(0).equals(LockNodes.lastSegment(writerPath))) {
+            readers.curator().delete().guaranteed().forPath(path);
+            return AcquireResult.busy(Duration.ZERO);
+        }
+        Stat stat = readers.curator().setData().forPath(path, new byte[0]);
+        readers.remember(readerOwnerId, path);
+        return AcquireResult.granted(stat.getMzxid());
     }
 }

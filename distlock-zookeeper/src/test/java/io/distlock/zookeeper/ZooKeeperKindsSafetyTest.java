@@ -1,6 +1,7 @@
 package io.distlock.zookeeper;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.distlock.DistributedLock;
 import io.distlock.DistributedReadWriteLock;
@@ -225,6 +226,60 @@ class ZooKeeperKindsSafetyTest {
             assertThat(within(next)).as(kind + ": the next waiter, woken by the release").isPresent();
             assertThat(waiting.getFairLock("alive-" + name).tryAcquire(SOON)).as("the first waiter's client still works").isPresent();
         }
+    }
+
+    /** Makes the next call of {@code client} that creates a queue node fail right after the create, as a lost connection would. */
+    private static void failOnceAfterTheCreate(ZooKeeperLockClient client) {
+        AtomicBoolean once = new AtomicBoolean();
+        client.backend().seams().created = () -> {
+            if (once.compareAndSet(false, true)) {
+                throw new IllegalStateException("the connection was lost right after the create (injected)");
+            }
+        };
+    }
+
+    /**
+     * Finding 8, a failed join: a join (or a downgrade) that failed after its node was created - the next call of the
+     * join lost its connection past Curator's retries - left the node in the queue, where nobody would ever leave it: the
+     * queue behind it was stuck until the session ended. The node now goes with the failure, and the client lives on.
+     */
+    @Test
+    void aJoinOrDowngradeThatFailsAfterItsNodeWasCreatedLeavesNoNode() throws Exception {
+        for (String kind : List.of("fair", "write", "semaphore")) {
+            String name = "failed-join-" + kind + "-" + System.nanoTime();
+            String root = kind.equals("fair") ? "/~fair" : kind.equals("semaphore") ? "/~sem" : "/~rw";
+            Function<ZooKeeperLockClient, DistributedLock> lockOf = kind.equals("fair") ? c -> c.getFairLock(name)
+                    : kind.equals("write") ? c -> c.getReadWriteLock(name).writeLock() : null;
+            Lease holder = lockOf == null ? client().getSemaphore(name, 1).acquire(SOON) : lockOf.apply(client()).acquire(SOON);
+            List<String> held = raw.children(root, name);
+
+            ZooKeeperLockClient failing = client();
+            failOnceAfterTheCreate(failing);
+            assertThatThrownBy(() -> {
+                if (lockOf == null) {
+                    failing.getSemaphore(name, 1).tryAcquire(SOON);
+                } else {
+                    lockOf.apply(failing).tryAcquire(SOON);
+                }
+            }).as(kind).isInstanceOf(RuntimeException.class);
+            Await.until(SOON, kind + ": the failed join's node is gone", () -> raw.children(root, name).equals(held));
+
+            Future<Optional<Lease>> next = threads.submit(() -> lockOf == null ? failing.getSemaphore(name, 1).tryAcquire(SOON)
+                    : lockOf.apply(failing).tryAcquire(SOON));
+            Await.until(SOON, kind + ": the next waiter queues", () -> raw.children(root, name).size() == 2);
+            holder.close();
+            assertThat(within(next)).as(kind + ": the next waiter, on the same client").isPresent().get().satisfies(Lease::close);
+        }
+
+        String name = "failed-downgrade-" + System.nanoTime();
+        ZooKeeperLockClient failing = client();
+        DistributedReadWriteLock rw = failing.getReadWriteLock(name);
+        rw.writeLock().lock();
+        failOnceAfterTheCreate(failing);
+        assertThatThrownBy(() -> rw.readLock().lock()).isInstanceOf(RuntimeException.class);
+        Await.until(SOON, "the failed downgrade's reader node is gone", () -> raw.children("/~rw", name).size() == 1);
+        rw.writeLock().unlock();
+        assertThat(client().getReadWriteLock(name).writeLock().tryAcquire(SOON)).as("another writer").isPresent();
     }
 
     /**
