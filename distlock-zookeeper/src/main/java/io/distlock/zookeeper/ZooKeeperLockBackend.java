@@ -123,7 +123,7 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
             @Override
             public CompletableFuture<Integer> availablePermits(String name, int count) {
                 ZooKeeperLockBackend view = (ZooKeeperLockBackend) withPermits(count);
-                return view.call("availablePermits", name, () -> Math.max(0, count - view.queueOf(name).size()));
+                return view.call("availablePermits", name, () -> Math.max(0, view.storedPermits(name, count) - view.queueOf(name).size()));
             }
         };
     }
@@ -265,21 +265,23 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
     }
 
     /**
-     * Keeps one number of permits per semaphore: the parent node's data holds it while the semaphore is in use;
-     * a node asking with another number is deleted again and refused.
+     * Keeps one number of permits per semaphore: the parent node's data holds it while the semaphore is in use; a node
+     * asking with another number is deleted again and refused, unless it is alone in the queue (then its number is the
+     * semaphore's). Every join writes the number it read back with the version it read: a join that agreed with a number
+     * and one that changed it (alone) cannot both succeed, so clients of two numbers never share a queue, each judging
+     * turns by its own number (a third holder of two permits).
      */
     private void checkPermits(String name, String path) throws Exception {
         String parent = parent(name);
         byte[] mine = Integer.toString(permits).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-        for (int attempt = 0; attempt < 5; attempt++) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
             org.apache.zookeeper.data.Stat stat = new org.apache.zookeeper.data.Stat();
             byte[] current = curator.getData().storingStatIn(stat).forPath(parent);
             String stored = current == null ? "" : new String(current, java.nio.charset.StandardCharsets.US_ASCII);
-            if (stored.equals(Integer.toString(permits))) {
-                return;
-            }
             boolean alone = queueOf(name).size() == 1;
-            if (!stored.isEmpty() && !alone) {
+            seams.permitsJudged.run();
+            if (!stored.isEmpty() && !stored.equals(Integer.toString(permits)) && !alone) {
                 curator.delete().guaranteed().forPath(path);
                 throw new Refused("acquire of semaphore '" + name + "' on " + describe() + ": the semaphore is in use with "
                         + stored + " permits, asked with " + permits + "; every client must use the same number");
@@ -288,8 +290,22 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
                 curator.setData().withVersion(stat.getVersion()).forPath(parent, mine);
                 return;
             } catch (KeeperException.BadVersionException raced) {
-                // another client set it meanwhile: read again
+                if (System.nanoTime() - deadline > 0) {
+                    throw new LockException("acquire of semaphore '" + name + "' on " + describe()
+                            + ": its number of permits kept changing under every try for " + timeout, raced);
+                }
+                // another join confirmed or set the number meanwhile: read again
             }
+        }
+    }
+
+    /** Returns the number of permits the semaphore {@code name} is in use with, or {@code asked} if it is not in use. */
+    private int storedPermits(String name, int asked) throws Exception {
+        try {
+            byte[] data = curator.getData().forPath(parent(name));
+            return data == null || data.length == 0 ? asked : Integer.parseInt(new String(data, java.nio.charset.StandardCharsets.US_ASCII));
+        } catch (KeeperException.NoNodeException | NumberFormatException unused) {
+            return asked;
         }
     }
 
@@ -431,6 +447,8 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
     static final class Seams {
         /** Runs right after a queue node was created, before the rest of its call. */
         volatile Runnable created = () -> { };
+        /** Runs when a semaphore join has read the stored number of permits and whether it is alone, before it acts on them. */
+        volatile Runnable permitsJudged = () -> { };
         /** Runs when a turn check found its node waiting, before the waiter sleeps. */
         volatile Runnable waiting = () -> { };
         /** Runs when a read-write force-unlock has read the holders, before it ends them. */

@@ -228,6 +228,77 @@ class ZooKeeperKindsSafetyTest {
         }
     }
 
+    /**
+     * Finding 1, refused: a client asking a semaphore in use with another number of permits is refused, takes no
+     * place in the queue, counts free permits against the semaphore's own number, and the waiter gets the next permit.
+     */
+    @Test
+    void aClientAskingWithAnotherNumberOfPermitsIsRefusedAndGrantsNoPermitBeyondTheCount() throws Exception {
+        String name = "sem-count-" + System.nanoTime();
+        List<Lease> held = new ArrayList<>(List.of(client().getSemaphore(name, 2).acquire(SOON), client().getSemaphore(name, 2).acquire(SOON)));
+        Future<Optional<Lease>> waiter = threads.submit(() -> client().getSemaphore(name, 2).tryAcquire(SOON));
+        Await.until(SOON, "a third client waits for a permit", () -> raw.children("/~sem", name).size() == 3);
+
+        ZooKeeperLockClient other = client();
+        assertThatThrownBy(() -> other.getSemaphore(name, 3).tryAcquire(Duration.ofSeconds(1))).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("in use with 2 permits, asked with 3");
+        assertThat(other.getSemaphore(name, 3).availablePermits()).as("free permits, counted against the semaphore's own number").isZero();
+        held.remove(0).close();
+        assertThat(within(waiter)).as("the waiter gets the freed permit").isPresent();
+        assertThat(raw.holders("/~sem", QueueRule.PERMIT, name, Integer.MAX_VALUE)).hasSize(2);
+        assertThat(other.getSemaphore(name, 3).availablePermits()).isZero();
+    }
+
+    /**
+     * Finding 1, a count changed under the queue: a client with another number found itself alone in the queue and
+     * stored its number, while clients with the old number joined between its look and its write and were let in on
+     * the old one. Clients of both numbers then shared one queue, each judging its own turn by its own number: a third
+     * holder of a two-permit semaphore. Each join now confirms the number it read with a versioned write, so one of
+     * the two writes fails and that client reads again.
+     */
+    @Test
+    void aClientThatFindsItselfAloneCannotChangeTheNumberOfPermitsUnderClientsJoiningMeanwhile() throws Exception {
+        String name = "sem-alone-" + System.nanoTime();
+        client().getSemaphore(name, 2).acquire(SOON).close(); // the semaphore's parent keeps "2"
+        ZooKeeperLockClient changing = client();
+        List<Future<Optional<Lease>>> joined = new ArrayList<>();
+        AtomicBoolean once = new AtomicBoolean();
+        changing.backend().seams().permitsJudged = () -> {
+            if (once.compareAndSet(false, true)) {
+                // two clients with the old number join between its look at the queue and its write of the number
+                for (int i = 0; i < 2; i++) {
+                    ZooKeeperLockClient joining = client();
+                    joined.add(threads.submit(() -> joining.getSemaphore(name, 2).tryAcquire(SOON)));
+                    int size = i + 2;
+                    Await.until(SOON, "a client with two permits joined", () -> raw.children("/~sem", name).size() == size);
+                }
+                Await.until(SOON, "the first of them holds", () -> joined.get(0).isDone());
+            }
+        };
+        Optional<Lease> changed;
+        try {
+            changed = changing.getSemaphore(name, 3).tryAcquire(SOON);
+        } catch (IllegalStateException refused) {
+            assertThat(refused).hasMessageContaining("in use with 2 permits, asked with 3");
+            changed = Optional.empty();
+        }
+        // a later client with three permits: refused, or (if the number did change) waiting at the fourth place
+        Future<Optional<Lease>> later = threads.submit(() -> client().getSemaphore(name, 3).tryAcquire(SOON));
+        Await.until(SOON, "the later client is refused or queued", () -> later.isDone() || raw.children("/~sem", name).size() == 4);
+        within(joined.get(0)).orElseThrow().close(); // a permit of two comes free
+        assertThat(within(joined.get(1))).as("the second client with two permits").isPresent();
+        Optional<Lease> third = Optional.empty();
+        try {
+            third = within(later);
+        } catch (java.util.concurrent.ExecutionException refused) {
+            assertThat(refused).hasRootCauseInstanceOf(IllegalStateException.class);
+        }
+        assertThat(raw.children("/~sem", name)).as("holders of a semaphore whose clients of two permits hold"
+                + (changed.isPresent() ? ", beside a client of three that changed the number" : "")).hasSizeLessThanOrEqualTo(2);
+        changed.ifPresent(Lease::close);
+        third.ifPresent(Lease::close);
+    }
+
     /** Makes the next call of {@code client} that creates a queue node fail right after the create, as a lost connection would. */
     private static void failOnceAfterTheCreate(ZooKeeperLockClient client) {
         AtomicBoolean once = new AtomicBoolean();
