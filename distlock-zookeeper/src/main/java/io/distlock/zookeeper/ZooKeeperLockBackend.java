@@ -237,7 +237,15 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
     public CompletableFuture<OwnerCheck> renew(String name, String ownerId, Duration leaseTime) {
         return call("renewal", name, () -> {
             String path = nodeByOwner.get(ownerId);
-            return path != null && curator.checkExists().forPath(path) != null ? OwnerCheck.OWNER : OwnerCheck.MISSING;
+            if (path == null) {
+                return OwnerCheck.MISSING;
+            }
+            if (curator.checkExists().forPath(path) != null) {
+                return OwnerCheck.OWNER;
+            }
+            // a sequential node never comes back, and the engine releases nothing for a lease lost this way: forget it
+            nodeByOwner.remove(ownerId, path);
+            return OwnerCheck.MISSING;
         });
     }
 

@@ -9,6 +9,7 @@ import io.distlock.Lease;
 import io.distlock.LockInspector.Holder;
 import io.distlock.LockInspector.Kind;
 import io.distlock.servers.Await;
+import io.distlock.servers.TcpProxy;
 import io.distlock.servers.ZooKeeperServer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Interleavings of the ZooKeeper kinds (fair, read-write, semaphore) that once broke them (issue 28, findings 1, 3,
@@ -297,6 +299,178 @@ class ZooKeeperKindsSafetyTest {
                 + (changed.isPresent() ? ", beside a client of three that changed the number" : "")).hasSizeLessThanOrEqualTo(2);
         changed.ifPresent(Lease::close);
         third.ifPresent(Lease::close);
+    }
+
+    /**
+     * Finding 10: how many distinct names (and numbers of permits) the retained-state test goes through: 10,000 in the
+     * build (about a minute); run with -Ddistlock.zk.distinct=100000 for the count of issue 28 (docs/guarantees.md).
+     */
+    private static final int DISTINCT = Integer.getInteger("distlock.zk.distinct", 10_000);
+
+    /**
+     * Finding 10: acquiring and releasing {@link #DISTINCT} distinct names, half of them semaphores each with its own
+     * number of permits, leaves the client's node map and its ZooKeeper watches where they were. (The engine's side,
+     * one LockSpace per number of permits, is SlotLifecycleTest's.)
+     */
+    @Test
+    @Timeout(value = 40, unit = TimeUnit.MINUTES)
+    void distinctNamesAndNumbersOfPermitsLeaveNoStateBehindInTheClient() throws Exception {
+        ZooKeeperLockClient client = client();
+        String base = "distinct-" + System.nanoTime() + "-";
+        // a contended round first, so that watches were set and removed
+        Lease held = client().getFairLock(base + "contended").acquire(SOON);
+        Future<Optional<Lease>> waiter = threads.submit(() -> client.getFairLock(base + "contended").tryAcquire(SOON));
+        Await.until(SOON, "a waiter queues", () -> raw.children("/~fair", base + "contended").size() == 2);
+        held.close();
+        within(waiter).orElseThrow().close();
+        int remembered = client.backend().rememberedNodes();
+        int watches = watches(client);
+        assertThat(remembered).isZero();
+
+        List<Future<?>> workers = new ArrayList<>();
+        int parallel = 8;
+        for (int w = 0; w < parallel; w++) {
+            int first = w;
+            workers.add(threads.submit(() -> {
+                for (int i = first; i < DISTINCT; i += parallel) {
+                    if (i % 2 == 0) {
+                        client.getFairLock(base + i).acquire(SOON).close();
+                    } else {
+                        client.getSemaphore(base + i, i).acquire(SOON).close();
+                    }
+                }
+                return null;
+            }));
+        }
+        for (Future<?> worker : workers) {
+            worker.get(30, TimeUnit.MINUTES);
+        }
+        assertThat(client.backend().rememberedNodes()).as("owner ids with a node, after " + DISTINCT + " names").isEqualTo(remembered);
+        assertThat(watches(client)).as("ZooKeeper watches of the client").isEqualTo(watches);
+    }
+
+    /**
+     * Finding 10, lost leases: a lease whose node vanished (here force-unlocked by another client) kept its owner id in
+     * the client's node map for the life of the client, since the engine releases nothing for a lease lost that way.
+     */
+    @Test
+    void leasesWhoseNodesVanishedLeaveNoStateBehindInTheClient() throws Exception {
+        ZooKeeperLockClient client = client();
+        ZooKeeperLockClient admin = client();
+        String base = "vanished-" + System.nanoTime() + "-";
+        int remembered = client.backend().rememberedNodes();
+        List<Lease> leases = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            leases.add(i % 2 == 0 ? client.getFairLock(base + i).acquire(SOON) : client.getSemaphore(base + i, 2).acquire(SOON));
+        }
+        for (int i = 0; i < 50; i++) {
+            if (i % 2 == 0) {
+                assertThat(admin.getFairLock(base + i).forceUnlock()).isTrue();
+            } else {
+                deletePermits(base + i);
+            }
+        }
+        Await.until(SOON, "every holder learns that its node is gone", () -> leases.stream().noneMatch(Lease::isValid));
+        leases.forEach(Lease::close);
+        assertThat(client.backend().rememberedNodes()).as("owner ids with a node, after 50 leases lost").isEqualTo(remembered);
+    }
+
+    /** Deletes every permit node of a semaphore, as an operator would. */
+    private static void deletePermits(String name) {
+        raw.children("/~sem", name).forEach(child -> raw.delete("/~sem", name, child));
+    }
+
+    /** Returns how many watches the client's ZooKeeper handle keeps (its own bookkeeping, read by reflection). */
+    private static int watches(ZooKeeperLockClient client) throws Exception {
+        org.apache.zookeeper.ZooKeeper zooKeeper = client.curator().getZookeeperClient().getZooKeeper();
+        int count = 0;
+        for (String getter : List.of("getDataWatches", "getExistWatches", "getChildWatches")) {
+            java.lang.reflect.Method method = org.apache.zookeeper.ZooKeeper.class.getDeclaredMethod(getter);
+            method.setAccessible(true);
+            count += ((List<?>) method.invoke(zooKeeper)).size();
+        }
+        return count;
+    }
+
+    /** A client behind {@code proxy}, patient enough (10 s) to see its request sent again after a reconnect, and keeping its leases over it. */
+    private ZooKeeperLockClient through(TcpProxy proxy) {
+        ZooKeeperLockClient client = ZooKeeperLockClient.builder().connectString("127.0.0.1:" + proxy.port())
+                .sessionTimeout(ZooKeeperClientFactory.SESSION_TIMEOUT).operationTimeout(Duration.ofSeconds(10)).waitForReconnect(true)
+                .fallbackPoll(Duration.ofMinutes(5)).build();
+        clients.add(client);
+        return client;
+    }
+
+    /** Drops the replies from now on; once {@code ran} holds, cuts the connections so that Curator reconnects and sends the request again. */
+    private static java.util.concurrent.CompletableFuture<Void> loseTheReplyAndReconnect(TcpProxy proxy, java.util.function.BooleanSupplier ran) {
+        proxy.discardReplies(true);
+        return reconnectOnce(proxy, ran);
+    }
+
+    /** Once {@code ran} holds, cuts the connections (replies no longer dropped) so that Curator reconnects and sends the request again. */
+    private static java.util.concurrent.CompletableFuture<Void> reconnectOnce(TcpProxy proxy, java.util.function.BooleanSupplier ran) {
+        return java.util.concurrent.CompletableFuture.runAsync(() -> {
+            Await.until(Duration.ofSeconds(10), "the request ran on the server", ran);
+            proxy.cut();
+            proxy.discardReplies(false);
+            proxy.heal();
+        });
+    }
+
+    /**
+     * Finding 4 on ZooKeeper: the read-write force-unlock is one transaction, which Curator sends again when the
+     * connection was lost before its answer. The second run finds the holders it deleted gone; it must not take that
+     * for "holders changed" and end the reader granted after the first run.
+     */
+    @Test
+    void aReadWriteForceUnlockWhoseAnswerWasLostAndThatIsSentAgainEndsNoHolderGrantedAfterIt() throws Exception {
+        String name = "rw-replay-" + System.nanoTime();
+        client().getReadWriteLock(name).writeLock().acquire(SOON);
+        String writerNode = raw.children("/~rw", name).get(0);
+        Future<Optional<Lease>> reader = threads.submit(() -> client().getReadWriteLock(name).readLock().tryAcquire(SOON));
+        Await.until(SOON, "a reader queues", () -> raw.children("/~rw", name).size() == 2);
+        String readerNode = raw.children("/~rw", name).get(1);
+        try (TcpProxy proxy = TcpProxy.to(server.port())) {
+            ZooKeeperLockClient admin = through(proxy);
+            // the answers are lost from the transaction on (the listing before it is answered)
+            AtomicBoolean once = new AtomicBoolean();
+            admin.backend().seams().forceUnlockRead = () -> {
+                if (once.compareAndSet(false, true)) {
+                    proxy.discardReplies(true);
+                }
+            };
+            java.util.concurrent.CompletableFuture<Void> reconnected = reconnectOnce(proxy,
+                    () -> !raw.children("/~rw", name).contains(writerNode) && reader.isDone());
+            assertThat(admin.getReadWriteLock(name).forceUnlock()).as("the answer of the first run").isTrue();
+            reconnected.get(10, TimeUnit.SECONDS);
+        }
+        Lease read = within(reader).orElseThrow();
+        assertThat(raw.readWriteHolders(name)).as("the reader granted after the force-unlock still holds").containsExactly(readerNode);
+        assertThat(read.isValid()).isTrue();
+        read.close();
+    }
+
+    /**
+     * Finding 5 on ZooKeeper: a downgrade whose create was answered after a reconnect (Curator sends creates again)
+     * makes one reader node, not two: the create uses Curator's protected mode, which finds the first run's node.
+     */
+    @Test
+    void aDowngradeWhoseAnswerWasLostAndThatIsSentAgainMakesOneReaderNode() throws Exception {
+        String name = "downgrade-replay-" + System.nanoTime();
+        try (TcpProxy proxy = TcpProxy.to(server.port())) {
+            DistributedReadWriteLock rw = through(proxy).getReadWriteLock(name);
+            rw.writeLock().lock();
+            java.util.concurrent.CompletableFuture<Void> reconnected = loseTheReplyAndReconnect(proxy,
+                    () -> raw.children("/~rw", name).size() >= 2);
+            rw.readLock().lock(); // the downgrade's create: its answer is lost, Curator sends it again after reconnecting
+            reconnected.get(10, TimeUnit.SECONDS);
+            assertThat(raw.children("/~rw", name)).as("the writer and one reader").hasSize(2);
+            rw.writeLock().unlock();
+            rw.readLock().unlock();
+        }
+        Await.until(SOON, "no node left after both were released", () -> raw.children("/~rw", name).isEmpty());
+        assertThat(client().getReadWriteLock(name).writeLock().tryAcquire(Duration.ofSeconds(5))).as("another writer gets the lock")
+                .isPresent().get().satisfies(Lease::close);
     }
 
     /** Makes the next call of {@code client} that creates a queue node fail right after the create, as a lost connection would. */
