@@ -69,6 +69,19 @@ final class RawZooKeeper implements AutoCloseable {
         return !QueueRule.WRITE.holders(children("/~rw", name), 0).isEmpty();
     }
 
+    /** Returns the holders of the semaphore {@code name}: the first nodes of its queue, as many as the permits stored with it. */
+    List<String> permitHolders(String name) {
+        try {
+            byte[] data = curator.getData().forPath(LockNodes.parent("/~sem", name));
+            int permits = data == null || data.length == 0 ? 0 : Integer.parseInt(new String(data, java.nio.charset.StandardCharsets.US_ASCII));
+            return QueueRule.PERMIT.holders(children("/~sem", name), permits);
+        } catch (KeeperException.NoNodeException e) {
+            return List.of();
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot read the semaphore '" + name + "'", e);
+        }
+    }
+
     /** Deletes a node of a lock's queue, as another client (or an operator) would. */
     void delete(String root, String name, String child) {
         try {
