@@ -214,12 +214,14 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
             delete(path, "leave", name);
             return;
         }
+        String mark = "-" + ownerId + "-"; // in every kind's node name: <prefix ending in '-'><owner id>-<sequence>
         CompletableFuture.runAsync(() -> {
-            long deadline = System.nanoTime() + negotiatedSessionTimeout().toNanos();
+            // tries for longer than the sessions servers allow by default (20 ticks): a session that ends takes the node with it
+            long deadline = System.nanoTime() + Math.max(timeout.toNanos(), TimeUnit.SECONDS.toNanos(60));
             while (System.nanoTime() - deadline < 0) {
                 try {
                     for (String child : curator.getChildren().forPath(parent(name))) {
-                        if (child.contains(ownerId)) {
+                        if (LockNodes.bare(child).contains(mark)) {
                             delete(parent(name) + "/" + child, "leave", name);
                         }
                     }
@@ -227,7 +229,7 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
                 } catch (KeeperException.NoNodeException none) {
                     return;
                 } catch (Exception notYet) {
-                    java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(250)); // the session outlives this loop's end
+                    java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(250));
                 }
             }
         }, io).exceptionally(rejected -> null); // a closed client's session ends, and its nodes with it
