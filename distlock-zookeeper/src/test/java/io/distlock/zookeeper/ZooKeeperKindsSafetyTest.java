@@ -11,16 +11,21 @@ import io.distlock.LockInspector.Kind;
 import io.distlock.servers.Await;
 import io.distlock.servers.TcpProxy;
 import io.distlock.servers.ZooKeeperServer;
+import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
+import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -292,7 +297,7 @@ class ZooKeeperKindsSafetyTest {
         Optional<Lease> third = Optional.empty();
         try {
             third = within(later);
-        } catch (java.util.concurrent.ExecutionException refused) {
+        } catch (ExecutionException refused) {
             assertThat(refused).hasRootCauseInstanceOf(IllegalStateException.class);
         }
         assertThat(raw.children("/~sem", name)).as("holders of a semaphore whose clients of two permits hold"
@@ -382,10 +387,10 @@ class ZooKeeperKindsSafetyTest {
 
     /** Returns how many watches the client's ZooKeeper handle keeps (its own bookkeeping, read by reflection). */
     private static int watches(ZooKeeperLockClient client) throws Exception {
-        org.apache.zookeeper.ZooKeeper zooKeeper = client.curator().getZookeeperClient().getZooKeeper();
+        ZooKeeper zooKeeper = client.curator().getZookeeperClient().getZooKeeper();
         int count = 0;
         for (String getter : List.of("getDataWatches", "getExistWatches", "getChildWatches")) {
-            java.lang.reflect.Method method = org.apache.zookeeper.ZooKeeper.class.getDeclaredMethod(getter);
+            Method method = ZooKeeper.class.getDeclaredMethod(getter);
             method.setAccessible(true);
             count += ((List<?>) method.invoke(zooKeeper)).size();
         }
@@ -402,14 +407,14 @@ class ZooKeeperKindsSafetyTest {
     }
 
     /** Drops the replies from now on; once {@code ran} holds, cuts the connections so that Curator reconnects and sends the request again. */
-    private static java.util.concurrent.CompletableFuture<Void> loseTheReplyAndReconnect(TcpProxy proxy, java.util.function.BooleanSupplier ran) {
+    private static CompletableFuture<Void> loseTheReplyAndReconnect(TcpProxy proxy, BooleanSupplier ran) {
         proxy.discardReplies(true);
         return reconnectOnce(proxy, ran);
     }
 
     /** Once {@code ran} holds, cuts the connections (replies no longer dropped) so that Curator reconnects and sends the request again. */
-    private static java.util.concurrent.CompletableFuture<Void> reconnectOnce(TcpProxy proxy, java.util.function.BooleanSupplier ran) {
-        return java.util.concurrent.CompletableFuture.runAsync(() -> {
+    private static CompletableFuture<Void> reconnectOnce(TcpProxy proxy, BooleanSupplier ran) {
+        return CompletableFuture.runAsync(() -> {
             Await.until(Duration.ofSeconds(10), "the request ran on the server", ran);
             proxy.cut();
             proxy.discardReplies(false);
@@ -439,7 +444,7 @@ class ZooKeeperKindsSafetyTest {
                     proxy.discardReplies(true);
                 }
             };
-            java.util.concurrent.CompletableFuture<Void> reconnected = reconnectOnce(proxy,
+            CompletableFuture<Void> reconnected = reconnectOnce(proxy,
                     () -> !raw.children("/~rw", name).contains(writerNode) && reader.isDone());
             assertThat(admin.getReadWriteLock(name).forceUnlock()).as("the answer of the first run").isTrue();
             reconnected.get(10, TimeUnit.SECONDS);
@@ -460,7 +465,7 @@ class ZooKeeperKindsSafetyTest {
         try (TcpProxy proxy = TcpProxy.to(server.port())) {
             DistributedReadWriteLock rw = through(proxy).getReadWriteLock(name);
             rw.writeLock().lock();
-            java.util.concurrent.CompletableFuture<Void> reconnected = loseTheReplyAndReconnect(proxy,
+            CompletableFuture<Void> reconnected = loseTheReplyAndReconnect(proxy,
                     () -> raw.children("/~rw", name).size() >= 2);
             rw.readLock().lock(); // the downgrade's create: its answer is lost, Curator sends it again after reconnecting
             reconnected.get(10, TimeUnit.SECONDS);
