@@ -47,7 +47,8 @@ final class QueueNode implements QueueTicket {
     public CompletableFuture<AcquireResult> checkTurn(Runnable onMaybeTurn) {
         onTurn = onMaybeTurn;
         return backend.call("acquire", name, () -> {
-            List<String> queue = backend.queueOf(name);
+            boolean watchesChildren = backend.rule().watchesChildren();
+            List<String> queue = watchesChildren ? watchedQueue() : backend.queueOf(name);
             int position = queue.indexOf(LockNodes.lastSegment(path));
             if (position < 0) {
                 throw vanished();
@@ -57,9 +58,36 @@ final class QueueNode implements QueueTicket {
                 stopWatching();
                 return AcquireResult.granted(token());
             }
-            watch(turn.watch() == null ? null : backend.parent(name) + "/" + turn.watch());
+            backend.seams().waiting.run();
+            if (!watchesChildren) {
+                watch(backend.parent(name) + "/" + turn.watch());
+            }
             return AcquireResult.busy(Duration.ZERO);
         });
+    }
+
+    /**
+     * Reads the queue and watches the parent's children in one call, so that any change after this reading fires the
+     * watch: reading first and watching second missed a release in between (the waiter slept to its fallback poll).
+     * Asking again with the same watcher adds no second watch.
+     */
+    private List<String> watchedQueue() throws Exception {
+        String parent = backend.parent(name);
+        lock.lock();
+        try {
+            if (watching != null && !watching.equals(CHILDREN + parent)) {
+                stopWatching();
+            }
+            try {
+                List<String> children = backend.curator().getChildren().usingWatcher(watcher).forPath(parent);
+                watching = CHILDREN + parent;
+                return backend.queueOf(children);
+            } catch (KeeperException.NoNodeException gone) {
+                return List.of(); // our node is gone with its parent
+            }
+        } finally {
+            lock.unlock();
+        }
     }
 
     /**
@@ -76,9 +104,9 @@ final class QueueNode implements QueueTicket {
         return backend.rule().tokenAtGrant() ? stat.getMzxid() : stat.getCzxid();
     }
 
-    /** Watches {@code predecessor}, or (null) the children of the lock's parent. */
-    private void watch(@Nullable String predecessor) throws Exception {
-        String target = predecessor != null ? predecessor : CHILDREN + backend.parent(name);
+    /** Watches {@code predecessor}: a getData watch, so that one already gone leaves no watch behind. */
+    private void watch(String predecessor) throws Exception {
+        String target = predecessor;
         lock.lock();
         try {
             if (target.equals(watching)) {
@@ -86,11 +114,7 @@ final class QueueNode implements QueueTicket {
             }
             stopWatching();
             try {
-                if (predecessor != null) {
-                    backend.curator().getData().usingWatcher(watcher).forPath(predecessor);
-                } else {
-                    backend.curator().getChildren().usingWatcher(watcher).forPath(backend.parent(name));
-                }
+                backend.curator().getData().usingWatcher(watcher).forPath(predecessor);
                 watching = target;
             } catch (KeeperException.NoNodeException gone) {
                 Runnable callback = onTurn;

@@ -12,12 +12,19 @@ enum QueueRule {
     EXCLUSIVE(LockNodes.NODE_PREFIX),
     /** Readers: hold while no writer is ahead; watch the nearest writer ahead. */
     READ("read-"),
-    /** Writers: hold when first and no downgraded reader holds; watch the node just ahead, or that reader. */
+    /**
+     * Writers: hold when first and no reader downgraded by another writer holds (a writer holds beside the reader it
+     * downgraded to); watch the node just ahead, or that reader.
+     */
     WRITE("write-"),
     /** Semaphore permits: the first {@code permits} nodes hold; a waiter watches the parent's children. */
     PERMIT("permit-");
 
-    /** The prefix of a reader node made by a downgrade: it holds from its creation, while its writer held. */
+    /**
+     * The prefix of a reader node made by a downgrade: it holds from its creation, while its writer held. The writer's
+     * sequence follows it ({@code dread-<writer's sequence>-<owner id>-<sequence>}), so that everyone can tell the
+     * writer that holds beside its own reader from a writer that waits for another's.
+     */
     static final String DOWNGRADE_PREFIX = "dread-";
 
     final String prefix;
@@ -52,7 +59,7 @@ enum QueueRule {
                 if (position > 0) {
                     yield new Turn(false, queue.get(position - 1));
                 }
-                String downgraded = queue.stream().filter(QueueRule::isDowngradedReader).findFirst().orElse(null);
+                String downgraded = queue.stream().filter(child -> downgradedByAnother(child, queue.get(0))).findFirst().orElse(null);
                 yield downgraded == null ? Turn.GRANTED : new Turn(false, downgraded);
             }
             case PERMIT -> position < permits ? Turn.GRANTED : new Turn(false, null);
@@ -75,10 +82,15 @@ enum QueueRule {
                 }
                 yield readers;
             }
-            case WRITE -> !queue.isEmpty() && isWriter(queue.get(0)) && queue.stream().noneMatch(QueueRule::isDowngradedReader)
+            case WRITE -> !queue.isEmpty() && isWriter(queue.get(0)) && queue.stream().noneMatch(child -> downgradedByAnother(child, queue.get(0)))
                     ? List.of(queue.get(0)) : List.of();
             case PERMIT -> queue.subList(0, Math.min(permits, queue.size()));
         };
+    }
+
+    /** Returns whether a waiter watches the parent's children (read together with the queue) rather than one node. */
+    boolean watchesChildren() {
+        return this == PERMIT;
     }
 
     /** Returns whether tokens must be taken at the grant (a write to the node) rather than its creation. */
@@ -92,5 +104,15 @@ enum QueueRule {
 
     static boolean isDowngradedReader(String child) {
         return LockNodes.bare(child).startsWith(DOWNGRADE_PREFIX);
+    }
+
+    /** Returns the name prefix of a reader node that {@code writer} (a child's name) downgrades to. */
+    static String downgradePrefix(String writer) {
+        return DOWNGRADE_PREFIX + LockNodes.sequence(writer) + "-";
+    }
+
+    /** Returns whether {@code child} is a reader made by the downgrade of a writer other than {@code writer}. */
+    private static boolean downgradedByAnother(String child, String writer) {
+        return isDowngradedReader(child) && !LockNodes.bare(child).startsWith(downgradePrefix(writer));
     }
 }

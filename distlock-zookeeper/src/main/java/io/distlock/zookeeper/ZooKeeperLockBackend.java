@@ -49,7 +49,9 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
     private final Duration timeout;
     private final boolean suspendedIsLost;
     private final ZooKeeperErrors errors;
-    private final ConcurrentHashMap<String, String> nodeByOwner = new ConcurrentHashMap<>();
+    /** The node of each owner id with a node in some queue; one map for the client and all its kinds (owner ids are unique). */
+    private final ConcurrentHashMap<String, String> nodeByOwner;
+    private final Seams seams;
     private final ThreadPoolExecutor io;
     private volatile @Nullable ConnectionStateListener sessionListener;
     /** Where this kind's queues live ("" for plain locks) and what decides a turn; see {@link QueueRule}. */
@@ -65,6 +67,8 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
         this.timeout = timeout;
         this.suspendedIsLost = suspendedIsLost;
         this.errors = new ZooKeeperErrors(ensemble);
+        this.nodeByOwner = new ConcurrentHashMap<>();
+        this.seams = new Seams();
         this.root = "";
         this.rule = QueueRule.EXCLUSIVE;
         this.permits = 0;
@@ -86,6 +90,8 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
         this.timeout = base.timeout;
         this.suspendedIsLost = base.suspendedIsLost;
         this.errors = base.errors;
+        this.nodeByOwner = base.nodeByOwner;
+        this.seams = base.seams;
         this.io = base.io;
         this.root = root;
         this.rule = rule;
@@ -117,7 +123,7 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
             @Override
             public CompletableFuture<Integer> availablePermits(String name, int count) {
                 ZooKeeperLockBackend view = (ZooKeeperLockBackend) withPermits(count);
-                return view.call("availablePermits", name, () -> Math.max(0, count - view.queueOf(name).size()));
+                return view.call("availablePermits", name, () -> Math.max(0, view.storedPermits(name, count) - view.queueOf(name).size()));
             }
         };
     }
@@ -179,21 +185,69 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
     @Override
     public CompletableFuture<QueueTicket> enqueue(String name, String ownerId, Duration leaseTime) {
         return call("acquire", name, () -> {
-            String path = curator.create().creatingParentContainersIfNeeded().withProtection()
-                    .withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(parent(name) + "/" + rule.prefix + ownerId + "-");
-            if (rule == QueueRule.PERMIT) {
-                checkPermits(name, path);
+            String path = null;
+            try {
+                path = curator.create().creatingParentContainersIfNeeded().withProtection()
+                        .withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(parent(name) + "/" + rule.prefix + ownerId + "-");
+                seams.created.run();
+                if (rule == QueueRule.PERMIT) {
+                    checkPermits(name, path);
+                }
+                nodeByOwner.put(ownerId, path);
+                return new QueueNode(this, name, ownerId, path);
+            } catch (Refused refused) {
+                throw refused; // its node is deleted already
+            } catch (Exception failed) {
+                abandon(name, ownerId, path);
+                throw failed;
             }
-            nodeByOwner.put(ownerId, path);
-            return new QueueNode(this, name, ownerId, path);
         });
+    }
+
+    /**
+     * Removes the node of a join that failed (nobody will ever leave it, and it would hold up the queue until the session
+     * ends): by its path if the create answered, otherwise by its owner id among the parent's children, since a create
+     * that failed may still have made the node (Curator retries creates after a connection loss).
+     */
+    void abandon(String name, String ownerId, @Nullable String path) {
+        if (path != null) {
+            delete(path, "leave", name);
+            return;
+        }
+        String mark = "-" + ownerId + "-"; // in every kind's node name: <prefix ending in '-'><owner id>-<sequence>
+        CompletableFuture.runAsync(() -> {
+            // tries for longer than the sessions servers allow by default (20 ticks): a session that ends takes the node with it
+            long deadline = System.nanoTime() + Math.max(timeout.toNanos(), TimeUnit.SECONDS.toNanos(60));
+            while (System.nanoTime() - deadline < 0) {
+                try {
+                    for (String child : curator.getChildren().forPath(parent(name))) {
+                        if (LockNodes.bare(child).contains(mark)) {
+                            delete(parent(name) + "/" + child, "leave", name);
+                        }
+                    }
+                    return;
+                } catch (KeeperException.NoNodeException none) {
+                    return;
+                } catch (Exception notYet) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(250));
+                }
+            }
+        }, io).exceptionally(rejected -> null); // a closed client's session ends, and its nodes with it
     }
 
     @Override
     public CompletableFuture<OwnerCheck> renew(String name, String ownerId, Duration leaseTime) {
         return call("renewal", name, () -> {
             String path = nodeByOwner.get(ownerId);
-            return path != null && curator.checkExists().forPath(path) != null ? OwnerCheck.OWNER : OwnerCheck.MISSING;
+            if (path == null) {
+                return OwnerCheck.MISSING;
+            }
+            if (curator.checkExists().forPath(path) != null) {
+                return OwnerCheck.OWNER;
+            }
+            // a sequential node never comes back, and the engine releases nothing for a lease lost this way: forget it
+            nodeByOwner.remove(ownerId, path);
+            return OwnerCheck.MISSING;
         });
     }
 
@@ -221,21 +275,23 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
     }
 
     /**
-     * Keeps one number of permits per semaphore: the parent node's data holds it while the semaphore is in use;
-     * a node asking with another number is deleted again and refused.
+     * Keeps one number of permits per semaphore: the parent node's data holds it while the semaphore is in use; a node
+     * asking with another number is deleted again and refused, unless it is alone in the queue (then its number is the
+     * semaphore's). Every join writes the number it read back with the version it read: a join that agreed with a number
+     * and one that changed it (alone) cannot both succeed, so clients of two numbers never share a queue, each judging
+     * turns by its own number (a third holder of two permits).
      */
     private void checkPermits(String name, String path) throws Exception {
         String parent = parent(name);
         byte[] mine = Integer.toString(permits).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-        for (int attempt = 0; attempt < 5; attempt++) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
             org.apache.zookeeper.data.Stat stat = new org.apache.zookeeper.data.Stat();
             byte[] current = curator.getData().storingStatIn(stat).forPath(parent);
             String stored = current == null ? "" : new String(current, java.nio.charset.StandardCharsets.US_ASCII);
-            if (stored.equals(Integer.toString(permits))) {
-                return;
-            }
             boolean alone = queueOf(name).size() == 1;
-            if (!stored.isEmpty() && !alone) {
+            seams.permitsJudged.run();
+            if (!stored.isEmpty() && !stored.equals(Integer.toString(permits)) && !alone) {
                 curator.delete().guaranteed().forPath(path);
                 throw new Refused("acquire of semaphore '" + name + "' on " + describe() + ": the semaphore is in use with "
                         + stored + " permits, asked with " + permits + "; every client must use the same number");
@@ -244,8 +300,22 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
                 curator.setData().withVersion(stat.getVersion()).forPath(parent, mine);
                 return;
             } catch (KeeperException.BadVersionException raced) {
-                // another client set it meanwhile: read again
+                if (System.nanoTime() - deadline > 0) {
+                    throw new LockException("acquire of semaphore '" + name + "' on " + describe()
+                            + ": its number of permits kept changing under every try for " + timeout, raced);
+                }
+                // another join confirmed or set the number meanwhile: read again
             }
+        }
+    }
+
+    /** Returns the number of permits the semaphore {@code name} is in use with, or {@code asked} if it is not in use. */
+    private int storedPermits(String name, int asked) throws Exception {
+        try {
+            byte[] data = curator.getData().forPath(parent(name));
+            return data == null || data.length == 0 ? asked : Integer.parseInt(new String(data, java.nio.charset.StandardCharsets.US_ASCII));
+        } catch (KeeperException.NoNodeException | NumberFormatException unused) {
+            return asked;
         }
     }
 
@@ -270,10 +340,15 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
 
     List<String> queueOf(String name) throws Exception {
         try {
-            return LockNodes.queue(curator.getChildren().forPath(parent(name)), prefixes);
+            return queueOf(curator.getChildren().forPath(parent(name)));
         } catch (KeeperException.NoNodeException e) {
             return List.of();
         }
+    }
+
+    /** Returns the queue among a parent's {@code children}, in order. */
+    List<String> queueOf(List<String> children) {
+        return LockNodes.queue(children, prefixes);
     }
 
     CuratorFramework curator() {
@@ -339,6 +414,15 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
         }
     }
 
+    /** Returns how many owner ids this client remembers a node for, over all kinds (for tests: it must not grow). */
+    int rememberedNodes() {
+        return nodeByOwner.size();
+    }
+
+    Seams seams() {
+        return seams;
+    }
+
     /** Returns how many IO threads run now (for tests: the pool is bounded). */
     int ioThreads() {
         return io.getPoolSize();
@@ -364,6 +448,21 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
         Refused(String message) {
             super(message);
         }
+    }
+
+    /**
+     * Points where another client may act in the middle of one of ours, for tests that drive that interleaving; no-ops
+     * otherwise. Shared by the client's kinds.
+     */
+    static final class Seams {
+        /** Runs right after a queue node was created, before the rest of its call. */
+        volatile Runnable created = () -> { };
+        /** Runs when a semaphore join has read the stored number of permits and whether it is alone, before it acts on them. */
+        volatile Runnable permitsJudged = () -> { };
+        /** Runs when a turn check found its node waiting, before the waiter sleeps. */
+        volatile Runnable waiting = () -> { };
+        /** Runs when a read-write force-unlock has read the holders, before it ends them. */
+        volatile Runnable forceUnlockRead = () -> { };
     }
 
     /** A blocking Curator call. */

@@ -58,12 +58,15 @@ public final class ZooKeeperLockClient extends ForwardingLockClient {
     private final String description;
     private final CuratorFramework curator;
     private final LockInspector inspector;
+    private final ZooKeeperLockBackend backend;
 
-    private ZooKeeperLockClient(LockClient engine, String description, CuratorFramework curator, LockInspector inspector) {
+    private ZooKeeperLockClient(LockClient engine, String description, CuratorFramework curator, LockInspector inspector,
+            ZooKeeperLockBackend backend) {
         super(engine);
         this.description = description;
         this.curator = curator;
         this.inspector = inspector;
+        this.backend = backend;
     }
 
     /**
@@ -77,6 +80,11 @@ public final class ZooKeeperLockClient extends ForwardingLockClient {
     /** Returns the Curator client this lock client runs on (for tests that expire its session). */
     CuratorFramework curator() {
         return curator;
+    }
+
+    /** Returns the storage operations (for tests: their seams and retained state). */
+    ZooKeeperLockBackend backend() {
+        return backend;
     }
 
     /**
@@ -237,7 +245,7 @@ public final class ZooKeeperLockClient extends ForwardingLockClient {
                     defaultLockOptions(lockOptions().toBuilder().leaseTime(backend.negotiatedSessionTimeout()).build());
                 }
                 return new ZooKeeperLockClient(LockEngine.newClient(backend, engineSettings("distlock-zookeeper")), backend.describe(), client,
-                        new ZooKeeperLockInspector(backend));
+                        new ZooKeeperLockInspector(backend), backend);
             } catch (RuntimeException e) {
                 backend.close();
                 throw e;

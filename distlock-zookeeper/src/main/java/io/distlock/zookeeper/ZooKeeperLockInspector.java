@@ -89,12 +89,15 @@ final class ZooKeeperLockInspector implements LockInspector {
         }
     }
 
-    /** Returns the owner id in a node's name: {@code <kind prefix><owner id>-<sequence>} after the protection prefix. */
+    /**
+     * Returns the owner id in a node's name: {@code <kind prefix><owner id>-<sequence>} after the protection prefix
+     * ({@code dread-<writer's sequence>-<owner id>-<sequence>} for a downgraded reader).
+     */
     private static String ownerOf(String child) {
         String bare = LockNodes.bare(child);
         int start = bare.indexOf('-') + 1;
         if (bare.startsWith(QueueRule.DOWNGRADE_PREFIX)) {
-            start = QueueRule.DOWNGRADE_PREFIX.length();
+            start = QueueRule.DOWNGRADE_PREFIX.length() + 11; // the writer's sequence and "-"
         }
         int end = bare.length() - 11; // "-" + ten sequence digits
         return end > start ? bare.substring(start, end) : bare;

@@ -45,6 +45,52 @@ final class RawZooKeeper implements AutoCloseable {
         }
     }
 
+    /** Returns the queue nodes of a lock of any kind ({@code root} "" for plain locks), in queue order, as their names read. */
+    List<String> children(String root, String name) {
+        try {
+            return LockNodes.queue(curator.getChildren().forPath(LockNodes.parent(root, name)), QueueRule.allPrefixes());
+        } catch (KeeperException.NoNodeException e) {
+            return List.of();
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot read the queue of lock '" + name + "'", e);
+        }
+    }
+
+    /** Returns the holders of a read-write lock by the rules of both sides: the writer's node, if it holds, and the readers'. */
+    List<String> readWriteHolders(String name) {
+        List<String> queue = children("/~rw", name);
+        List<String> holders = new java.util.ArrayList<>(QueueRule.WRITE.holders(queue, 0));
+        holders.addAll(QueueRule.READ.holders(queue, 0));
+        return holders;
+    }
+
+    /** Returns whether a writer holds the read-write lock {@code name}. */
+    boolean writerHeld(String name) {
+        return !QueueRule.WRITE.holders(children("/~rw", name), 0).isEmpty();
+    }
+
+    /** Returns the holders of the semaphore {@code name}: the first nodes of its queue, as many as the permits stored with it. */
+    List<String> permitHolders(String name) {
+        try {
+            byte[] data = curator.getData().forPath(LockNodes.parent("/~sem", name));
+            int permits = data == null || data.length == 0 ? 0 : Integer.parseInt(new String(data, java.nio.charset.StandardCharsets.US_ASCII));
+            return QueueRule.PERMIT.holders(children("/~sem", name), permits);
+        } catch (KeeperException.NoNodeException e) {
+            return List.of();
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot read the semaphore '" + name + "'", e);
+        }
+    }
+
+    /** Deletes a node of a lock's queue, as another client (or an operator) would. */
+    void delete(String root, String name, String child) {
+        try {
+            curator.delete().forPath(LockNodes.parent(root, name) + "/" + child);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot delete " + child + " of lock '" + name + "'", e);
+        }
+    }
+
     @Override
     public void close() {
         curator.close();
