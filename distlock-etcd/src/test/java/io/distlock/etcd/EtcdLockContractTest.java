@@ -6,6 +6,7 @@ import io.distlock.testkit.LockClientFactory;
 import io.distlock.testkit.SessionLockContract;
 import io.distlock.testkit.TestDeployment;
 import java.time.Duration;
+import java.util.OptionalLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -62,5 +63,14 @@ class EtcdLockContractTest extends SessionLockContract {
     @Override
     protected boolean lockedInBackend(String name) {
         return !raw.queue(name).isEmpty();
+    }
+
+    /**
+     * Request messages the server received, from its own metrics (every gRPC call and stream message): the few
+     * clients of a test add their session keep-alives, one per third of the 4 s TTL each.
+     */
+    @Override
+    protected OptionalLong serverCalls() {
+        return OptionalLong.of(etcd.cluster().requestsReceived());
     }
 }

@@ -112,6 +112,15 @@ public final class EtcdCluster implements AutoCloseable {
     }
 
     /**
+     * Returns how many request messages the members have received from clients, summed ({@link EtcdMember#requestsReceived()}).
+     *
+     * @throws IllegalStateException if a member does not answer
+     */
+    public long requestsReceived() {
+        return members.stream().mapToLong(EtcdMember::requestsReceived).sum();
+    }
+
+    /**
      * Waits until a running member leads and returns its index.
      *
      * @throws AssertionError if no member leads within a minute

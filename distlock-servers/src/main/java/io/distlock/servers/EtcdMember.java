@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
@@ -171,23 +172,42 @@ public final class EtcdMember implements BackendControl {
         return metric("etcd_server_has_leader").equals("1");
     }
 
+    /**
+     * Returns how many request messages this member has received from clients since it started, from its own
+     * metrics: {@code grpc_server_msg_received_total} summed over every gRPC method, so every unary call (Range,
+     * Txn, Put, a keep-alive sent once) and every message on a stream (a watch created) counts. Lets a test count
+     * the calls clients make.
+     *
+     * @throws IllegalStateException if the member does not answer
+     */
+    public long requestsReceived() {
+        String prefix = "grpc_server_msg_received_total{";
+        String text = metrics().orElseThrow(() -> new IllegalStateException(this + " did not answer /metrics"));
+        return text.lines().filter(line -> line.startsWith(prefix))
+                .mapToLong(line -> (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1).trim())).sum();
+    }
+
     private String metric(String metric) {
+        return metrics().flatMap(text -> text.lines().filter(line -> line.startsWith(metric + " "))
+                .map(line -> line.substring(metric.length() + 1).trim()).findFirst()).orElse("");
+    }
+
+    /** Returns the member's Prometheus metrics, or empty if it does not answer within half a second (stopped, paused). */
+    private Optional<String> metrics() {
         if (!isRunning()) {
-            return "";
+            return Optional.empty();
         }
         try {
             HttpURLConnection connection = (HttpURLConnection) URI.create(endpoint() + "/metrics").toURL().openConnection();
             connection.setConnectTimeout(500);
             connection.setReadTimeout(500);
             try (InputStream in = connection.getInputStream()) {
-                String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-                return text.lines().filter(line -> line.startsWith(metric + " ")).map(line -> line.substring(metric.length() + 1).trim())
-                        .findFirst().orElse("");
+                return Optional.of(new String(in.readAllBytes(), StandardCharsets.UTF_8));
             } finally {
                 connection.disconnect();
             }
         } catch (IOException e) {
-            return "";
+            return Optional.empty();
         }
     }
 

@@ -76,6 +76,18 @@ public final class ZooKeeperServer implements BackendControl, AutoCloseable {
         return "127.0.0.1:" + port;
     }
 
+    /**
+     * Returns how many packets the server has received from its clients since it last started, from its own
+     * statistics ({@code srvr}'s {@code Received}): every request, and every client's pings (one per third of
+     * its session timeout while idle). Lets a test count the calls clients make.
+     *
+     * @throws IllegalStateException if the server does not answer
+     */
+    public long packetsReceived() {
+        return ZooKeeperStatus.packetsReceived(port)
+                .orElseThrow(() -> new IllegalStateException("ZooKeeper on " + connectString() + " did not answer srvr"));
+    }
+
     /** Returns whether the server runs (it was started and not stopped since). */
     public boolean isRunning() {
         lock.lock();

@@ -10,6 +10,7 @@ import io.distlock.testkit.SessionLockContract;
 import io.distlock.testkit.TestDeployment;
 import io.distlock.testkit.ZooKeeperServerExtension;
 import java.time.Duration;
+import java.util.OptionalLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -85,6 +86,12 @@ class ZooKeeperKindsTest {
         protected boolean lockedInBackend(String name) {
             return !raw().holders("/~fair", QueueRule.EXCLUSIVE, name, 0).isEmpty();
         }
+
+        /** Packets the server received (requests and pings), as in {@link ZooKeeperLockContractTest}. */
+        @Override
+        protected OptionalLong serverCalls() {
+            return OptionalLong.of(zooKeeper.server().packetsReceived());
+        }
     }
 
     /** The write side of read-write locks: the whole session-lock contract, with "locked" meaning a writer holds. */
@@ -127,6 +134,12 @@ class ZooKeeperKindsTest {
         @Override
         protected boolean lockedInBackend(String name) {
             return raw().writerHeld(name);
+        }
+
+        /** Packets the server received (requests and pings), as in {@link ZooKeeperLockContractTest}. */
+        @Override
+        protected OptionalLong serverCalls() {
+            return OptionalLong.of(zooKeeper.server().packetsReceived());
         }
     }
 

@@ -7,6 +7,7 @@ import io.distlock.testkit.SessionLockContract;
 import io.distlock.testkit.TestDeployment;
 import io.distlock.testkit.ZooKeeperServerExtension;
 import java.time.Duration;
+import java.util.OptionalLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -69,5 +70,14 @@ class ZooKeeperLockContractTest extends SessionLockContract {
     @Override
     protected boolean lockedInBackend(String name) {
         return !raw.holders("", QueueRule.EXCLUSIVE, name, 0).isEmpty();
+    }
+
+    /**
+     * Packets the server received, from its own statistics: requests and every client's pings (a client pings
+     * once per third of its 4 s session while idle, so the few clients of a test add a handful in 2 s).
+     */
+    @Override
+    protected OptionalLong serverCalls() {
+        return OptionalLong.of(zooKeeper.server().packetsReceived());
     }
 }
