@@ -32,14 +32,19 @@ public record History(List<Event> events, List<Fault> faults, long startNanos, l
      * @param lockLosingFaults the faults after which the deployment does not promise that held locks survive
      *     (Redis restarted without persistence, a failover without replica acknowledgement): an overlap across
      *     one of them is no violation
+     * @param requeueFaults the faults that may send a waiter to the back of the queue without losing any lock: a
+     *     ZooKeeper member's loss suspends the connections of the clients on it, and with the default
+     *     {@code waitForReconnect(false)} a client counts a suspension as the end of its session, so its waiters join
+     *     again at the tail (holders let go and are told). A waiter overtaken across one of these is no violation of
+     *     arrival order; an overlap across one still is
      * @param orderBoundNanos for a lock that grants in arrival order (a fair lock, a read-write lock): how long an
      *     acquire must have been pending to be surely queued at the server (its join answered: the operation
      *     timeout, plus a margin for the client to send it); 0 for a lock whose grants need not follow arrival
      *     order (see {@link Invariant#ORDER})
      */
-    public record Rules(int sharedLimit, Set<FaultKind> lockLosingFaults, long orderBoundNanos) {
+    public record Rules(int sharedLimit, Set<FaultKind> lockLosingFaults, Set<FaultKind> requeueFaults, long orderBoundNanos) {
         /** An exclusive lock (or one whose shared holds may all overlap), no fault that loses locks, no order promised. */
-        public static final Rules DEFAULT = new Rules(UNLIMITED, Set.of(), 0);
+        public static final Rules DEFAULT = new Rules(UNLIMITED, Set.of(), Set.of(), 0);
 
         public Rules {
             if (sharedLimit < 1) {
@@ -49,21 +54,27 @@ public record History(List<Event> events, List<Fault> faults, long startNanos, l
                 throw new IllegalArgumentException("orderBoundNanos must not be negative, was " + orderBoundNanos);
             }
             lockLosingFaults = lockLosingFaults.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(lockLosingFaults));
+            requeueFaults = requeueFaults.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(requeueFaults));
         }
 
         /** Returns these rules with another shared limit. */
         public Rules withSharedLimit(int limit) {
-            return new Rules(limit, lockLosingFaults, orderBoundNanos);
+            return new Rules(limit, lockLosingFaults, requeueFaults, orderBoundNanos);
         }
 
         /** Returns these rules with other faults that lose locks. */
         public Rules withLockLosingFaults(Set<FaultKind> kinds) {
-            return new Rules(sharedLimit, kinds, orderBoundNanos);
+            return new Rules(sharedLimit, kinds, requeueFaults, orderBoundNanos);
         }
 
         /** Returns these rules for a lock that grants in arrival order, judged for acquires pending at least {@code nanos}. */
         public Rules withOrderBound(long nanos) {
-            return new Rules(sharedLimit, lockLosingFaults, nanos);
+            return new Rules(sharedLimit, lockLosingFaults, requeueFaults, nanos);
+        }
+
+        /** Returns these rules with other faults that may send a waiter to the back of the queue. */
+        public Rules withRequeueFaults(Set<FaultKind> kinds) {
+            return new Rules(sharedLimit, lockLosingFaults, kinds, orderBoundNanos);
         }
     }
 

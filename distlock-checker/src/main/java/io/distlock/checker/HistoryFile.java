@@ -10,7 +10,7 @@ import java.util.List;
 /**
  * Reads and writes a {@link History} as text, one line per item, so a run can be checked again later
  * (after a checker change, or on another machine): {@code RUN start end lease register [sharedLimit]
- * [losing=kind,kind] [order=nanos]} (the {@link History.Rules}: the permit count when not unlimited, the
+ * [losing=kind,kind] [requeue=kind,kind] [order=nanos]} (the {@link History.Rules}: the permit count when not unlimited, the
  * faults that lose locks, the arrival-order bound), then {@code EV ...} event lines,
  * {@code FAULT kind process start end description} and {@code FENCED token process value} lines.
  */
@@ -24,6 +24,8 @@ public final class HistoryFile {
         lines.add("RUN " + history.startNanos() + " " + history.endNanos() + " " + history.leaseNanos() + " " + history.finalRegister()
                 + (rules.sharedLimit() == History.UNLIMITED ? "" : " " + rules.sharedLimit())
                 + (rules.lockLosingFaults().isEmpty() ? "" : " losing=" + rules.lockLosingFaults().stream().sorted()
+                        .map(FaultKind::id).collect(java.util.stream.Collectors.joining(",")))
+                + (rules.requeueFaults().isEmpty() ? "" : " requeue=" + rules.requeueFaults().stream().sorted()
                         .map(FaultKind::id).collect(java.util.stream.Collectors.joining(",")))
                 + (rules.orderBoundNanos() == 0 ? "" : " order=" + rules.orderBoundNanos()));
         history.events().forEach(e -> lines.add(e.toLine()));
@@ -75,11 +77,9 @@ public final class HistoryFile {
         for (int i = 5; i < run.length; i++) {
             String part = run[i];
             if (part.startsWith("losing=")) {
-                java.util.Set<FaultKind> kinds = java.util.EnumSet.noneOf(FaultKind.class);
-                for (String id : part.substring("losing=".length()).split(",")) {
-                    kinds.add(FaultKind.fromId(id));
-                }
-                rules = rules.withLockLosingFaults(kinds);
+                rules = rules.withLockLosingFaults(faultKinds(part.substring("losing=".length())));
+            } else if (part.startsWith("requeue=")) {
+                rules = rules.withRequeueFaults(faultKinds(part.substring("requeue=".length())));
             } else if (part.startsWith("order=")) {
                 rules = rules.withOrderBound(Long.parseLong(part.substring("order=".length())));
             } else if (i == 5) {
@@ -89,5 +89,13 @@ public final class HistoryFile {
             }
         }
         return rules;
+    }
+
+    private static java.util.Set<FaultKind> faultKinds(String ids) {
+        java.util.Set<FaultKind> kinds = java.util.EnumSet.noneOf(FaultKind.class);
+        for (String id : ids.split(",")) {
+            kinds.add(FaultKind.fromId(id));
+        }
+        return kinds;
     }
 }

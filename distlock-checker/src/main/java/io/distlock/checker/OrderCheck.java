@@ -23,7 +23,7 @@ final class OrderCheck {
      * judged: readers (or permits) granted together may see their grants in either order. An exclusive grant
      * can follow another only after that one was granted and released, so for pairs with an exclusive side
      * the order of the ok events is the order of the grants. Allowed: a fault that loses the queue (a lock
-     * losing fault of the deployment), or a client fault on the waiter itself (paused, cut off or killed, it
+     * losing fault of the deployment) or sends waiters to its back (a requeue fault: a ZooKeeper member's loss), or a client fault on the waiter itself (paused, cut off or killed, it
      * can miss its heartbeat and join again at the tail), active between the waiter's invoke and the grant
      * that overtook it.
      */
@@ -88,7 +88,8 @@ final class OrderCheck {
 
     private boolean excused(Attempt waiter, Attempt later) {
         return history.faultsBetween(waiter.invoke().nanos(), later.endNanos()).stream()
-                .anyMatch(f -> history.rules().lockLosingFaults().contains(f.kind()) || f.process() == waiter.invoke().process());
+                .anyMatch(f -> history.rules().lockLosingFaults().contains(f.kind()) || history.rules().requeueFaults().contains(f.kind())
+                        || f.process() == waiter.invoke().process());
     }
 
     private String describe(Attempt waiter, Attempt later) {

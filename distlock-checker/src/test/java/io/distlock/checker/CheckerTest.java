@@ -331,6 +331,20 @@ class CheckerTest {
     }
 
     @Test
+    void aHistoryFileKeepsTheFaultsThatLoseLocksOrRequeueWaitersAndTheOrderBound(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        History.Rules rules = History.Rules.DEFAULT.withLockLosingFaults(java.util.Set.of(FaultKind.RESTART, FaultKind.PROMOTE))
+                .withRequeueFaults(java.util.Set.of(FaultKind.MEMBER)).withOrderBound(750 * MS);
+        History history = new HistoryScript().cycle(0, 1, 100).history(200, rules);
+        java.nio.file.Path file = dir.resolve("history.txt");
+
+        HistoryFile.write(history, file);
+
+        assertThat(java.nio.file.Files.readAllLines(file).get(0)).endsWith(" losing=restart,promote requeue=member order=" + 750 * MS);
+        assertThat(HistoryFile.read(file).rules()).isEqualTo(rules);
+    }
+
+    @Test
     void aHistoryFileReadsBackToTheSameVerdict(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
         HistoryScript s = new HistoryScript().cycle(0, 1, 100).fault(FaultKind.PAUSE, 1, 30, 40).cycle(50, 2, 101);
         History history = new History(s.events, s.faults, 0, 200 * MS, LEASE_NANOS, s.register, s.fenced);

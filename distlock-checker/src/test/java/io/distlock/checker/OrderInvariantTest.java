@@ -63,6 +63,24 @@ class OrderInvariantTest {
         assertThat(otherPaused.check(5000, FAIR).result(Invariant.ORDER).holds()).isFalse();
     }
 
+    /**
+     * Found by a soak (ZooKeeper, read-write lock, 68 waiters overtaken, every one across a member's loss): a
+     * fault that sends waiters to the back of the queue allows reordering only where the deployment names it, and
+     * excuses no overlap.
+     */
+    @Test
+    void aFaultThatRequeuesWaitersAllowsReorderingOnlyWhereTheDeploymentNamesItAndExcusesNoOverlap() {
+        HistoryScript memberLost = queue(2052, 2001).fault(FaultKind.MEMBER, -1, 1500, 1600);
+        History.Rules zooKeeper = FAIR.withRequeueFaults(Set.of(FaultKind.MEMBER));
+
+        assertThat(memberLost.check(5000, zooKeeper).result(Invariant.ORDER).holds()).isTrue();
+        assertThat(memberLost.check(5000, FAIR).result(Invariant.ORDER).holds()).isFalse();
+
+        HistoryScript overlapAcrossIt = new HistoryScript().hold(0, 1, 100, 2000).lease(900, 1, 100, 2900).hold(1700, 2, 101, 2500)
+                .fault(FaultKind.MEMBER, -1, 1500, 1600);
+        assertThat(overlapAcrossIt.check(5000, zooKeeper).result(Invariant.OVERLAP).holds()).isFalse();
+    }
+
     @Test
     void aWaiterWhoseWaitRanOutMustStillNotHaveBeenOvertaken() {
         HistoryScript s = new HistoryScript().hold(0, 1, 100, 3000)

@@ -88,6 +88,7 @@ final class CheckRun implements AutoCloseable {
     /** What the checker must know of this lock and deployment to judge overlaps and order. */
     private History.Rules rules() {
         return History.Rules.DEFAULT.withSharedLimit(workload.sharedLimit()).withLockLosingFaults(deployment.lockLosingFaults())
+                .withRequeueFaults(deployment.requeueFaults())
                 .withOrderBound(workload.promisesArrivalOrder() ? orderBound(deployment.operationTimeout()).toNanos() : 0);
     }
 

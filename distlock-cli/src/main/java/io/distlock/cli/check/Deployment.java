@@ -75,6 +75,14 @@ abstract class Deployment implements AutoCloseable {
         return Set.of();
     }
 
+    /**
+     * Returns the faults that may send waiters to the back of the queue while every holder keeps or knowingly loses
+     * its lock (see docs/guarantees.md): the checker allows a waiter overtaken across one of these, not an overlap.
+     */
+    Set<FaultKind> requeueFaults() {
+        return Set.of();
+    }
+
     /** Returns the operation timeout of the workers' clients: a call (a queue join) not answered within it fails. */
     Duration operationTimeout() {
         return DEFAULT_OPERATION_TIMEOUT;

@@ -34,6 +34,16 @@ final class ZooKeeperDeployment extends Deployment {
         return List.of(FaultKind.PAUSE, FaultKind.KILL, FaultKind.EXPIRE, FaultKind.MEMBER);
     }
 
+    /**
+     * A member's loss suspends the connections of the clients on it; the workers run with the default
+     * {@code waitForReconnect(false)}, which counts a suspension as the end of the session: holders let go (and are
+     * told), waiters join again at the tail of the queue.
+     */
+    @Override
+    Set<FaultKind> requeueFaults() {
+        return Set.of(FaultKind.MEMBER);
+    }
+
     @Override
     String start(Set<FaultKind> faults) {
         ZooKeeperEnsemble started = ZooKeeperEnsemble.launch(3);
