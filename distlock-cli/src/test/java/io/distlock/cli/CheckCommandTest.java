@@ -231,8 +231,10 @@ class CheckCommandTest {
 
     @Test
     void semaphorePermitsStayWithinTheirCountWithoutFaults() throws Exception {
-        Run run = check("--backend", "zookeeper", "--kind", "semaphore", "--permits", "2", "--faults", "none", "--time", "15s",
-                "--seed", "18", "--out", out.toString());
+        // six processes for two permits: the run must show at least ten acquisitions that waited for another's hold, and
+        // with five a full build's load once left the processes so slow to start that only one waited in 15 s (inconclusive)
+        Run run = check("--backend", "zookeeper", "--kind", "semaphore", "--permits", "2", "--processes", "6", "--faults", "none",
+                "--time", "20s", "--seed", "18", "--out", out.toString());
 
         assertThat(run.exit()).as("exit code; output:%n%s", run.stdout()).isZero();
         assertThat(run.stdout()).containsPattern("overlap +yes +ok +no overlapping holds").contains("distlock semaphore (2 permits)");
