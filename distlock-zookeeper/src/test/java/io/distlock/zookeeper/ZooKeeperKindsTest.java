@@ -46,13 +46,8 @@ class ZooKeeperKindsTest {
         }
     }
 
-    @Nested
-    class Fair extends SessionLockContract {
-        @Override
-        protected LockKind kind() {
-            return LockKind.FAIR;
-        }
-
+    /** The session-lock contract on this ensemble, for a kind whose "locked" each tier says. */
+    abstract class SessionTier extends SessionLockContract {
         @Override
         protected Class<? extends LockClientFactory> factoryClass() {
             return ZooKeeperClientFactory.class;
@@ -80,11 +75,6 @@ class ZooKeeperKindsTest {
             } catch (Exception e) {
                 throw new IllegalStateException("cannot expire the session of " + client, e);
             }
-        }
-
-        @Override
-        protected boolean lockedInBackend(String name) {
-            return !raw().holders("/~fair", QueueRule.EXCLUSIVE, name, 0).isEmpty();
         }
 
         /** Packets the server received (requests and pings), as in {@link ZooKeeperLockContractTest}. */
@@ -94,52 +84,30 @@ class ZooKeeperKindsTest {
         }
     }
 
+    @Nested
+    class Fair extends SessionTier {
+        @Override
+        protected LockKind kind() {
+            return LockKind.FAIR;
+        }
+
+        @Override
+        protected boolean lockedInBackend(String name) {
+            return !raw().holders("/~fair", QueueRule.EXCLUSIVE, name, 0).isEmpty();
+        }
+    }
+
     /** The write side of read-write locks: the whole session-lock contract, with "locked" meaning a writer holds. */
     @Nested
-    class Write extends SessionLockContract {
+    class Write extends SessionTier {
         @Override
         protected LockKind kind() {
             return LockKind.WRITE;
         }
 
         @Override
-        protected Class<? extends LockClientFactory> factoryClass() {
-            return ZooKeeperClientFactory.class;
-        }
-
-        @Override
-        protected TestDeployment deployment() {
-            return zooKeeper;
-        }
-
-        @Override
-        protected Duration longLease() {
-            return ZooKeeperClientFactory.SESSION_TIMEOUT;
-        }
-
-        @Override
-        protected boolean tellsForceUnlocks() {
-            return false;
-        }
-
-        @Override
-        protected void expireSession(LockClient client) {
-            try {
-                ZooKeeperEnsemble.expireSession(((ZooKeeperLockClient) client).curator().getZookeeperClient().getZooKeeper());
-            } catch (Exception e) {
-                throw new IllegalStateException("cannot expire the session of " + client, e);
-            }
-        }
-
-        @Override
         protected boolean lockedInBackend(String name) {
             return raw().writerHeld(name);
-        }
-
-        /** Packets the server received (requests and pings), as in {@link ZooKeeperLockContractTest}. */
-        @Override
-        protected OptionalLong serverCalls() {
-            return OptionalLong.of(zooKeeper.server().packetsReceived());
         }
     }
 
