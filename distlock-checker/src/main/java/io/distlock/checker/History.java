@@ -41,14 +41,20 @@ public record History(List<Event> events, List<Fault> faults, long startNanos, l
      *     acquire must have been pending to be surely queued at the server (its join answered: the operation
      *     timeout, plus a margin for the client to send it); 0 for a lock whose grants need not follow arrival
      *     order (see {@link Invariant#ORDER})
+     * @param waitNanos how long each acquire waits for the lock; 0 when unknown. A waiter whose wait ran out leaves
+     *     the queue at its deadline, before its call returns, so a grant after the deadline does not overtake it
      */
-    public record Rules(int sharedLimit, Set<FaultKind> lockLosingFaults, Set<FaultKind> requeueFaults, long orderBoundNanos) {
+    public record Rules(int sharedLimit, Set<FaultKind> lockLosingFaults, Set<FaultKind> requeueFaults, long orderBoundNanos,
+            long waitNanos) {
         /** An exclusive lock (or one whose shared holds may all overlap), no fault that loses locks, no order promised. */
-        public static final Rules DEFAULT = new Rules(UNLIMITED, Set.of(), Set.of(), 0);
+        public static final Rules DEFAULT = new Rules(UNLIMITED, Set.of(), Set.of(), 0, 0);
 
         public Rules {
             if (sharedLimit < 1) {
                 throw new IllegalArgumentException("sharedLimit must be at least 1, was " + sharedLimit);
+            }
+            if (waitNanos < 0) {
+                throw new IllegalArgumentException("waitNanos must not be negative, was " + waitNanos);
             }
             if (orderBoundNanos < 0) {
                 throw new IllegalArgumentException("orderBoundNanos must not be negative, was " + orderBoundNanos);
@@ -59,22 +65,27 @@ public record History(List<Event> events, List<Fault> faults, long startNanos, l
 
         /** Returns these rules with another shared limit. */
         public Rules withSharedLimit(int limit) {
-            return new Rules(limit, lockLosingFaults, requeueFaults, orderBoundNanos);
+            return new Rules(limit, lockLosingFaults, requeueFaults, orderBoundNanos, waitNanos);
         }
 
         /** Returns these rules with other faults that lose locks. */
         public Rules withLockLosingFaults(Set<FaultKind> kinds) {
-            return new Rules(sharedLimit, kinds, requeueFaults, orderBoundNanos);
+            return new Rules(sharedLimit, kinds, requeueFaults, orderBoundNanos, waitNanos);
         }
 
         /** Returns these rules for a lock that grants in arrival order, judged for acquires pending at least {@code nanos}. */
         public Rules withOrderBound(long nanos) {
-            return new Rules(sharedLimit, lockLosingFaults, requeueFaults, nanos);
+            return new Rules(sharedLimit, lockLosingFaults, requeueFaults, nanos, waitNanos);
         }
 
         /** Returns these rules with other faults that may send a waiter to the back of the queue. */
         public Rules withRequeueFaults(Set<FaultKind> kinds) {
-            return new Rules(sharedLimit, lockLosingFaults, kinds, orderBoundNanos);
+            return new Rules(sharedLimit, lockLosingFaults, kinds, orderBoundNanos, waitNanos);
+        }
+
+        /** Returns these rules for acquires that each wait {@code nanos} for the lock. */
+        public Rules withWait(long nanos) {
+            return new Rules(sharedLimit, lockLosingFaults, requeueFaults, orderBoundNanos, nanos);
         }
     }
 

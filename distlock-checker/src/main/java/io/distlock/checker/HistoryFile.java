@@ -10,7 +10,7 @@ import java.util.List;
 /**
  * Reads and writes a {@link History} as text, one line per item, so a run can be checked again later
  * (after a checker change, or on another machine): {@code RUN start end lease register [sharedLimit]
- * [losing=kind,kind] [requeue=kind,kind] [order=nanos]} (the {@link History.Rules}: the permit count when not unlimited, the
+ * [losing=kind,kind] [requeue=kind,kind] [order=nanos] [wait=nanos]} (the {@link History.Rules}: the permit count when not unlimited, the
  * faults that lose locks, the arrival-order bound), then {@code EV ...} event lines,
  * {@code FAULT kind process start end description} and {@code FENCED token process value} lines.
  */
@@ -27,7 +27,8 @@ public final class HistoryFile {
                         .map(FaultKind::id).collect(java.util.stream.Collectors.joining(",")))
                 + (rules.requeueFaults().isEmpty() ? "" : " requeue=" + rules.requeueFaults().stream().sorted()
                         .map(FaultKind::id).collect(java.util.stream.Collectors.joining(",")))
-                + (rules.orderBoundNanos() == 0 ? "" : " order=" + rules.orderBoundNanos()));
+                + (rules.orderBoundNanos() == 0 ? "" : " order=" + rules.orderBoundNanos())
+                + (rules.waitNanos() == 0 ? "" : " wait=" + rules.waitNanos()));
         history.events().forEach(e -> lines.add(e.toLine()));
         history.faults().forEach(f -> lines.add("FAULT " + f.kind().id() + " " + f.process() + " " + f.startNanos() + " " + f.endNanos()
                 + " " + f.description().replaceAll("[\\r\\n]+", " ")));
@@ -80,6 +81,8 @@ public final class HistoryFile {
                 rules = rules.withLockLosingFaults(faultKinds(part.substring("losing=".length())));
             } else if (part.startsWith("requeue=")) {
                 rules = rules.withRequeueFaults(faultKinds(part.substring("requeue=".length())));
+            } else if (part.startsWith("wait=")) {
+                rules = rules.withWait(Long.parseLong(part.substring("wait=".length())));
             } else if (part.startsWith("order=")) {
                 rules = rules.withOrderBound(Long.parseLong(part.substring("order=".length())));
             } else if (i == 5) {

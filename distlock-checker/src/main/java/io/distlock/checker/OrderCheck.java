@@ -136,7 +136,12 @@ final class OrderCheck {
             }
             Event invoke = pending.remove(e.process());
             if (invoke != null) {
-                attempts.add(new Attempt(invoke, e.nanos(), e.type() == Type.OK, Holds.isShared(invoke),
+                long end = e.nanos();
+                long wait = history.rules().waitNanos();
+                if (e.type() == Type.FAIL && wait > 0 && invoke.nanos() + wait - end < 0) {
+                    end = invoke.nanos() + wait; // it left the queue at its deadline, before its call returned
+                }
+                attempts.add(new Attempt(invoke, end, e.type() == Type.OK, Holds.isShared(invoke),
                         e.type() == Type.OK ? "granted" : e.type() == Type.FAIL ? "still waiting when its wait ran out" : "failed",
                         queuedAt(invoke, queued.remove(e.process()), bound)));
             }

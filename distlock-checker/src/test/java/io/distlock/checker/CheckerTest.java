@@ -334,13 +334,13 @@ class CheckerTest {
     void aHistoryFileKeepsTheFaultsThatLoseLocksOrRequeueWaitersAndTheOrderBound(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
             throws Exception {
         History.Rules rules = History.Rules.DEFAULT.withLockLosingFaults(java.util.Set.of(FaultKind.RESTART, FaultKind.PROMOTE))
-                .withRequeueFaults(java.util.Set.of(FaultKind.MEMBER)).withOrderBound(750 * MS);
+                .withRequeueFaults(java.util.Set.of(FaultKind.MEMBER)).withOrderBound(750 * MS).withWait(2500 * MS);
         History history = new HistoryScript().cycle(0, 1, 100).history(200, rules);
         java.nio.file.Path file = dir.resolve("history.txt");
 
         HistoryFile.write(history, file);
 
-        assertThat(java.nio.file.Files.readAllLines(file).get(0)).endsWith(" losing=restart,promote requeue=member order=" + 750 * MS);
+        assertThat(java.nio.file.Files.readAllLines(file).get(0)).endsWith(" losing=restart,promote requeue=member order=" + 750 * MS + " wait=" + 2500 * MS);
         assertThat(HistoryFile.read(file).rules()).isEqualTo(rules);
     }
 

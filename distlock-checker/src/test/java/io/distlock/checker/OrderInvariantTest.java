@@ -81,6 +81,26 @@ class OrderInvariantTest {
         assertThat(overlapAcrossIt.check(5000, zooKeeper).result(Invariant.OVERLAP).holds()).isFalse();
     }
 
+    /**
+     * Found by a soak (ZooKeeper, fair lock, seed 2836): a waiter whose 2.5 s wait ran out leaves the queue at its
+     * deadline and its call returns a little later; a grant in between (46 ms after the deadline there) did not
+     * overtake it. With the workers' wait known, the waiter is judged until its deadline, not until its call returned.
+     */
+    @Test
+    void aWaiterIsJudgedUntilItsWaitRanOutNotUntilItsCallReturned() {
+        // 2 waits from 100 with a wait of 2,000 ms: its deadline is 2,100; its call returns at 2,200
+        HistoryScript s = new HistoryScript().hold(0, 1, 100, 2140)
+                .at(100, 2, Type.INVOKE, ACQUIRE, 0, 0).at(2200, 2, Type.FAIL, ACQUIRE, 0, 0)
+                .at(1000, 3, Type.INVOKE, ACQUIRE, 0, 0).at(2150, 3, Type.OK, ACQUIRE, 102, 0);
+
+        assertThat(s.check(5000, FAIR.withWait(2000 * MS)).result(Invariant.ORDER).holds()).isTrue();
+        assertThat(s.check(5000, FAIR).result(Invariant.ORDER).holds()).as("without the wait known").isFalse();
+        HistoryScript before = new HistoryScript().hold(0, 1, 100, 2040)
+                .at(100, 2, Type.INVOKE, ACQUIRE, 0, 0).at(2200, 2, Type.FAIL, ACQUIRE, 0, 0)
+                .at(1000, 3, Type.INVOKE, ACQUIRE, 0, 0).at(2050, 3, Type.OK, ACQUIRE, 102, 0);
+        assertThat(before.check(5000, FAIR.withWait(2000 * MS)).result(Invariant.ORDER).holds()).as("granted before the deadline").isFalse();
+    }
+
     @Test
     void aWaiterWhoseWaitRanOutMustStillNotHaveBeenOvertaken() {
         HistoryScript s = new HistoryScript().hold(0, 1, 100, 3000)

@@ -89,7 +89,8 @@ final class CheckRun implements AutoCloseable {
     private History.Rules rules() {
         return History.Rules.DEFAULT.withSharedLimit(workload.sharedLimit()).withLockLosingFaults(deployment.lockLosingFaults())
                 .withRequeueFaults(deployment.requeueFaults())
-                .withOrderBound(workload.promisesArrivalOrder() ? orderBound(deployment.operationTimeout()).toNanos() : 0);
+                .withOrderBound(workload.promisesArrivalOrder() ? orderBound(deployment.operationTimeout()).toNanos() : 0)
+                .withWait(CheckWorker.waitFor(leaseMs).toNanos());
     }
 
     /**

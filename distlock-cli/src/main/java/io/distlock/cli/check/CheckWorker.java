@@ -174,8 +174,13 @@ public final class CheckWorker {
         boolean release() throws Exception;
     }
 
+    /** How long a worker's acquire waits for distlock's lock: five leases. */
+    static Duration waitFor(long leaseMs) {
+        return Duration.ofMillis(leaseMs * 5);
+    }
+
     private Locker distlockLocker(LockClient distlock, CheckedKind kind, int permits, long leaseMs) {
-        Duration wait = Duration.ofMillis(leaseMs * 5);
+        Duration wait = waitFor(leaseMs);
         return switch (kind) {
             case PLAIN -> shared -> held(distlock.getLock(LOCK_NAME), wait);
             case FAIR -> shared -> held(distlock.getFairLock(LOCK_NAME), wait);
