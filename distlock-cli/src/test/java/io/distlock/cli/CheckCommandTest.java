@@ -231,10 +231,11 @@ class CheckCommandTest {
 
     @Test
     void semaphorePermitsStayWithinTheirCountWithoutFaults() throws Exception {
-        // six processes for two permits: the run must show at least ten acquisitions that waited for another's hold, and
-        // with five a full build's load once left the processes so slow to start that only one waited in 15 s (inconclusive)
-        Run run = check("--backend", "zookeeper", "--kind", "semaphore", "--permits", "2", "--processes", "6", "--faults", "none",
-                "--time", "20s", "--seed", "18", "--out", out.toString());
+        // six processes for two permits and a 2 s lease (the workers' long holds are a fifth to three fifths of a lease): the
+        // run must show at least ten acquisitions that waited for another's hold, and on a loaded machine, where each
+        // ZooKeeper acquire and release takes longer than most holds, 1 s leases left only one to five waits (inconclusive)
+        Run run = check("--backend", "zookeeper", "--kind", "semaphore", "--permits", "2", "--processes", "6", "--lease", "2s",
+                "--faults", "none", "--time", "25s", "--seed", "18", "--out", out.toString());
 
         assertThat(run.exit()).as("exit code; output:%n%s", run.stdout()).isZero();
         assertThat(run.stdout()).containsPattern("overlap +yes +ok +no overlapping holds").contains("distlock semaphore (2 permits)");
