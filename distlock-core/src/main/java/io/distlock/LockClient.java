@@ -1,5 +1,7 @@
 package io.distlock;
 
+import java.util.Optional;
+
 /**
  * A connection to one lock backend, shared by all locks it hands out. Thread-safe; create one per
  * backend and application, not one per lock.
@@ -87,6 +89,16 @@ public interface LockClient extends AutoCloseable {
      * @throws IllegalStateException if the client is closed
      */
     DistributedSemaphore getSemaphore(String name, int permits, LockOptions options);
+
+    /**
+     * Returns an inspector of the locks stored on this client's backend, of every client (not only this one's),
+     * or empty if the backend has none. For operators and tools: {@code distlock locks} reads it.
+     *
+     * <p>Each call of the inspector reads the server; this method itself does not.
+     */
+    default Optional<LockInspector> inspector() {
+        return Optional.empty();
+    }
 
     /**
      * Releases every lock this client holds, stops renewals and closes the backend connection, within

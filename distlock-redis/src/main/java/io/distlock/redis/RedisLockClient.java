@@ -11,6 +11,7 @@ import io.distlock.spi.LockEngine;
 import io.lettuce.core.resource.ClientResources;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -79,8 +80,9 @@ public final class RedisLockClient extends ForwardingLockClient {
      * Returns an inspector of every lock under this client's key prefix, of every client (not only this one's):
      * names, kinds, holders with tokens and lease left, waiters. For operators and tools; each call scans the keys.
      */
-    public LockInspector inspector() {
-        return inspector;
+    @Override
+    public Optional<LockInspector> inspector() {
+        return Optional.of(inspector);
     }
 
     /** Returns where this client's locks live in Redis: their keys and release channels. */

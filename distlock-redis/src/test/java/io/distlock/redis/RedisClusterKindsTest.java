@@ -1,7 +1,5 @@
 package io.distlock.redis;
 
-import io.distlock.LockClient;
-import io.distlock.LockInspector;
 import io.distlock.testkit.LeaseLockContract;
 import io.distlock.testkit.LockInspectorContract;
 import io.distlock.testkit.LockClientFactory;
@@ -117,10 +115,6 @@ class RedisClusterKindsTest {
 
     @Nested
     class Inspector extends LockInspectorContract {
-        @Override
-        protected LockInspector inspector(LockClient client) {
-            return ((RedisLockClient) client).inspector(); // SCAN goes to every master
-        }
 
         @Override
         protected Class<? extends LockClientFactory> factoryClass() {

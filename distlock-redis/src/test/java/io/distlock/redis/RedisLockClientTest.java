@@ -385,7 +385,7 @@ class RedisLockClientTest {
             Await.until(Duration.ofSeconds(10), "a third of " + lock.name() + "'s lease passed", () -> lease.remaining().toMillis() < 2_200);
             Await.until(Duration.ofSeconds(10), "a renewal of " + lock.name(), () -> lease.remaining().toMillis() > 2_500);
             assertThat(waiting).as("the waiter waits while the lock is held").isNotDone();
-            assertThat(holder.inspector().show(lock.name())).as("the inspector sees %s", lock.name()).isNotEmpty();
+            assertThat(holder.inspector().orElseThrow().show(lock.name())).as("the inspector sees %s", lock.name()).isNotEmpty();
             lease.close();
             // neither the fallback poll (5 min) nor a lease can explain a wake-up within 20 s
             waiting.get(20, TimeUnit.SECONDS).close();
@@ -393,7 +393,7 @@ class RedisLockClientTest {
         io.distlock.DistributedSemaphore permits = holder.getSemaphore("acl-permits", 2);
         try (Lease permit = permits.acquire(Duration.ofSeconds(5))) {
             assertThat(permits.availablePermits()).isEqualTo(1);
-            assertThat(holder.inspector().list("acl-*")).hasSizeGreaterThanOrEqualTo(1);
+            assertThat(holder.inspector().orElseThrow().list("acl-*")).hasSizeGreaterThanOrEqualTo(1);
         }
         Lease stuck = holder.getLock("acl-stuck").acquire(Duration.ofSeconds(5));
         waiter.getLock("acl-stuck").forceUnlock();

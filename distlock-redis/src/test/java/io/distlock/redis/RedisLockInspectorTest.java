@@ -1,7 +1,5 @@
 package io.distlock.redis;
 
-import io.distlock.LockClient;
-import io.distlock.LockInspector;
 import io.distlock.testkit.LockClientFactory;
 import io.distlock.testkit.LockInspectorContract;
 import io.distlock.testkit.RedisServerExtension;
@@ -12,11 +10,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class RedisLockInspectorTest extends LockInspectorContract {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
-
-    @Override
-    protected LockInspector inspector(LockClient client) {
-        return ((RedisLockClient) client).inspector();
-    }
 
     @Override
     protected Class<? extends LockClientFactory> factoryClass() {

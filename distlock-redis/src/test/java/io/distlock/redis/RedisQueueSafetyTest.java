@@ -72,7 +72,7 @@ class RedisQueueSafetyTest {
     }
 
     private static Optional<LockState> shown(RedisLockClient client, String name, Kind kind) {
-        return client.inspector().show(name, kind);
+        return client.inspector().orElseThrow().show(name, kind);
     }
 
     /** Drops the replies from now on; once {@code ran} holds, cuts the connections so that the client reconnects and replays. */

@@ -1,7 +1,5 @@
 package io.distlock.redis;
 
-import io.distlock.LockClient;
-import io.distlock.LockInspector;
 import io.distlock.testkit.LeaseLockContract;
 import io.distlock.testkit.LockInspectorContract;
 import io.distlock.testkit.LockClientFactory;
@@ -81,10 +79,6 @@ class RedisSentinelKindsTest {
 
     @Nested
     class Inspector extends LockInspectorContract {
-        @Override
-        protected LockInspector inspector(LockClient client) {
-            return ((RedisLockClient) client).inspector();
-        }
 
         @Override
         protected Class<? extends LockClientFactory> factoryClass() {

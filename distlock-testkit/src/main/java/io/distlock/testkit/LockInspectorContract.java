@@ -18,12 +18,14 @@ import org.junit.jupiter.api.Test;
 /**
  * What an operator's inspector shows of the locks on a backend: every kind, holders with their fencing
  * tokens, waiters, names matched by a pattern. The backend's test class supplies the hooks of
- * {@link ContractSupport} and how to get a client's inspector.
+ * {@link ContractSupport}; the inspector is the client's own ({@link LockClient#inspector()}).
  */
 public abstract class LockInspectorContract extends ContractSupport {
 
-    /** Returns the inspector of {@code client}'s backend. */
-    protected abstract LockInspector inspector(LockClient client);
+    /** Returns the inspector of {@code client}'s backend; the client must have one. */
+    protected static LockInspector inspector(LockClient client) {
+        return client.inspector().orElseThrow(() -> new AssertionError(client + " has no inspector"));
+    }
 
     @Test
     void everyKindIsListedWithItsHoldersTokensAndWaiters() throws Exception {

@@ -10,6 +10,7 @@ import io.distlock.spi.LockEngine;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -73,8 +74,9 @@ public final class ZooKeeperLockClient extends ForwardingLockClient {
      * Returns an inspector of every lock in this client's namespace, of every client: names, kinds, holders with
      * their tokens (ZooKeeper locks last as long as their holder's session, so no lease time), waiters.
      */
-    public LockInspector inspector() {
-        return inspector;
+    @Override
+    public Optional<LockInspector> inspector() {
+        return Optional.of(inspector);
     }
 
     /** Returns the Curator client this lock client runs on (for tests that expire its session). */

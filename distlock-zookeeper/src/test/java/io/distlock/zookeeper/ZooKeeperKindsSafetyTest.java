@@ -90,7 +90,7 @@ class ZooKeeperKindsSafetyTest {
         DistributedReadWriteLock seen = other.getReadWriteLock(name);
         assertThat(raw.writerHeld(name)).as("the raw write rule sees the writer").isTrue();
         assertThat(seen.writeLock().isLocked()).as("writeLock().isLocked() of another client").isTrue();
-        assertThat(other.inspector().show(name, Kind.READ_WRITE_LOCK)).get().satisfies(state -> {
+        assertThat(other.inspector().orElseThrow().show(name, Kind.READ_WRITE_LOCK)).get().satisfies(state -> {
             assertThat(state.holders()).extracting(Holder::role).containsExactlyInAnyOrder("write", "read");
             assertThat(state.waiters()).isZero();
         });

@@ -1,7 +1,5 @@
 package io.distlock.zookeeper;
 
-import io.distlock.LockClient;
-import io.distlock.LockInspector;
 import io.distlock.testkit.LockClientFactory;
 import io.distlock.testkit.LockInspectorContract;
 import io.distlock.testkit.TestDeployment;
@@ -12,11 +10,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class ZooKeeperLockInspectorTest extends LockInspectorContract {
     @RegisterExtension
     static final ZooKeeperServerExtension zooKeeper = ZooKeeperServerExtension.behindProxy();
-
-    @Override
-    protected LockInspector inspector(LockClient client) {
-        return ((ZooKeeperLockClient) client).inspector();
-    }
 
     @Override
     protected Class<? extends LockClientFactory> factoryClass() {

@@ -82,7 +82,7 @@ public final class LocksCommand implements Callable<Integer> {
     }
 
     static LockInspector inspector(LockClient client) {
-        return client instanceof RedisLockClient redisClient ? redisClient.inspector() : ((ZooKeeperLockClient) client).inspector();
+        return client.inspector().orElseThrow(() -> new LockException(client + " has no lock inspector"));
     }
 
     /** {@code distlock locks list [PATTERN]}. */
