@@ -8,4 +8,6 @@ module io.distlock {
 
     exports io.distlock;
     exports io.distlock.spi;
+
+    uses io.distlock.spi.LockBackendProvider;
 }

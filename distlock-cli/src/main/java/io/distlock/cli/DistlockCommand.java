@@ -17,7 +17,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
 /** The {@code distlock} command line. */
 @Command(name = "distlock", mixinStandardHelpOptions = true, version = "distlock 0.1.0-SNAPSHOT",
         description = "Distributed locks that tell you when they are lost.",
-        subcommands = {DemoCommand.class, BenchCommand.class, CheckCommand.class, LocksCommand.class, CommandLine.HelpCommand.class},
+        subcommands = {DemoCommand.class, BenchCommand.class, CheckCommand.class, LocksCommand.class, BackendsCommand.class,
+                CommandLine.HelpCommand.class},
         footer = {"", "Exit codes: 0 success; 1 the demo's distlock-fenced oversold or the check found a violation; 2 bad options or an "
                 + "unreachable server; 3 an inconclusive check; " + DistlockCommand.FAILED + " the command failed while running (the "
                 + "message says why; DISTLOCK_DEBUG=1 prints the stack trace)."})
@@ -87,7 +88,7 @@ public final class DistlockCommand implements Callable<Integer> {
     /** Bare {@code distlock}: the usage on stderr and exit code 2, since no command was named. */
     @Override
     public Integer call() {
-        spec.commandLine().getErr().println("distlock: name a command: demo, bench, check, locks (or help COMMAND)");
+        spec.commandLine().getErr().println("distlock: name a command: demo, bench, check, locks, backends (or help COMMAND)");
         spec.commandLine().usage(spec.commandLine().getErr());
         return spec.exitCodeOnInvalidInput();
     }

@@ -80,7 +80,7 @@ class CommandLineStyleTest {
     void bareDistlockAndBareLocksPrintTheUsageAndExitWithTwo() {
         Run bare = run();
         assertThat(bare.exit()).isEqualTo(2);
-        assertThat(bare.err()).contains("name a command: demo, bench, check, locks", "Usage: distlock", "Exit codes:");
+        assertThat(bare.err()).contains("name a command: demo, bench, check, locks, backends", "Usage: distlock", "Exit codes:");
 
         Run locks = run("locks");
         assertThat(locks.exit()).isEqualTo(2);
@@ -109,7 +109,7 @@ class CommandLineStyleTest {
             assertThat(unreachable.exit()).as(command).isEqualTo(2);
             assertThat(unreachable.err()).as(command).startsWith("distlock: --redis: cannot reach redis://127.0.0.1:1").doesNotContain("\tat ");
         }
-        Run locks = run("locks", "list", "--redis", "redis://user:secret@127.0.0.1:1");
+        Run locks = run("locks", "list", "--target", "redis://user:secret@127.0.0.1:1");
         assertThat(locks.exit()).isEqualTo(2);
         assertThat(locks.err()).contains("cannot connect").doesNotContain("secret", "\tat ");
     }

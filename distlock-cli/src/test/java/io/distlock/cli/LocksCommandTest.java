@@ -65,13 +65,13 @@ class LocksCommandTest {
             Lease plain = client.getLock("orders:42").acquire(Duration.ofSeconds(5));
             Lease fair = client.getFairLock("report").acquire(Duration.ofSeconds(5));
             Lease permit = client.getSemaphore("exports", 4).acquire(Duration.ofSeconds(5));
-            Run list = run("", "locks", "--redis", redis.uri(), "list");
+            Run list = run("", "locks", "--target", redis.uri(), "list");
             assertThat(list.exit()).as(list.err()).isZero();
             assertThat(list.out()).contains("orders:42", "report", "exports", "fair-lock", "semaphore (4)",
                     Long.toString(plain.fencingToken()), Long.toString(fair.fencingToken()), Long.toString(permit.fencingToken()));
-            Run pattern = run("", "locks", "--redis", redis.uri(), "list", "orders:*");
+            Run pattern = run("", "locks", "--target", redis.uri(), "list", "orders:*");
             assertThat(pattern.out()).contains("orders:42").doesNotContain("report");
-            Run json = run("", "locks", "--redis", redis.uri(), "--json", "show", "report");
+            Run json = run("", "locks", "--target", redis.uri(), "--json", "show", "report");
             assertThat(json.out()).contains("\"name\": \"report\"", "\"kind\": \"fair-lock\"", "\"token\": " + fair.fencingToken(), "\"waiters\": 0");
         }
     }
@@ -80,15 +80,15 @@ class LocksCommandTest {
     void unlockAsksFirstAndFreesTheLockWithYes() throws Exception {
         try (LockClient client = RedisLockClient.create(redis.uri())) {
             Lease held = client.getLock("stuck").acquire(Duration.ofSeconds(5));
-            Run refused = run("n\n", "locks", "--redis", redis.uri(), "unlock", "stuck");
+            Run refused = run("n\n", "locks", "--target", redis.uri(), "unlock", "stuck");
             assertThat(refused.exit()).isEqualTo(1);
             assertThat(refused.out()).contains("force-unlock this lock? [y/N]", "not unlocked");
             assertThat(client.getLock("stuck").isLocked()).isTrue();
-            Run done = run("", "locks", "--redis", redis.uri(), "unlock", "stuck", "--yes");
+            Run done = run("", "locks", "--target", redis.uri(), "unlock", "stuck", "--yes");
             assertThat(done.exit()).as(done.err()).isZero();
             assertThat(done.out()).contains("unlocked 'stuck'");
             assertThat(client.getLock("stuck").isLocked()).isFalse();
-            Run again = run("", "locks", "--redis", redis.uri(), "unlock", "stuck", "--yes");
+            Run again = run("", "locks", "--target", redis.uri(), "unlock", "stuck", "--yes");
             assertThat(again.out()).contains("nothing to unlock");
             held.close();
         }
@@ -98,10 +98,10 @@ class LocksCommandTest {
     void listAndUnlockWorkOnZooKeeper() throws Exception {
         try (LockClient client = ZooKeeperLockClient.create(zooKeeper.connectString())) {
             Lease writer = client.getReadWriteLock("prices").writeLock().acquire(Duration.ofSeconds(5));
-            Run list = run("", "locks", "--zookeeper", zooKeeper.connectString(), "list");
+            Run list = run("", "locks", "--target", "zk://" + zooKeeper.connectString(), "list");
             assertThat(list.exit()).as(list.err()).isZero();
             assertThat(list.out()).contains("prices", "read-write-lock", "write", Long.toString(writer.fencingToken()), "session");
-            Run done = run("", "locks", "--zookeeper", zooKeeper.connectString(), "unlock", "prices", "--yes");
+            Run done = run("", "locks", "--target", "zk://" + zooKeeper.connectString(), "unlock", "prices", "--yes");
             assertThat(done.out()).contains("unlocked 'prices'");
             assertThat(client.getReadWriteLock("prices").writeLock().isLocked()).isFalse();
         }
@@ -110,14 +110,14 @@ class LocksCommandTest {
     @Test
     void unlockWithKindFreesOnlyThatKindWhenEveryKindHoldsTheNameOnRedis() throws Exception {
         try (LockClient client = RedisLockClient.create(redis.uri())) {
-            unlockWithKindFreesOnlyThatKind(client, "--redis", redis.uri());
+            unlockWithKindFreesOnlyThatKind(client, "redis", redis.uri());
         }
     }
 
     @Test
     void unlockWithKindFreesOnlyThatKindWhenEveryKindHoldsTheNameOnZooKeeper() throws Exception {
         try (LockClient client = ZooKeeperLockClient.create(zooKeeper.connectString())) {
-            unlockWithKindFreesOnlyThatKind(client, "--zookeeper", zooKeeper.connectString());
+            unlockWithKindFreesOnlyThatKind(client, "zookeeper", "zk://" + zooKeeper.connectString());
         }
     }
 
@@ -128,13 +128,13 @@ class LocksCommandTest {
      * answered with "nothing to unlock" while that name is held.
      */
     private static void unlockWithKindFreesOnlyThatKind(LockClient client, String backend, String target) throws Exception {
-        String name = "shared-" + backend.substring(2);
+        String name = "shared-" + backend;
         Lease plain = client.getLock(name).acquire(Duration.ofSeconds(5));
         Lease fair = client.getFairLock(name).acquire(Duration.ofSeconds(5));
         Lease writer = client.getReadWriteLock(name).writeLock().acquire(Duration.ofSeconds(5));
         Lease permit = client.getSemaphore(name, 2).acquire(Duration.ofSeconds(5));
 
-        Run ambiguous = run("", "locks", backend, target, "unlock", name, "--yes");
+        Run ambiguous = run("", "locks", "--target", target, "unlock", name, "--yes");
         assertThat(ambiguous.exit()).isEqualTo(2);
         assertThat(ambiguous.err()).contains("several kinds of lock named '" + name + "' are held (lock, fair-lock, read-write-lock): choose one with --kind");
         assertThat(List.of(plain, fair, writer, permit)).as("nothing freed without --kind").allMatch(Lease::isValid);
@@ -142,16 +142,16 @@ class LocksCommandTest {
                 .as("every kind still held on the server").isTrue();
 
         for (String wrong : List.of("rw", "semaphore")) {
-            Run refused = run("", "locks", backend, target, "unlock", name, "--kind", wrong, "--yes");
+            Run refused = run("", "locks", "--target", target, "unlock", name, "--kind", wrong, "--yes");
             assertThat(refused.exit()).as("--kind " + wrong + ": " + refused.out()).isEqualTo(2);
             assertThat(refused.err()).contains("--kind");
         }
-        assertThat(run("", "locks", backend, target, "unlock", name, "--kind", "semaphore", "--yes").err())
+        assertThat(run("", "locks", "--target", target, "unlock", name, "--kind", "semaphore", "--yes").err())
                 .contains("semaphores are not force-unlocked");
-        assertThat(run("", "locks", backend, target, "unlock", name, "--kind", "rw", "--yes").err())
+        assertThat(run("", "locks", "--target", target, "unlock", name, "--kind", "rw", "--yes").err())
                 .contains("lock, fair-lock or read-write-lock");
 
-        Run readWrite = run("", "locks", backend, target, "unlock", name, "--kind", "read-write-lock", "--yes");
+        Run readWrite = run("", "locks", "--target", target, "unlock", name, "--kind", "read-write-lock", "--yes");
         assertThat(readWrite.exit()).as(readWrite.err()).isZero();
         assertThat(readWrite.out()).contains("read-write-lock", "unlocked '" + name + "'").doesNotContain("fair-lock");
         assertThat(client.getReadWriteLock(name).writeLock().isLocked()).as("the read-write lock").isFalse();
@@ -159,12 +159,12 @@ class LocksCommandTest {
         assertThat(client.getFairLock(name).isLocked()).as("the fair lock").isTrue();
         assertThat(client.getSemaphore(name, 2).availablePermits()).as("the semaphore's free permits").isEqualTo(1);
 
-        Run plainOnly = run("", "locks", backend, target, "unlock", name, "--kind", "lock", "--yes");
+        Run plainOnly = run("", "locks", "--target", target, "unlock", name, "--kind", "lock", "--yes");
         assertThat(plainOnly.exit()).as(plainOnly.err()).isZero();
         assertThat(client.getLock(name).isLocked()).as("the plain lock").isFalse();
         assertThat(client.getFairLock(name).isLocked()).as("the fair lock").isTrue();
 
-        Run lastOne = run("", "locks", backend, target, "unlock", name, "--yes");
+        Run lastOne = run("", "locks", "--target", target, "unlock", name, "--yes");
         assertThat(lastOne.exit()).as("one kind left, no --kind needed: " + lastOne.err()).isZero();
         assertThat(lastOne.out()).contains("fair-lock", "unlocked '" + name + "'");
         assertThat(client.getFairLock(name).isLocked()).as("the fair lock").isFalse();
@@ -177,12 +177,43 @@ class LocksCommandTest {
     }
 
     @Test
-    void aMissingOrUnreachableBackendIsOneLineAndExitTwo() {
+    void aMissingUnknownUninspectableOrUnreachableTargetIsOneLineAndExitTwo() {
         Run none = run("", "locks", "list");
         assertThat(none.exit()).isEqualTo(2);
-        assertThat(none.err()).contains("name one backend");
-        Run unreachable = run("", "locks", "--redis", "redis://127.0.0.1:1", "list");
+        assertThat(none.err()).contains("--target");
+        Run unknown = run("", "locks", "--target", "mongodb://u:secret@127.0.0.1:1", "list");
+        assertThat(unknown.exit()).isEqualTo(2);
+        assertThat(unknown.err()).contains("no backend on the classpath opens", "redis:", "zk:", "etcd:", "jdbc:postgresql:")
+                .doesNotContain("secret");
+        Run uninspectable = run("", "locks", "--target", "etcd://127.0.0.1:1", "list");
+        assertThat(uninspectable.exit()).isEqualTo(2);
+        assertThat(uninspectable.err()).contains("the etcd backend has no lock inspector; backends with one: redis, zookeeper");
+        Run unreachable = run("", "locks", "--target", "redis://127.0.0.1:1", "list");
         assertThat(unreachable.exit()).isEqualTo(2);
-        assertThat(unreachable.err()).contains("--redis").doesNotContain("\tat ");
+        assertThat(unreachable.err()).contains("--target").doesNotContain("\tat ");
+    }
+
+    @Test
+    void theNamespaceOptionChoosesWhereTheLocksAreRead() throws Exception {
+        try (LockClient client = RedisLockClient.builder().uri(redis.uri()).keyPrefix("other:").build()) {
+            Lease held = client.getLock("elsewhere").acquire(Duration.ofSeconds(5));
+            assertThat(run("", "locks", "--target", redis.uri(), "show", "elsewhere").out()).contains("no lock named 'elsewhere'");
+            Run there = run("", "locks", "--target", redis.uri(), "--namespace", "other:", "show", "elsewhere");
+            assertThat(there.out()).as(there.err()).contains("elsewhere", Long.toString(held.fencingToken()));
+            held.close();
+        }
+    }
+
+    @Test
+    void backendsListsEveryBackendOnTheClasspathWithItsKindsInspectorAndTargets() {
+        Run text = run("", "backends");
+        assertThat(text.exit()).as(text.err()).isZero();
+        assertThat(text.out()).contains("etcd  ", "jdbc  ", "redis  ", "redlock  ", "zookeeper  ", "target:    zk://host:2181",
+                "target:    jdbc:postgresql://");
+        assertThat(text.out().lines().filter(line -> line.startsWith("  inspector: yes")).count()).isEqualTo(2);
+        Run json = run("", "backends", "--json");
+        assertThat(json.out()).startsWith("[{\"id\":\"etcd\"")
+                .contains("{\"id\":\"redis\",", "\"kinds\":[\"lock\",\"fair-lock\",\"read-write-lock\",\"semaphore\"],\"inspector\":true")
+                .contains("{\"id\":\"jdbc\",", "\"kinds\":[\"lock\"],\"inspector\":false");
     }
 }

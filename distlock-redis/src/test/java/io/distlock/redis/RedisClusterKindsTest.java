@@ -1,5 +1,6 @@
 package io.distlock.redis;
 
+import io.distlock.testkit.BackendProviderContract;
 import io.distlock.testkit.LeaseLockContract;
 import io.distlock.testkit.LockInspectorContract;
 import io.distlock.testkit.LockClientFactory;
@@ -129,6 +130,20 @@ class RedisClusterKindsTest {
         @Override
         protected boolean lockedInBackend(String name) {
             return RawLockState.held(cluster.cluster().masterOf(RedisKeys.defaults().lockKey(name)).port(), name);
+        }
+    }
+
+    /** The registry's {@code redis-cluster://} target: a seed node, the topology discovered from it. */
+    @Nested
+    class Registry extends BackendProviderContract {
+        @Override
+        protected String providerId() {
+            return "redis";
+        }
+
+        @Override
+        protected String registryTarget() {
+            return cluster.target().replaceFirst("^redis://", "redis-cluster://");
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.distlock.redis;
 
+import io.distlock.testkit.BackendProviderContract;
 import io.distlock.testkit.LeaseLockContract;
 import io.distlock.testkit.LockInspectorContract;
 import io.distlock.testkit.LockClientFactory;
@@ -129,6 +130,20 @@ class RedisSentinelKindsTest {
         @Override
         protected boolean lockedInBackend(String name) {
             return held(name, "sem");
+        }
+    }
+
+    /** The registry's {@code redis-sentinel://} target. */
+    @Nested
+    class Registry extends BackendProviderContract {
+        @Override
+        protected String providerId() {
+            return "redis";
+        }
+
+        @Override
+        protected String registryTarget() {
+            return sentinel.target();
         }
     }
 }

@@ -1,12 +1,12 @@
 package io.distlock.cli.locks;
 
 import io.distlock.LockClient;
+import io.distlock.LockClients;
 import io.distlock.LockException;
 import io.distlock.LockInspector;
 import io.distlock.LockInspector.Kind;
 import io.distlock.LockInspector.LockState;
-import io.distlock.redis.RedisLockClient;
-import io.distlock.zookeeper.ZooKeeperLockClient;
+import io.distlock.spi.LockBackendProvider;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -24,9 +24,9 @@ import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
 
-/** {@code distlock locks}: list, show and force-unlock the locks on a Redis or a ZooKeeper, as an operator. */
+/** {@code distlock locks}: list, show and force-unlock the locks on a server whose backend has an inspector, as an operator. */
 @Command(name = "locks", mixinStandardHelpOptions = true,
-        description = {"Show the locks on a Redis or a ZooKeeper, and force-unlock a stuck one.",
+        description = {"Show the locks on a Redis or ZooKeeper server, and force-unlock a stuck one.",
                 "",
                 "Lists every kind of lock of every client: names, holders with owner id, fencing token and lease left, and "
                 + "waiters. Reads the backend's own state; changes nothing but what 'unlock' is told to free."},
@@ -36,23 +36,14 @@ public final class LocksCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--redis", paramLabel = "URI", scope = ScopeType.INHERIT,
-            description = "The Redis to read: redis://[user:password@]host:port[/db], rediss:// for TLS, redis-sentinel://... for Sentinel.")
-    @Nullable String redis;
+    @Option(names = "--target", paramLabel = "URI", scope = ScopeType.INHERIT,
+            description = "The server to read: redis://[user:password@]host:port[/db] (rediss:// for TLS, redis-sentinel://host:port#master, "
+                    + "redis-cluster://node:port), or zk://host:port[,host:port...]; 'distlock backends' lists every form.")
+    @Nullable String target;
 
-    @Option(names = "--cluster", scope = ScopeType.INHERIT, description = "With --redis: the URI names a node of a Redis Cluster.")
-    boolean cluster;
-
-    @Option(names = "--prefix", paramLabel = "PREFIX", scope = ScopeType.INHERIT, defaultValue = RedisLockClient.DEFAULT_KEY_PREFIX,
-            description = "With --redis: the key prefix of the locks. Default: ${DEFAULT-VALUE}.")
-    String prefix;
-
-    @Option(names = "--zookeeper", paramLabel = "HOST:PORT[,...]", scope = ScopeType.INHERIT, description = "The ZooKeeper ensemble to read.")
-    @Nullable String zookeeper;
-
-    @Option(names = "--namespace", paramLabel = "NAME", scope = ScopeType.INHERIT, defaultValue = ZooKeeperLockClient.DEFAULT_NAMESPACE,
-            description = "With --zookeeper: the namespace (root node) of the locks. Default: ${DEFAULT-VALUE}.")
-    String namespace;
+    @Option(names = "--namespace", paramLabel = "NAME", scope = ScopeType.INHERIT,
+            description = "Where the locks live: the key prefix on Redis (default distlock:), the root node on ZooKeeper (default distlock).")
+    @Nullable String namespace;
 
     @Option(names = "--json", scope = ScopeType.INHERIT, description = "Print JSON on stdout instead of a table.")
     boolean json;
@@ -65,19 +56,26 @@ public final class LocksCommand implements Callable<Integer> {
         return spec.exitCodeOnInvalidInput();
     }
 
-    /** Connects to the backend the options name; one line and exit 2 if they name none, both, or an unreachable one. */
+    /** Connects to {@code --target}; one line and exit 2 if no backend opens it, it has no inspector, or it cannot be reached. */
     LockClient connect(CommandSpec command) {
-        if ((redis == null) == (zookeeper == null)) {
-            throw new ParameterException(command.commandLine(), "name one backend: --redis URI or --zookeeper HOST:PORT");
+        if (target == null) {
+            throw new ParameterException(command.commandLine(), "name the server with --target URI (for example --target redis://127.0.0.1:6379)");
+        }
+        LockBackendProvider provider;
+        try {
+            provider = LockClients.providerFor(target);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(command.commandLine(), "--target: " + e.getMessage());
+        }
+        if (!provider.hasInspector()) {
+            throw new ParameterException(command.commandLine(), "--target: the " + provider.id() + " backend has no lock inspector; "
+                    + "backends with one: " + String.join(", ", LockClients.providers().stream().filter(LockBackendProvider::hasInspector)
+                            .map(LockBackendProvider::id).toList()));
         }
         try {
-            if (redis != null) {
-                return RedisLockClient.builder().uri(redis).cluster(cluster).keyPrefix(prefix).build();
-            }
-            return ZooKeeperLockClient.builder().connectString(zookeeper).namespace(namespace).build();
+            return provider.open(target, namespace);
         } catch (IllegalArgumentException | LockException e) {
-            String option = redis != null ? "--redis" : "--zookeeper";
-            throw new ParameterException(command.commandLine(), option + ": " + e.getMessage());
+            throw new ParameterException(command.commandLine(), "--target: " + e.getMessage());
         }
     }
 

@@ -8,10 +8,11 @@ import java.util.List;
 import java.util.Locale;
 
 /** How {@code distlock locks} prints locks: a table for people, JSON for tools. */
-final class LocksOutput {
+public final class LocksOutput {
     private LocksOutput() {}
 
-    static String kindId(Kind kind) {
+    /** Returns how the CLI spells a kind: {@code lock}, {@code fair-lock}, {@code read-write-lock}, {@code semaphore}. */
+    public static String kindId(Kind kind) {
         return kind.name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 
@@ -70,7 +71,8 @@ final class LocksOutput {
         return out.append(locks.isEmpty() ? "]\n" : "\n]\n").toString();
     }
 
-    static String quote(String text) {
+    /** Returns {@code text} as a JSON string. */
+    public static String quote(String text) {
         StringBuilder quoted = new StringBuilder("\"");
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);

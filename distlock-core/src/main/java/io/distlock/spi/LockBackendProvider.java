@@ -1,0 +1,56 @@
+package io.distlock.spi;
+
+import io.distlock.LockClient;
+import io.distlock.LockInspector;
+import java.util.List;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A backend as the registry ({@link io.distlock.LockClients}) sees it: found by {@link java.util.ServiceLoader}
+ * (each backend jar lists its provider in {@code META-INF/services/io.distlock.spi.LockBackendProvider}), it says
+ * what it is, which targets it understands and what it can do, and opens clients from a target.
+ *
+ * <p>Tools (the CLI, the checker, the benchmarks, Spring auto-configuration) read providers only, so that a new
+ * backend is its own module and nothing else. Implementations need a public no-argument constructor, are
+ * stateless and thread-safe.
+ */
+public interface LockBackendProvider {
+
+    /** Returns the backend's id, lower case, unique among providers: {@code redis}, {@code zookeeper}... */
+    String id();
+
+    /** Returns one line for people: what the backend stores locks in and with which client library. */
+    String description();
+
+    /**
+     * Returns the target schemes this backend opens, lower case, without the {@code :} that ends them:
+     * {@code redis}, {@code rediss}, {@code zk}, {@code jdbc:postgresql}... A target belongs to the provider of
+     * the longest scheme it starts with (followed by {@code :}).
+     */
+    List<String> schemes();
+
+    /** Returns one example target per form this backend accepts, for help texts and errors. */
+    List<String> exampleTargets();
+
+    /** Returns the kinds of lock the backend stores; {@link LockInspector.Kind#LOCK} always among them. */
+    Set<LockInspector.Kind> kinds();
+
+    /** Returns whether the backend's clients have an {@link LockClient#inspector() inspector}. */
+    boolean hasInspector();
+
+    /**
+     * Opens a client of this backend.
+     *
+     * @param target where the server is, in one of this provider's {@link #schemes()}; credentials and
+     *     backend settings as the scheme allows (user info, query parameters)
+     * @param namespace where this client's locks live on the server (a Redis key prefix, a ZooKeeper or etcd
+     *     namespace, an SQL table), or null for the backend's default; clients of two namespaces never
+     *     conflict
+     * @throws IllegalArgumentException if the target or the namespace is malformed for this backend; the message
+     *     names the problem and shows an accepted form
+     * @throws io.distlock.BackendUnavailableException if the server cannot be reached in time
+     * @throws io.distlock.LockException if the server refuses the client (credentials, permissions)
+     */
+    LockClient open(String target, @Nullable String namespace);
+}

@@ -1,0 +1,71 @@
+package io.distlock.etcd;
+
+import io.distlock.LockClient;
+import io.distlock.LockInspector.Kind;
+import io.distlock.spi.LockBackendProvider;
+import io.distlock.spi.TargetUri;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * etcd in the registry: {@code etcd://[user:password@]host:port[,host:port...]}, plain HTTP/2 to every endpoint
+ * (for TLS, build the client with {@link EtcdLockClient.Builder#client} and a jetcd client of your own). The
+ * namespace is the key prefix of the locks.
+ */
+public final class EtcdBackendProvider implements LockBackendProvider {
+    private static final String FORM = "etcd://[user:password@]host:port[,host:port...]";
+
+    /** For {@link java.util.ServiceLoader}. */
+    public EtcdBackendProvider() {}
+
+    @Override
+    public String id() {
+        return "etcd";
+    }
+
+    @Override
+    public String description() {
+        return "etcd v3 cluster (jetcd); one session lease per client, waiters ordered by create revision";
+    }
+
+    @Override
+    public List<String> schemes() {
+        return List.of("etcd");
+    }
+
+    @Override
+    public List<String> exampleTargets() {
+        return List.of("etcd://host:2379[,host:2379...]", "etcd://user:password@host:2379");
+    }
+
+    @Override
+    public Set<Kind> kinds() {
+        return EnumSet.of(Kind.LOCK);
+    }
+
+    @Override
+    public boolean hasInspector() {
+        return false;
+    }
+
+    @Override
+    public LockClient open(String target, @Nullable String namespace) {
+        TargetUri parsed = TargetUri.parse(target, FORM);
+        if (!parsed.path().isEmpty() && !parsed.path().equals("/")) {
+            throw new IllegalArgumentException("target '" + TargetUri.mask(target) + "' must look like " + FORM
+                    + ": an etcd target has no path (the namespace is given apart)");
+        }
+        EtcdLockClient.Builder builder = EtcdLockClient.builder()
+                .endpoints(parsed.hosts().stream().map(host -> "http://" + host).collect(Collectors.joining(",")));
+        if (parsed.user() != null) {
+            builder.credentials(parsed.user(), parsed.password() == null ? "" : parsed.password());
+        }
+        if (namespace != null) {
+            builder.namespace(namespace);
+        }
+        return builder.build();
+    }
+}

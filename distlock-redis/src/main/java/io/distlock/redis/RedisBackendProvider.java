@@ -1,0 +1,68 @@
+package io.distlock.redis;
+
+import io.distlock.LockClient;
+import io.distlock.LockInspector.Kind;
+import io.distlock.spi.LockBackendProvider;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The Redis backend in the registry: standalone ({@code redis://}, {@code rediss://} for TLS), Sentinel
+ * ({@code redis-sentinel://}) and Cluster ({@code redis-cluster://}, a seed node). The namespace is the key prefix.
+ */
+public final class RedisBackendProvider implements LockBackendProvider {
+    private static final String CLUSTER = "-cluster://";
+
+    /** For {@link java.util.ServiceLoader}. */
+    public RedisBackendProvider() {}
+
+    @Override
+    public String id() {
+        return "redis";
+    }
+
+    @Override
+    public String description() {
+        return "Redis standalone, Sentinel or Cluster (Lettuce); locks under a key prefix";
+    }
+
+    @Override
+    public List<String> schemes() {
+        return List.of("redis", "rediss", "redis-sentinel", "rediss-sentinel", "redis-cluster", "rediss-cluster");
+    }
+
+    @Override
+    public List<String> exampleTargets() {
+        return List.of("redis://[user:password@]host:6379[/db]", "rediss://host:6380",
+                "redis-sentinel://[password@]host:26379[,host:26379]#master", "redis-cluster://host:7000");
+    }
+
+    @Override
+    public Set<Kind> kinds() {
+        return EnumSet.allOf(Kind.class);
+    }
+
+    @Override
+    public boolean hasInspector() {
+        return true;
+    }
+
+    @Override
+    public LockClient open(String target, @Nullable String namespace) {
+        RedisLockClient.Builder builder = RedisLockClient.builder();
+        String lower = target.toLowerCase(Locale.ROOT);
+        if (lower.startsWith("redis" + CLUSTER) || lower.startsWith("rediss" + CLUSTER)) {
+            int cluster = lower.indexOf(CLUSTER);
+            builder.uri(target.substring(0, cluster) + "://" + target.substring(cluster + CLUSTER.length())).cluster(true);
+        } else {
+            builder.uri(target);
+        }
+        if (namespace != null) {
+            builder.keyPrefix(namespace);
+        }
+        return builder.build();
+    }
+}

@@ -1,0 +1,121 @@
+package io.distlock.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.distlock.Lease;
+import io.distlock.LockClient;
+import io.distlock.LockClients;
+import io.distlock.LockInspector.Kind;
+import io.distlock.spi.LockBackendProvider;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.function.ThrowingConsumer;
+
+/**
+ * A backend as the registry sees it: found by {@link java.util.ServiceLoader} under its id and its target's scheme,
+ * its clients opened from a target URI lock for real, and it declares exactly the kinds and the inspector its
+ * clients have (a kind it does not declare is refused with {@link UnsupportedOperationException}). The backend's
+ * test class supplies the provider's id and a target of the servers it started.
+ */
+public abstract class BackendProviderContract {
+    private static final Duration SOON = Duration.ofSeconds(20);
+    private final List<LockClient> clients = new ArrayList<>();
+
+    /** Returns the id the backend's provider has. */
+    protected abstract String providerId();
+
+    /** Returns a target URI, in the registry's form, of the servers the test class started. */
+    protected abstract String registryTarget();
+
+    @AfterEach
+    void closeClients() {
+        clients.forEach(LockClient::close);
+    }
+
+    @Test
+    void theProviderIsFoundByItsIdAndByItsTargetsScheme() {
+        LockBackendProvider provider = LockClients.provider(providerId());
+        assertThat(LockClients.providerFor(registryTarget()).id()).isEqualTo(providerId());
+        assertThat(LockClients.providers()).extracting(LockBackendProvider::id).contains(providerId());
+        assertThat(provider.kinds()).contains(Kind.LOCK);
+        assertThat(provider.description()).isNotBlank();
+        assertThat(provider.exampleTargets()).isNotEmpty().allSatisfy(example ->
+                assertThat(provider.schemes()).anySatisfy(scheme -> assertThat(example.toLowerCase()).startsWith(scheme + ":")));
+    }
+
+    @Test
+    void aClientOpenedFromTheTargetKeepsTheLockFromAnother() throws Exception {
+        String name = uniqueName();
+        LockClient first = open(null);
+        LockClient second = open(null);
+        Lease lease = first.getLock(name).acquire(SOON);
+        assertThat(second.getLock(name).tryAcquire(Duration.ZERO)).as("taken by the first client").isEmpty();
+        lease.close();
+        try (Lease next = second.getLock(name).acquire(SOON)) {
+            assertThat(next.fencingToken()).isGreaterThan(lease.fencingToken());
+        }
+    }
+
+    @Test
+    void clientsOfTwoNamespacesNeverConflictAndOfOneNamespaceDo() throws Exception {
+        String name = uniqueName();
+        String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+        LockClient a = open("dl_ns_a" + suffix);
+        LockClient b = open("dl_ns_b" + suffix);
+        LockClient alsoA = open("dl_ns_a" + suffix);
+        try (Lease inA = a.getLock(name).acquire(SOON); Lease inB = b.getLock(name).acquire(SOON)) {
+            assertThat(inA.isValid() && inB.isValid()).isTrue();
+            assertThat(alsoA.getLock(name).tryAcquire(Duration.ZERO)).as("the same namespace holds it").isEmpty();
+        }
+    }
+
+    @Test
+    void everyDeclaredKindWorksAndEveryOtherIsRefused() throws Exception {
+        LockBackendProvider provider = LockClients.provider(providerId());
+        LockClient client = open(null);
+        for (Kind kind : Kind.values()) {
+            String name = uniqueName() + "-" + kind.name().toLowerCase();
+            ThrowingConsumer<LockClient> use = switch (kind) {
+                case LOCK -> c -> c.getLock(name).acquire(SOON).close();
+                case FAIR_LOCK -> c -> c.getFairLock(name).acquire(SOON).close();
+                case READ_WRITE_LOCK -> c -> c.getReadWriteLock(name).readLock().acquire(SOON).close();
+                case SEMAPHORE -> c -> c.getSemaphore(name, 2).acquire(SOON).close();
+            };
+            if (provider.kinds().contains(kind)) {
+                try {
+                    use.accept(client);
+                } catch (Throwable e) {
+                    throw new AssertionError(providerId() + " declares " + kind + " but its client failed to use it", e);
+                }
+            } else {
+                assertThatThrownBy(() -> use.accept(client)).as("%s does not declare %s", providerId(), kind)
+                        .isInstanceOf(UnsupportedOperationException.class);
+            }
+        }
+    }
+
+    @Test
+    void theInspectorIsThereExactlyWhenTheProviderSaysSo() {
+        LockBackendProvider provider = LockClients.provider(providerId());
+        Optional<?> inspector = open(null).inspector();
+        assertThat(inspector.isPresent()).as("%s.hasInspector() is %s", providerId(), provider.hasInspector())
+                .isEqualTo(provider.hasInspector());
+    }
+
+    private LockClient open(@Nullable String namespace) {
+        LockClient client = LockClients.open(registryTarget(), namespace);
+        clients.add(client);
+        return client;
+    }
+
+    private static String uniqueName() {
+        return "provider-" + UUID.randomUUID();
+    }
+}

@@ -1,0 +1,67 @@
+package io.distlock.zookeeper;
+
+import io.distlock.LockClient;
+import io.distlock.LockInspector.Kind;
+import io.distlock.spi.LockBackendProvider;
+import io.distlock.spi.TargetUri;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * ZooKeeper in the registry: {@code zk://[user:password@]host:port[,host:port...][/chroot]}. The user info
+ * authenticates with digest; the path is ZooKeeper's chroot; the namespace is the root node of the locks under it.
+ */
+public final class ZooKeeperBackendProvider implements LockBackendProvider {
+    private static final String FORM = "zk://[user:password@]host:port[,host:port...][/chroot]";
+
+    /** For {@link java.util.ServiceLoader}. */
+    public ZooKeeperBackendProvider() {}
+
+    @Override
+    public String id() {
+        return "zookeeper";
+    }
+
+    @Override
+    public String description() {
+        return "ZooKeeper ensemble (Curator framework, distlock's own queue recipe); locks under a namespace node";
+    }
+
+    @Override
+    public List<String> schemes() {
+        return List.of("zk", "zookeeper");
+    }
+
+    @Override
+    public List<String> exampleTargets() {
+        return List.of("zk://host:2181[,host:2181...]", "zk://user:password@host:2181/chroot");
+    }
+
+    @Override
+    public Set<Kind> kinds() {
+        return EnumSet.allOf(Kind.class);
+    }
+
+    @Override
+    public boolean hasInspector() {
+        return true;
+    }
+
+    @Override
+    public LockClient open(String target, @Nullable String namespace) {
+        TargetUri parsed = TargetUri.parse(target, FORM);
+        ZooKeeperLockClient.Builder builder = ZooKeeperLockClient.builder().connectString(String.join(",", parsed.hosts()) + parsed.path());
+        if (parsed.user() != null) {
+            if (parsed.password() == null) {
+                throw new IllegalArgumentException("target '" + TargetUri.mask(target) + "' names a user without a password: digest needs both");
+            }
+            builder.digest(parsed.user() + ":" + parsed.password());
+        }
+        if (namespace != null) {
+            builder.namespace(namespace);
+        }
+        return builder.build();
+    }
+}
