@@ -25,18 +25,6 @@ public interface LockInspector {
         return list(name.replace("\\", "\\\\").replace("*", "\\*").replace("?", "\\?"));
     }
 
-    /** The kinds of lock, as {@link LockClient} hands them out. */
-    enum Kind {
-        /** {@link LockClient#getLock}. */
-        LOCK,
-        /** {@link LockClient#getFairLock}. */
-        FAIR_LOCK,
-        /** {@link LockClient#getReadWriteLock}: readers and writer together. */
-        READ_WRITE_LOCK,
-        /** {@link LockClient#getSemaphore}. */
-        SEMAPHORE
-    }
-
     /**
      * One lock as the backend stores it.
      *
@@ -46,7 +34,7 @@ public interface LockInspector {
      * @param waiters how many wait in its queue, or -1 where the backend keeps no queue (plain Redis and SQL locks)
      * @param permits a semaphore's number of permits, 0 for locks
      */
-    record LockState(String name, Kind kind, List<Holder> holders, int waiters, int permits) {
+    record LockState(String name, LockKind kind, List<Holder> holders, int waiters, int permits) {
         /** Copies the holders. */
         public LockState {
             holders = List.copyOf(holders);
@@ -86,7 +74,7 @@ public interface LockInspector {
     }
 
     /** Returns the optional state of one kind of the lock {@code name}. */
-    default Optional<LockState> show(String name, Kind kind) {
+    default Optional<LockState> show(String name, LockKind kind) {
         return show(name).stream().filter(state -> state.kind() == kind).findFirst();
     }
 }

@@ -3,7 +3,7 @@ package io.distlock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.distlock.LockInspector.Kind;
+import io.distlock.LockKind;
 import io.distlock.spi.LockBackendProvider;
 import io.distlock.spi.TargetUri;
 import java.util.EnumSet;
@@ -84,8 +84,8 @@ class LockClientsTest {
         }
 
         @Override
-        public Set<Kind> kinds() {
-            return EnumSet.of(Kind.LOCK);
+        public Set<LockKind> kinds() {
+            return EnumSet.of(LockKind.LOCK);
         }
 
         @Override

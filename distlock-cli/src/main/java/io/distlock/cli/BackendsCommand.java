@@ -1,6 +1,7 @@
 package io.distlock.cli;
 
 import io.distlock.LockClients;
+import io.distlock.LockKind;
 import io.distlock.cli.locks.LocksOutput;
 import io.distlock.spi.LockBackendProvider;
 import java.util.List;
@@ -31,7 +32,7 @@ public final class BackendsCommand implements Callable<Integer> {
         StringBuilder out = new StringBuilder();
         for (LockBackendProvider provider : providers) {
             out.append(provider.id()).append("  ").append(provider.description()).append('\n');
-            out.append("  kinds:     ").append(provider.kinds().stream().sorted().map(LocksOutput::kindId).collect(Collectors.joining(", "))).append('\n');
+            out.append("  kinds:     ").append(provider.kinds().stream().sorted().map(LockKind::id).collect(Collectors.joining(", "))).append('\n');
             out.append("  inspector: ").append(provider.hasInspector() ? "yes" : "no").append('\n');
             for (String example : provider.exampleTargets()) {
                 out.append("  target:    ").append(example).append('\n');
@@ -42,7 +43,7 @@ public final class BackendsCommand implements Callable<Integer> {
 
     static String json(List<LockBackendProvider> providers) {
         return providers.stream().map(provider -> "{\"id\":" + LocksOutput.quote(provider.id()) + ",\"description\":" + LocksOutput.quote(provider.description())
-                        + ",\"kinds\":[" + provider.kinds().stream().sorted().map(kind -> LocksOutput.quote(LocksOutput.kindId(kind))).collect(Collectors.joining(","))
+                        + ",\"kinds\":[" + provider.kinds().stream().sorted().map(kind -> LocksOutput.quote(kind.id())).collect(Collectors.joining(","))
                         + "],\"inspector\":" + provider.hasInspector()
                         + ",\"schemes\":[" + provider.schemes().stream().map(LocksOutput::quote).collect(Collectors.joining(","))
                         + "],\"targets\":[" + provider.exampleTargets().stream().map(LocksOutput::quote).collect(Collectors.joining(",")) + "]}")

@@ -78,10 +78,10 @@ class CheckCommandTest {
         assertThat(commandLine.execute("check", "--min-replicas", "1")).isEqualTo(2);
         assertThat(err.toString()).contains("--min-replicas needs --backend sentinel");
 
-        assertThat(commandLine.execute("check", "--backend", "h2", "--kind", "rw")).isEqualTo(2);
-        assertThat(err.toString()).contains("--kind rw runs on redis, sentinel, cluster and zookeeper; h2 has plain locks only");
-        assertThat(commandLine.execute("check", "--kind", "fair", "--lock", "naive-set-nx")).isEqualTo(2);
-        assertThat(err.toString()).contains("--kind fair needs --lock distlock");
+        assertThat(commandLine.execute("check", "--backend", "h2", "--kind", "read-write-lock")).isEqualTo(2);
+        assertThat(err.toString()).contains("--kind read-write-lock runs on redis, sentinel, cluster and zookeeper; h2 has only --kind lock");
+        assertThat(commandLine.execute("check", "--kind", "fair-lock", "--lock", "naive-set-nx")).isEqualTo(2);
+        assertThat(err.toString()).contains("--kind fair-lock needs --lock distlock");
         assertThat(commandLine.execute("check", "--permits", "2")).isEqualTo(2);
         assertThat(err.toString()).contains("--permits needs --kind semaphore");
         assertThat(commandLine.execute("check", "--kind", "semaphore", "--permits", "5")).isEqualTo(2);
@@ -197,14 +197,14 @@ class CheckCommandTest {
     @Test
     void theFairLockKeepsItsClaimsUnderFaults() throws Exception {
         assertDistlockKeepsItsClaims(new String[] {"paused process", "killed process", "restarted the lock server"},
-                "--kind", "fair", "--faults", "pause,kill,restart", "--time", "30s", "--lease", "500ms", "--seed", "16");
+                "--kind", "fair-lock", "--faults", "pause,kill,restart", "--time", "30s", "--lease", "500ms", "--seed", "16");
     }
 
     /** Issue 28, finding 24: the kinds under faults, not only fault-free (a read-write lock on ZooKeeper, a semaphore on Redis). */
     @Test
     void theReadWriteLockKeepsItsClaimsUnderFaults() throws Exception {
         assertDistlockKeepsItsClaims(new String[] {"paused process", "killed process", "session expired"},
-                "--backend", "zookeeper", "--kind", "rw", "--faults", "pause,kill,expire", "--time", "40s", "--lease", "500ms",
+                "--backend", "zookeeper", "--kind", "read-write-lock", "--faults", "pause,kill,expire", "--time", "40s", "--lease", "500ms",
                 "--seed", "21", "--liveness-bound", "8s");
     }
 
@@ -220,7 +220,7 @@ class CheckCommandTest {
      */
     @Test
     void readersShareAndAWriterHoldsAloneWithoutFaults() throws Exception {
-        Run run = check("--kind", "rw", "--faults", "none", "--time", "15s", "--seed", "17", "--out", out.toString());
+        Run run = check("--kind", "read-write-lock", "--faults", "none", "--time", "15s", "--seed", "17", "--out", out.toString());
 
         assertThat(run.exit()).as("exit code; output:%n%s", run.stdout()).isZero();
         assertThat(run.stdout()).containsPattern("overlap +yes +ok +no overlapping holds").containsPattern("tokens +yes +ok")

@@ -2,6 +2,7 @@ package io.distlock.spi;
 
 import io.distlock.LockClient;
 import io.distlock.LockInspector;
+import io.distlock.LockKind;
 import java.util.List;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
@@ -33,8 +34,8 @@ public interface LockBackendProvider {
     /** Returns one example target per form this backend accepts, for help texts and errors. */
     List<String> exampleTargets();
 
-    /** Returns the kinds of lock the backend stores; {@link LockInspector.Kind#LOCK} always among them. */
-    Set<LockInspector.Kind> kinds();
+    /** Returns the kinds of lock the backend stores; {@link LockKind#LOCK} always among them. */
+    Set<LockKind> kinds();
 
     /** Returns whether the backend's clients have an {@link LockClient#inspector() inspector}. */
     boolean hasInspector();

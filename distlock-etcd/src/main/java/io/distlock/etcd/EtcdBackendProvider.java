@@ -1,7 +1,7 @@
 package io.distlock.etcd;
 
 import io.distlock.LockClient;
-import io.distlock.LockInspector.Kind;
+import io.distlock.LockKind;
 import io.distlock.spi.LockBackendProvider;
 import io.distlock.spi.TargetUri;
 import java.util.EnumSet;
@@ -42,8 +42,8 @@ public final class EtcdBackendProvider implements LockBackendProvider {
     }
 
     @Override
-    public Set<Kind> kinds() {
-        return EnumSet.of(Kind.LOCK);
+    public Set<LockKind> kinds() {
+        return EnumSet.of(LockKind.LOCK);
     }
 
     @Override

@@ -1,7 +1,7 @@
 package io.distlock.jdbc;
 
 import io.distlock.LockClient;
-import io.distlock.LockInspector.Kind;
+import io.distlock.LockKind;
 import io.distlock.spi.LockBackendProvider;
 import java.util.EnumSet;
 import java.util.List;
@@ -40,8 +40,8 @@ public final class JdbcBackendProvider implements LockBackendProvider {
     }
 
     @Override
-    public Set<Kind> kinds() {
-        return EnumSet.of(Kind.LOCK);
+    public Set<LockKind> kinds() {
+        return EnumSet.of(LockKind.LOCK);
     }
 
     @Override

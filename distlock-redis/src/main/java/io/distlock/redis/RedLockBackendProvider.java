@@ -1,7 +1,7 @@
 package io.distlock.redis;
 
 import io.distlock.LockClient;
-import io.distlock.LockInspector.Kind;
+import io.distlock.LockKind;
 import io.distlock.spi.LockBackendProvider;
 import io.distlock.spi.TargetUri;
 import java.util.ArrayList;
@@ -41,8 +41,8 @@ public final class RedLockBackendProvider implements LockBackendProvider {
     }
 
     @Override
-    public Set<Kind> kinds() {
-        return EnumSet.of(Kind.LOCK);
+    public Set<LockKind> kinds() {
+        return EnumSet.of(LockKind.LOCK);
     }
 
     @Override

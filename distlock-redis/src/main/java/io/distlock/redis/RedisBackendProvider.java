@@ -1,7 +1,7 @@
 package io.distlock.redis;
 
 import io.distlock.LockClient;
-import io.distlock.LockInspector.Kind;
+import io.distlock.LockKind;
 import io.distlock.spi.LockBackendProvider;
 import java.util.EnumSet;
 import java.util.List;
@@ -41,8 +41,8 @@ public final class RedisBackendProvider implements LockBackendProvider {
     }
 
     @Override
-    public Set<Kind> kinds() {
-        return EnumSet.allOf(Kind.class);
+    public Set<LockKind> kinds() {
+        return EnumSet.allOf(LockKind.class);
     }
 
     @Override

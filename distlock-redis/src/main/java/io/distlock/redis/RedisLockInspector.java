@@ -3,6 +3,7 @@ package io.distlock.redis;
 import io.distlock.BackendUnavailableException;
 import io.distlock.LockException;
 import io.distlock.LockInspector;
+import io.distlock.LockKind;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
@@ -75,32 +76,32 @@ final class RedisLockInspector implements LockInspector {
         }
         String name = key.substring(prefix.length() + 1, close).replace('\u001A', '}');
         String suffix = key.substring(close + 1);
-        Kind kind = switch (suffix) {
-            case "" -> Kind.LOCK;
-            case ":" + RedisQueueStorage.FAIR -> Kind.FAIR_LOCK;
-            case ":" + RedisQueueStorage.READ_WRITE -> Kind.READ_WRITE_LOCK;
-            case ":" + RedisQueueStorage.SEMAPHORE -> Kind.SEMAPHORE;
+        LockKind kind = switch (suffix) {
+            case "" -> LockKind.LOCK;
+            case ":" + RedisQueueStorage.FAIR -> LockKind.FAIR_LOCK;
+            case ":" + RedisQueueStorage.READ_WRITE -> LockKind.READ_WRITE_LOCK;
+            case ":" + RedisQueueStorage.SEMAPHORE -> LockKind.SEMAPHORE;
             default -> null; // a queue's other keys, release markers
         };
         if (kind == null || !LockInspector.matches(pattern, name)) {
             return null;
         }
-        return kind == Kind.LOCK ? plain(key, name) : queued(key, name, kind);
+        return kind == LockKind.LOCK ? plain(key, name) : queued(key, name, kind);
     }
 
     private LockState plain(String key, String name) {
         String value = await(commands.get(key).toCompletableFuture(), "GET");
         if (!RedisKeys.isHeldValue(value)) {
-            return new LockState(name, Kind.LOCK, List.of(), -1, 0); // free; its key remembers the last token for a while
+            return new LockState(name, LockKind.LOCK, List.of(), -1, 0); // free; its key remembers the last token for a while
         }
         long ttl = await(commands.pttl(key).toCompletableFuture(), "PTTL");
         int sep = value.indexOf(':');
         Holder holder = new Holder(value.substring(sep + 1), Long.parseLong(value.substring(0, sep)),
                 ttl >= 0 ? Duration.ofMillis(ttl) : null, "hold");
-        return new LockState(name, Kind.LOCK, List.of(holder), -1, 0);
+        return new LockState(name, LockKind.LOCK, List.of(holder), -1, 0);
     }
 
-    private LockState queued(String state, String name, Kind kind) {
+    private LockState queued(String state, String name, LockKind kind) {
         Map<String, String> fields = await(commands.hgetall(state).toCompletableFuture(), "HGETALL");
         List<ScoredValue<String>> deadlines = await(commands.zrangeWithScores(state + ":deadlines", 0, -1).toCompletableFuture(), "ZRANGE");
         long waiters = await(commands.zcard(state + ":queue").toCompletableFuture(), "ZCARD");
@@ -118,10 +119,10 @@ final class RedisLockInspector implements LockInspector {
             if (left <= 0) {
                 continue; // expired: the next call on the lock drops it
             }
-            String role = kind == Kind.SEMAPHORE ? "permit" : kind == Kind.FAIR_LOCK ? "hold" : owner.equals(writer) ? "write" : "read";
+            String role = kind == LockKind.SEMAPHORE ? "permit" : kind == LockKind.FAIR_LOCK ? "hold" : owner.equals(writer) ? "write" : "read";
             holders.add(new Holder(owner, Long.parseLong(fields.getOrDefault("t:" + owner, "0")), Duration.ofMillis(left), role));
         }
-        int permits = kind == Kind.SEMAPHORE ? Integer.parseInt(fields.getOrDefault("cap", "0")) : 0;
+        int permits = kind == LockKind.SEMAPHORE ? Integer.parseInt(fields.getOrDefault("cap", "0")) : 0;
         return new LockState(name, kind, holders, (int) waiters, permits);
     }
 

@@ -4,7 +4,7 @@ import io.distlock.testkit.BackendProviderContract;
 import io.distlock.testkit.LeaseLockContract;
 import io.distlock.testkit.LockInspectorContract;
 import io.distlock.testkit.LockClientFactory;
-import io.distlock.testkit.LockKind;
+import io.distlock.LockKind;
 import io.distlock.testkit.ReadWriteLockContract;
 import io.distlock.testkit.RedisClusterExtension;
 import io.distlock.testkit.SemaphoreContract;
@@ -26,7 +26,7 @@ class RedisClusterKindsTest {
     class Fair extends LeaseLockContract {
         @Override
         protected LockKind kind() {
-            return LockKind.FAIR;
+            return LockKind.FAIR_LOCK;
         }
 
         @Override
@@ -54,7 +54,7 @@ class RedisClusterKindsTest {
     class Write extends LeaseLockContract {
         @Override
         protected LockKind kind() {
-            return LockKind.WRITE;
+            return LockKind.READ_WRITE_LOCK;
         }
 
         @Override

@@ -2,7 +2,7 @@ package io.distlock.redis;
 
 import io.distlock.testkit.LeaseLockContract;
 import io.distlock.testkit.LockClientFactory;
-import io.distlock.testkit.LockKind;
+import io.distlock.LockKind;
 import io.distlock.testkit.RedisServerExtension;
 import io.distlock.testkit.TestDeployment;
 import java.util.OptionalLong;
@@ -15,7 +15,7 @@ class RedisFairLockContractTest extends LeaseLockContract {
 
     @Override
     protected LockKind kind() {
-        return LockKind.FAIR;
+        return LockKind.FAIR_LOCK;
     }
 
     @Override

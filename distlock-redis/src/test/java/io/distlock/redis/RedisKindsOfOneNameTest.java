@@ -1,5 +1,6 @@
 package io.distlock.redis;
 
+import io.distlock.LockKind;
 import io.distlock.testkit.KindsOfOneNameContract;
 import io.distlock.testkit.LockClientFactory;
 import io.distlock.testkit.RedisServerExtension;
@@ -22,12 +23,12 @@ class RedisKindsOfOneNameTest extends KindsOfOneNameContract {
     }
 
     @Override
-    protected boolean heldInBackend(String name, Kind kind) {
+    protected boolean heldInBackend(String name, LockKind kind) {
         int port = redis.server().port();
         return switch (kind) {
-            case PLAIN -> RawLockState.held(port, name);
-            case FAIR -> RawLockState.queueHeld(port, name, "fair");
-            case READ_WRITE -> RawLockState.queueHeld(port, name, "rw");
+            case LOCK -> RawLockState.held(port, name);
+            case FAIR_LOCK -> RawLockState.queueHeld(port, name, "fair");
+            case READ_WRITE_LOCK -> RawLockState.queueHeld(port, name, "rw");
             case SEMAPHORE -> RawLockState.queueHeld(port, name, "sem");
         };
     }

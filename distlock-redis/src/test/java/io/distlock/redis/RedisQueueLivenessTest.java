@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.distlock.Lease;
 import io.distlock.LockClient;
-import io.distlock.LockInspector.Kind;
+import io.distlock.LockKind;
 import io.distlock.LockOptions;
 import io.distlock.servers.Await;
 import io.distlock.testkit.HolderProcess;
-import io.distlock.testkit.LockKind;
+import io.distlock.LockKind;
 import io.distlock.testkit.RedisServerExtension;
 import java.time.Duration;
 import java.util.Optional;
@@ -43,12 +43,12 @@ class RedisQueueLivenessTest {
         try (RedisLockClient client = RedisLockClient.create(redis.target());
                 LockClient other = RedisLockClient.builder().uri(redis.target()).fallbackPoll(Duration.ofMillis(500)).build()) {
             Lease held = client.getFairLock(name, LockOptions.builder().leaseTime(LONG_LEASE).build()).acquire(Duration.ofSeconds(5));
-            try (HolderProcess doomed = HolderProcess.start(RedisClientFactory.class, redis.target(), LockKind.FAIR, name, LONG_LEASE)) {
+            try (HolderProcess doomed = HolderProcess.start(RedisClientFactory.class, redis.target(), LockKind.FAIR_LOCK, name, LONG_LEASE)) {
                 Await.until(Duration.ofSeconds(30), "the other process waits in the queue",
-                        () -> client.inspector().orElseThrow().show(name, Kind.FAIR_LOCK).map(state -> state.waiters() == 1).orElse(false));
+                        () -> client.inspector().orElseThrow().show(name, LockKind.FAIR_LOCK).map(state -> state.waiters() == 1).orElse(false));
                 Future<Optional<Lease>> next = threads.submit(() -> other.getFairLock(name).tryAcquire(Duration.ofSeconds(40)));
                 Await.until(Duration.ofSeconds(30), "a second waiter queues behind it",
-                        () -> client.inspector().orElseThrow().show(name, Kind.FAIR_LOCK).map(state -> state.waiters() == 2).orElse(false));
+                        () -> client.inspector().orElseThrow().show(name, LockKind.FAIR_LOCK).map(state -> state.waiters() == 2).orElse(false));
                 doomed.kill();
                 held.close(); // grants the dead waiter, on its behalf, for its heartbeat window only
                 Optional<Lease> acquired = next.get(60, TimeUnit.SECONDS);
@@ -70,14 +70,14 @@ class RedisQueueLivenessTest {
                 Lease first = client.getFairLock(name).acquire(Duration.ofSeconds(5));
                 Future<Lease> waiting = threads.submit(() -> other.getFairLock(name).acquire(Duration.ofSeconds(30)));
                 Await.until(Duration.ofSeconds(30), "the other client waits in the queue",
-                        () -> client.inspector().orElseThrow().show(name, Kind.FAIR_LOCK).map(state -> state.waiters() == 1).orElse(false));
+                        () -> client.inspector().orElseThrow().show(name, LockKind.FAIR_LOCK).map(state -> state.waiters() == 1).orElse(false));
                 first.close();
                 waiting.get(30, TimeUnit.SECONDS).close();
             }
             Lease held = client.getFairLock(name).acquire(Duration.ofSeconds(5));
             Future<Lease> next = threads.submit(() -> other.getFairLock(name, longLease).acquire(Duration.ofSeconds(30)));
             Await.until(Duration.ofSeconds(30), "the other client waits in the queue",
-                    () -> client.inspector().orElseThrow().show(name, Kind.FAIR_LOCK).map(state -> state.waiters() == 1).orElse(false));
+                    () -> client.inspector().orElseThrow().show(name, LockKind.FAIR_LOCK).map(state -> state.waiters() == 1).orElse(false));
             held.close(); // grants the waiter for the heartbeat window (5 s), publishing the grant
             Lease granted = next.get(30, TimeUnit.SECONDS);
 
@@ -89,12 +89,12 @@ class RedisQueueLivenessTest {
             Await.until(Duration.ofSeconds(10), "and locally", () -> granted.remaining().compareTo(LONG_LEASE.minusSeconds(30)) > 0);
             assertThat(granted.isValid()).isTrue();
             granted.close();
-            assertThat(client.inspector().orElseThrow().show(name, Kind.FAIR_LOCK).map(state -> state.holders().isEmpty()).orElse(true)).isTrue();
+            assertThat(client.inspector().orElseThrow().show(name, LockKind.FAIR_LOCK).map(state -> state.holders().isEmpty()).orElse(true)).isTrue();
         }
     }
 
     private static Duration leaseLeftOnServer(RedisLockClient client, String name) {
-        return client.inspector().orElseThrow().show(name, Kind.FAIR_LOCK).flatMap(state -> state.holders().stream().findFirst())
+        return client.inspector().orElseThrow().show(name, LockKind.FAIR_LOCK).flatMap(state -> state.holders().stream().findFirst())
                 .map(holder -> holder.leaseLeft() == null ? Duration.ZERO : holder.leaseLeft()).orElse(Duration.ZERO);
     }
 }

@@ -7,7 +7,7 @@ import io.distlock.DistributedReadWriteLock;
 import io.distlock.DistributedSemaphore;
 import io.distlock.Lease;
 import io.distlock.LeaseLostException;
-import io.distlock.LockInspector.Kind;
+import io.distlock.LockKind;
 import io.distlock.LockInspector.LockState;
 import io.distlock.servers.Await;
 import io.distlock.servers.Resp;
@@ -71,7 +71,7 @@ class RedisQueueSafetyTest {
         return held == null ? 0 : Long.parseLong((String) held);
     }
 
-    private static Optional<LockState> shown(RedisLockClient client, String name, Kind kind) {
+    private static Optional<LockState> shown(RedisLockClient client, String name, LockKind kind) {
         return client.inspector().orElseThrow().show(name, kind);
     }
 
@@ -100,7 +100,7 @@ class RedisQueueSafetyTest {
         RedisLockClient observer = client();
         Future<Optional<Lease>> waiter = threads.submit(() -> client().getSemaphore(name, 2).tryAcquire(SOON));
         Await.until(SOON, "a third client waits for a permit",
-                () -> shown(observer, name, Kind.SEMAPHORE).map(s -> s.waiters() == 1).orElse(false));
+                () -> shown(observer, name, LockKind.SEMAPHORE).map(s -> s.waiters() == 1).orElse(false));
 
         DistributedSemaphore other = client().getSemaphore(name, 3);
         assertThatThrownBy(() -> other.tryAcquire(Duration.ofSeconds(1))).isInstanceOf(IllegalStateException.class)
@@ -109,7 +109,7 @@ class RedisQueueSafetyTest {
         assertThat(observer.getSemaphore(name, 2).availablePermits()).isZero();
 
         assertThat(holdCount(name, "sem")).as("holders of the two permits on the server").isEqualTo(2);
-        assertThat(shown(observer, name, Kind.SEMAPHORE)).get().satisfies(s -> {
+        assertThat(shown(observer, name, LockKind.SEMAPHORE)).get().satisfies(s -> {
             assertThat(s.holders()).hasSize(2);
             assertThat(s.waiters()).isEqualTo(1);
         });
@@ -131,15 +131,15 @@ class RedisQueueSafetyTest {
         CompletableFuture<LeaseLostException> writerLost = new CompletableFuture<>();
         writer.onLost(writerLost::complete);
         Future<Optional<Lease>> reader = threads.submit(() -> client().getReadWriteLock(name).readLock().tryAcquire(SOON));
-        Await.until(SOON, "a reader queues", () -> shown(observer, name, Kind.READ_WRITE_LOCK).map(s -> s.waiters() == 1).orElse(false));
+        Await.until(SOON, "a reader queues", () -> shown(observer, name, LockKind.READ_WRITE_LOCK).map(s -> s.waiters() == 1).orElse(false));
         Future<Optional<Lease>> nextWriter = threads.submit(() -> client().getReadWriteLock(name).writeLock().tryAcquire(SOON));
-        Await.until(SOON, "a writer queues behind it", () -> shown(observer, name, Kind.READ_WRITE_LOCK).map(s -> s.waiters() == 2).orElse(false));
+        Await.until(SOON, "a writer queues behind it", () -> shown(observer, name, LockKind.READ_WRITE_LOCK).map(s -> s.waiters() == 2).orElse(false));
 
         DistributedReadWriteLock admin = client().getReadWriteLock(name);
         assertThat(admin.forceUnlock()).as("someone held it").isTrue();
 
         Lease read = reader.get(SOON.toSeconds(), TimeUnit.SECONDS).orElseThrow();
-        assertThat(shown(observer, name, Kind.READ_WRITE_LOCK)).get().satisfies(s -> {
+        assertThat(shown(observer, name, LockKind.READ_WRITE_LOCK)).get().satisfies(s -> {
             assertThat(s.holders()).as("the reader granted after the force-unlock").singleElement()
                     .satisfies(h -> assertThat(h.role()).isEqualTo("read"));
             assertThat(s.waiters()).as("the writer behind it").isEqualTo(1);
@@ -161,7 +161,7 @@ class RedisQueueSafetyTest {
         RedisLockClient observer = client();
         client().getFairLock(name).acquire(SOON);
         Future<Optional<Lease>> next = threads.submit(() -> client().getFairLock(name).tryAcquire(SOON));
-        Await.until(SOON, "a waiter queues", () -> shown(observer, name, Kind.FAIR_LOCK).map(s -> s.waiters() == 1).orElse(false));
+        Await.until(SOON, "a waiter queues", () -> shown(observer, name, LockKind.FAIR_LOCK).map(s -> s.waiters() == 1).orElse(false));
         try (TcpProxy proxy = TcpProxy.to(redis.server().port())) {
             RedisLockClient admin = through(proxy);
             admin.getFairLock(name).isLocked(); // connected before the replies are dropped

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.distlock.Lease;
 import io.distlock.LockClient;
 import io.distlock.LockClients;
-import io.distlock.LockInspector.Kind;
+import io.distlock.LockKind;
 import io.distlock.spi.LockBackendProvider;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -44,7 +44,7 @@ public abstract class BackendProviderContract {
         LockBackendProvider provider = LockClients.provider(providerId());
         assertThat(LockClients.providerFor(registryTarget()).id()).isEqualTo(providerId());
         assertThat(LockClients.providers()).extracting(LockBackendProvider::id).contains(providerId());
-        assertThat(provider.kinds()).contains(Kind.LOCK);
+        assertThat(provider.kinds()).contains(LockKind.LOCK);
         assertThat(provider.description()).isNotBlank();
         assertThat(provider.exampleTargets()).isNotEmpty().allSatisfy(example ->
                 assertThat(provider.schemes()).anySatisfy(scheme -> assertThat(example.toLowerCase()).startsWith(scheme + ":")));
@@ -80,7 +80,7 @@ public abstract class BackendProviderContract {
     void everyDeclaredKindWorksAndEveryOtherIsRefused() throws Exception {
         LockBackendProvider provider = LockClients.provider(providerId());
         LockClient client = open(null);
-        for (Kind kind : Kind.values()) {
+        for (LockKind kind : LockKind.values()) {
             String name = uniqueName() + "-" + kind.name().toLowerCase();
             ThrowingConsumer<LockClient> use = switch (kind) {
                 case LOCK -> c -> c.getLock(name).acquire(SOON).close();

@@ -10,6 +10,7 @@ import io.distlock.Lease;
 import io.distlock.LeaseLostException;
 import io.distlock.LockAcquireTimeoutException;
 import io.distlock.LockClient;
+import io.distlock.LockKind;
 import io.distlock.LockOptions;
 import io.distlock.servers.Await;
 import io.distlock.servers.BackendControl;
@@ -124,17 +125,17 @@ public abstract class ContractSupport {
 
     /** Returns the kind of lock the tier runs against: the plain lock unless the test class says otherwise. */
     protected LockKind kind() {
-        return LockKind.PLAIN;
+        return LockKind.LOCK;
     }
 
     /** Returns the lock of the tier's {@link #kind()} with this name from {@code client}. */
     protected DistributedLock lockOf(LockClient client, String name) {
-        return kind().of(client, name);
+        return ExclusiveLocks.of(kind(), client, name);
     }
 
     /** Returns the lock of the tier's {@link #kind()} with this name and options from {@code client}. */
     protected DistributedLock lockOf(LockClient client, String name, LockOptions options) {
-        return kind().of(client, name, options);
+        return ExclusiveLocks.of(kind(), client, name, options);
     }
 
     /** Returns a lock name unique to this test run. */

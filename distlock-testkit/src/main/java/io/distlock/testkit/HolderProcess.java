@@ -2,6 +2,7 @@ package io.distlock.testkit;
 
 import io.distlock.Lease;
 import io.distlock.LockClient;
+import io.distlock.LockKind;
 import io.distlock.LockOptions;
 import io.distlock.servers.ChildJvm;
 import io.distlock.servers.ParentJvm;
@@ -24,7 +25,7 @@ public final class HolderProcess implements AutoCloseable {
 
     /** Starts a holder JVM with this JVM's class path; it acquires the plain lock {@code lockName} through {@code factory}'s client. */
     public static HolderProcess start(Class<? extends LockClientFactory> factory, String target, String lockName, Duration lease) {
-        return start(factory, target, LockKind.PLAIN, lockName, lease);
+        return start(factory, target, LockKind.LOCK, lockName, lease);
     }
 
     /** Starts a holder JVM with this JVM's class path; it acquires the lock of {@code kind} named {@code lockName}. */
@@ -83,7 +84,7 @@ public final class HolderProcess implements AutoCloseable {
         LockClientFactory factory = (LockClientFactory) Class.forName(args[0]).getDeclaredConstructor().newInstance();
         LockClient client = factory.create(args[1]);
         LockOptions options = LockOptions.builder().leaseTime(Duration.ofMillis(Long.parseLong(args[3]))).build();
-        Lease lease = LockKind.valueOf(args[4]).of(client, args[2], options).acquire();
+        Lease lease = ExclusiveLocks.of(LockKind.valueOf(args[4]), client, args[2], options).acquire();
         System.out.println(HELD + lease.fencingToken());
         System.out.flush();
         Thread.sleep(TimeUnit.MINUTES.toMillis(10)); // killed long before

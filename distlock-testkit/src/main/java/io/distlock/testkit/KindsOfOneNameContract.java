@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.distlock.Lease;
 import io.distlock.LockClient;
+import io.distlock.LockKind;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -19,24 +20,12 @@ import org.junit.jupiter.api.Test;
  */
 public abstract class KindsOfOneNameContract extends ContractSupport {
 
-    /** The kinds of lock a name can have. */
-    public enum Kind {
-        /** {@link LockClient#getLock}. */
-        PLAIN,
-        /** {@link LockClient#getFairLock}. */
-        FAIR,
-        /** {@link LockClient#getReadWriteLock}, either side. */
-        READ_WRITE,
-        /** {@link LockClient#getSemaphore}. */
-        SEMAPHORE
-    }
-
     /** Returns whether the backend's own state (read directly, not through distlock) shows the lock of this kind held. */
-    protected abstract boolean heldInBackend(String name, Kind kind);
+    protected abstract boolean heldInBackend(String name, LockKind kind);
 
     @Override
     protected boolean lockedInBackend(String name) {
-        for (Kind kind : Kind.values()) {
+        for (LockKind kind : LockKind.values()) {
             if (heldInBackend(name, kind)) {
                 return true;
             }
@@ -55,24 +44,24 @@ public abstract class KindsOfOneNameContract extends ContractSupport {
         LockClient client = newClient();
         LockClient other = newClient();
         assertHeldExactly(name, List.of());
-        Map<Kind, Lease> held = new EnumMap<>(Kind.class);
-        List<Kind> taken = new ArrayList<>();
-        for (Kind kind : Kind.values()) {
+        Map<LockKind, Lease> held = new EnumMap<>(LockKind.class);
+        List<LockKind> taken = new ArrayList<>();
+        for (LockKind kind : LockKind.values()) {
             Lease lease = tryTake(client, kind, name);
             assertThat(lease).as("%s of '%s' while %s of it are held", kind, name, taken).isNotNull();
             held.put(kind, lease);
             taken.add(kind);
             assertHeldExactly(name, taken);
         }
-        for (Kind kind : Kind.values()) {
+        for (LockKind kind : LockKind.values()) {
             assertThat(tryTake(other, kind, name)).as("%s of '%s' on another client while this one holds it", kind, name).isNull();
         }
-        for (Kind kind : Kind.values()) {
+        for (LockKind kind : LockKind.values()) {
             held.remove(kind).close();
             taken.remove(kind);
             assertHeldExactly(name, taken);
         }
-        for (Kind kind : Kind.values()) {
+        for (LockKind kind : LockKind.values()) {
             Lease again = tryTake(other, kind, name);
             assertThat(again).as("%s of '%s' on another client once released", kind, name).isNotNull();
             again.close();
@@ -80,17 +69,17 @@ public abstract class KindsOfOneNameContract extends ContractSupport {
     }
 
     /** Returns a lease of {@code kind} taken with one attempt (the write side of a read-write lock; a one-permit semaphore), or null. */
-    private static Lease tryTake(LockClient client, Kind kind, String name) throws InterruptedException {
+    private static Lease tryTake(LockClient client, LockKind kind, String name) throws InterruptedException {
         return (switch (kind) {
-            case PLAIN -> client.getLock(name).tryAcquire(Duration.ZERO);
-            case FAIR -> client.getFairLock(name).tryAcquire(Duration.ZERO);
-            case READ_WRITE -> client.getReadWriteLock(name).writeLock().tryAcquire(Duration.ZERO);
+            case LOCK -> client.getLock(name).tryAcquire(Duration.ZERO);
+            case FAIR_LOCK -> client.getFairLock(name).tryAcquire(Duration.ZERO);
+            case READ_WRITE_LOCK -> client.getReadWriteLock(name).writeLock().tryAcquire(Duration.ZERO);
             case SEMAPHORE -> client.getSemaphore(name, 1).tryAcquire(Duration.ZERO);
         }).orElse(null);
     }
 
-    private void assertHeldExactly(String name, List<Kind> held) {
-        for (Kind kind : Kind.values()) {
+    private void assertHeldExactly(String name, List<LockKind> held) {
+        for (LockKind kind : LockKind.values()) {
             assertThat(heldInBackend(name, kind)).as("server state of the %s of '%s' shows it held (held: %s)", kind, name, held)
                     .isEqualTo(held.contains(kind));
         }

@@ -12,6 +12,7 @@ import io.distlock.LeaseLostException;
 import io.distlock.LeaseLostException.Reason;
 import io.distlock.LockAcquireTimeoutException;
 import io.distlock.LockClient;
+import io.distlock.LockKind;
 import io.distlock.LockOptions;
 import io.distlock.servers.Await;
 import io.distlock.servers.BackendControl;
@@ -444,7 +445,7 @@ public abstract class LockContract extends ContractSupport {
 
     /** Returns whether the lock under test grants waiters in arrival order across clients (fair locks; ZooKeeper's and etcd's locks). */
     protected boolean fair() {
-        return kind() != LockKind.PLAIN;
+        return kind() != LockKind.LOCK;
     }
 
     @Test

@@ -8,7 +8,7 @@ import io.distlock.Lease;
 import io.distlock.LockClient;
 import io.distlock.LockInspector;
 import io.distlock.LockInspector.Holder;
-import io.distlock.LockInspector.Kind;
+import io.distlock.LockKind;
 import io.distlock.LockInspector.LockState;
 import java.util.List;
 import java.util.Optional;
@@ -42,21 +42,21 @@ public abstract class LockInspectorContract extends ContractSupport {
         List<LockState> all = inspector(newClient()).list(base + ":*");
         assertThat(all).extracting(LockState::name).containsExactly(base + ":fair", base + ":plain", base + ":rw", base + ":sem");
 
-        LockState plainState = state(all, base + ":plain", Kind.LOCK);
+        LockState plainState = state(all, base + ":plain", LockKind.LOCK);
         assertThat(plainState.holders()).extracting(Holder::token).containsExactly(plain.fencingToken());
         assertThat(plainState.holders().get(0).ownerId()).isNotBlank();
-        LockState fairState = state(all, base + ":fair", Kind.FAIR_LOCK);
+        LockState fairState = state(all, base + ":fair", LockKind.FAIR_LOCK);
         assertThat(fairState.holders()).extracting(Holder::token).containsExactly(fair.fencingToken());
         assertThat(fairState.waiters()).isEqualTo(1);
-        LockState rwState = state(all, base + ":rw", Kind.READ_WRITE_LOCK);
+        LockState rwState = state(all, base + ":rw", LockKind.READ_WRITE_LOCK);
         assertThat(rwState.holders()).extracting(Holder::token).containsExactlyInAnyOrder(reader1.fencingToken(), reader2.fencingToken());
         assertThat(rwState.holders()).extracting(Holder::role).containsOnly("read");
-        LockState semState = state(all, base + ":sem", Kind.SEMAPHORE);
+        LockState semState = state(all, base + ":sem", LockKind.SEMAPHORE);
         assertThat(semState.permits()).isEqualTo(3);
         assertThat(semState.holders()).extracting(Holder::token).containsExactly(permit.fencingToken());
         assertThat(semState.waiters()).isZero();
 
-        assertThat(inspector(newClient()).show(base + ":fair")).extracting(LockState::kind).containsExactly(Kind.FAIR_LOCK);
+        assertThat(inspector(newClient()).show(base + ":fair")).extracting(LockState::kind).containsExactly(LockKind.FAIR_LOCK);
         assertThat(inspector(newClient()).list(base + ":?lain")).extracting(LockState::name).containsExactly(base + ":plain");
         assertThat(inspector(newClient()).list(uniqueName() + "*")).isEmpty();
         fair.close();
@@ -77,7 +77,7 @@ public abstract class LockInspectorContract extends ContractSupport {
     void aWriterIsShownAsTheWriter() throws Exception {
         String name = uniqueName();
         Lease writer = newClient().getReadWriteLock(name).writeLock().acquire(SOON);
-        LockState state = state(inspector(newClient()).show(name), name, Kind.READ_WRITE_LOCK);
+        LockState state = state(inspector(newClient()).show(name), name, LockKind.READ_WRITE_LOCK);
         assertThat(state.holders()).singleElement().satisfies(holder -> {
             assertThat(holder.role()).isEqualTo("write");
             assertThat(holder.token()).isEqualTo(writer.fencingToken());
@@ -95,7 +95,7 @@ public abstract class LockInspectorContract extends ContractSupport {
         lease.close();
     }
 
-    private static LockState state(List<LockState> states, String name, Kind kind) {
+    private static LockState state(List<LockState> states, String name, LockKind kind) {
         return states.stream().filter(s -> s.name().equals(name) && s.kind() == kind).findFirst()
                 .orElseThrow(() -> new AssertionError("no " + kind + " '" + name + "' in " + states));
     }

@@ -8,6 +8,7 @@ import io.distlock.DistributedReadWriteLock;
 import io.distlock.Lease;
 import io.distlock.LeaseLostException;
 import io.distlock.LockClient;
+import io.distlock.LockKind;
 import io.distlock.servers.Await;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,7 +24,7 @@ import org.junit.jupiter.api.condition.JRE;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
 
 /**
- * The contract of read-write locks, on top of {@link LockContract} run with {@link LockKind#WRITE} (the
+ * The contract of read-write locks, on top of {@link LockContract} run with {@link LockKind#READ_WRITE_LOCK} (its write side) (the
  * write side is an exclusive lock like any other): readers share, a writer excludes everyone, the queue
  * prefers a waiting writer over later readers, readers at the head are granted together, downgrade is
  * atomic, upgrade is refused, write tokens exceed every earlier token, and one reader's lost lease touches

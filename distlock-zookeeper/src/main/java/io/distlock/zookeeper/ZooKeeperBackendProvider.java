@@ -1,7 +1,7 @@
 package io.distlock.zookeeper;
 
 import io.distlock.LockClient;
-import io.distlock.LockInspector.Kind;
+import io.distlock.LockKind;
 import io.distlock.spi.LockBackendProvider;
 import io.distlock.spi.TargetUri;
 import java.util.EnumSet;
@@ -40,8 +40,8 @@ public final class ZooKeeperBackendProvider implements LockBackendProvider {
     }
 
     @Override
-    public Set<Kind> kinds() {
-        return EnumSet.allOf(Kind.class);
+    public Set<LockKind> kinds() {
+        return EnumSet.allOf(LockKind.class);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.distlock.zookeeper;
 
 import io.distlock.LockInspector;
+import io.distlock.LockKind;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -30,17 +31,17 @@ final class ZooKeeperLockInspector implements LockInspector {
         }
         CompletableFuture<List<LockState>> reading = backend.call("inspection", pattern, () -> {
             List<LockState> found = new ArrayList<>();
-            read("", Kind.LOCK, QueueRule.EXCLUSIVE, pattern, found);
-            read("/~fair", Kind.FAIR_LOCK, QueueRule.EXCLUSIVE, pattern, found);
-            read("/~rw", Kind.READ_WRITE_LOCK, QueueRule.READ, pattern, found);
-            read("/~sem", Kind.SEMAPHORE, QueueRule.PERMIT, pattern, found);
+            read("", LockKind.LOCK, QueueRule.EXCLUSIVE, pattern, found);
+            read("/~fair", LockKind.FAIR_LOCK, QueueRule.EXCLUSIVE, pattern, found);
+            read("/~rw", LockKind.READ_WRITE_LOCK, QueueRule.READ, pattern, found);
+            read("/~sem", LockKind.SEMAPHORE, QueueRule.PERMIT, pattern, found);
             found.sort(Comparator.comparing(LockState::name).thenComparing(LockState::kind));
             return found;
         });
         return backend.await(reading, "inspection", pattern);
     }
 
-    private void read(String root, Kind kind, QueueRule rule, String pattern, List<LockState> found) throws Exception {
+    private void read(String root, LockKind kind, QueueRule rule, String pattern, List<LockState> found) throws Exception {
         CuratorFramework curator = backend.curator();
         List<String> parents;
         try {
@@ -62,7 +63,7 @@ final class ZooKeeperLockInspector implements LockInspector {
             int permits = 0;
             try {
                 queue = LockNodes.queue(curator.getChildren().forPath(parent), prefixes);
-                if (kind == Kind.SEMAPHORE) {
+                if (kind == LockKind.SEMAPHORE) {
                     byte[] data = curator.getData().forPath(parent);
                     permits = data == null || data.length == 0 ? 0 : Integer.parseInt(new String(data, StandardCharsets.US_ASCII));
                 }
@@ -73,15 +74,15 @@ final class ZooKeeperLockInspector implements LockInspector {
                 continue;
             }
             List<String> holding = new ArrayList<>(rule.holders(queue, permits));
-            if (kind == Kind.READ_WRITE_LOCK) {
+            if (kind == LockKind.READ_WRITE_LOCK) {
                 QueueRule.WRITE.holders(queue, 0).forEach(holding::add);
             }
             List<Holder> holders = new ArrayList<>();
             for (String child : holding) {
                 Stat stat = curator.checkExists().forPath(parent + "/" + child);
                 if (stat != null) {
-                    String role = kind == Kind.SEMAPHORE ? "permit" : kind == Kind.READ_WRITE_LOCK ? (QueueRule.isWriter(child) ? "write" : "read") : "hold";
-                    long token = kind == Kind.READ_WRITE_LOCK ? stat.getMzxid() : stat.getCzxid();
+                    String role = kind == LockKind.SEMAPHORE ? "permit" : kind == LockKind.READ_WRITE_LOCK ? (QueueRule.isWriter(child) ? "write" : "read") : "hold";
+                    long token = kind == LockKind.READ_WRITE_LOCK ? stat.getMzxid() : stat.getCzxid();
                     holders.add(new Holder(ownerOf(child), token, null, role));
                 }
             }

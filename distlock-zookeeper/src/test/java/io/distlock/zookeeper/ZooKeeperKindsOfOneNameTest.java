@@ -1,5 +1,6 @@
 package io.distlock.zookeeper;
 
+import io.distlock.LockKind;
 import io.distlock.testkit.KindsOfOneNameContract;
 import io.distlock.testkit.LockClientFactory;
 import io.distlock.testkit.TestDeployment;
@@ -41,11 +42,11 @@ class ZooKeeperKindsOfOneNameTest extends KindsOfOneNameContract {
     }
 
     @Override
-    protected boolean heldInBackend(String name, Kind kind) {
+    protected boolean heldInBackend(String name, LockKind kind) {
         return switch (kind) {
-            case PLAIN -> !raw.queue(name).isEmpty();
-            case FAIR -> !raw.holders("/~fair", QueueRule.EXCLUSIVE, name, 0).isEmpty();
-            case READ_WRITE -> !raw.holders("/~rw", QueueRule.READ, name, 0).isEmpty() || !raw.holders("/~rw", QueueRule.WRITE, name, 0).isEmpty();
+            case LOCK -> !raw.queue(name).isEmpty();
+            case FAIR_LOCK -> !raw.holders("/~fair", QueueRule.EXCLUSIVE, name, 0).isEmpty();
+            case READ_WRITE_LOCK -> !raw.holders("/~rw", QueueRule.READ, name, 0).isEmpty() || !raw.holders("/~rw", QueueRule.WRITE, name, 0).isEmpty();
             case SEMAPHORE -> !raw.holders("/~sem", QueueRule.PERMIT, name, Integer.MAX_VALUE).isEmpty();
         };
     }

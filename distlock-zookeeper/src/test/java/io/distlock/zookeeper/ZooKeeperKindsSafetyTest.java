@@ -7,7 +7,7 @@ import io.distlock.DistributedLock;
 import io.distlock.DistributedReadWriteLock;
 import io.distlock.Lease;
 import io.distlock.LockInspector.Holder;
-import io.distlock.LockInspector.Kind;
+import io.distlock.LockKind;
 import io.distlock.servers.Await;
 import io.distlock.servers.TcpProxy;
 import io.distlock.servers.ZooKeeperServer;
@@ -90,7 +90,7 @@ class ZooKeeperKindsSafetyTest {
         DistributedReadWriteLock seen = other.getReadWriteLock(name);
         assertThat(raw.writerHeld(name)).as("the raw write rule sees the writer").isTrue();
         assertThat(seen.writeLock().isLocked()).as("writeLock().isLocked() of another client").isTrue();
-        assertThat(other.inspector().orElseThrow().show(name, Kind.READ_WRITE_LOCK)).get().satisfies(state -> {
+        assertThat(other.inspector().orElseThrow().show(name, LockKind.READ_WRITE_LOCK)).get().satisfies(state -> {
             assertThat(state.holders()).extracting(Holder::role).containsExactlyInAnyOrder("write", "read");
             assertThat(state.waiters()).isZero();
         });

@@ -3,7 +3,7 @@ package io.distlock.zookeeper;
 import io.distlock.LockClient;
 import io.distlock.servers.ZooKeeperEnsemble;
 import io.distlock.testkit.LockClientFactory;
-import io.distlock.testkit.LockKind;
+import io.distlock.LockKind;
 import io.distlock.testkit.ReadWriteLockContract;
 import io.distlock.testkit.SemaphoreContract;
 import io.distlock.testkit.SessionLockContract;
@@ -88,7 +88,7 @@ class ZooKeeperKindsTest {
     class Fair extends SessionTier {
         @Override
         protected LockKind kind() {
-            return LockKind.FAIR;
+            return LockKind.FAIR_LOCK;
         }
 
         @Override
@@ -102,7 +102,7 @@ class ZooKeeperKindsTest {
     class Write extends SessionTier {
         @Override
         protected LockKind kind() {
-            return LockKind.WRITE;
+            return LockKind.READ_WRITE_LOCK;
         }
 
         @Override

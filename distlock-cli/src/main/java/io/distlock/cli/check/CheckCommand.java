@@ -1,5 +1,6 @@
 package io.distlock.cli.check;
 
+import io.distlock.LockKind;
 import io.distlock.checker.CheckReport;
 import io.distlock.checker.Checker;
 import io.distlock.checker.FaultKind;
@@ -65,12 +66,12 @@ public final class CheckCommand implements Callable<Integer> {
             description = "Lock to check: distlock, naive-set-nx (SET NX PX + Lua release) or naive-getset (SETNX/GETSET). Default: ${DEFAULT-VALUE}.")
     CheckedLock lock;
 
-    @Option(names = "--kind", defaultValue = "plain", paramLabel = "KIND", converter = KindConverter.class,
-            description = "With --lock distlock: plain (getLock), fair (getFairLock), rw (getReadWriteLock: 7 in 10 holds are "
-                    + "reads that only read the register, the rest writes) or semaphore (getSemaphore with --permits; every hold "
-                    + "is a permit that only reads). Kinds other than plain run on redis, sentinel, cluster and zookeeper. "
+    @Option(names = "--kind", defaultValue = "lock", paramLabel = "KIND", converter = KindConverter.class,
+            description = "With --lock distlock: lock (getLock), fair-lock (getFairLock), read-write-lock (getReadWriteLock: 7 in 10 holds "
+                    + "are reads that only read the register, the rest writes) or semaphore (getSemaphore with --permits; every hold "
+                    + "is a permit that only reads). Kinds other than lock run on redis, sentinel, cluster and zookeeper. "
                     + "The overlap invariant then allows reads together and at most --permits permits at once. Default: ${DEFAULT-VALUE}.")
-    CheckedKind kind;
+    LockKind kind;
 
     @Option(names = "--permits", paramLabel = "N",
             description = "With --kind semaphore: the semaphore's permits, at least 1 and fewer than --processes. Default: 2.")
@@ -116,9 +117,9 @@ public final class CheckCommand implements Callable<Integer> {
     }
 
     /** Reads {@code --kind}. */
-    static final class KindConverter extends EnumIdConverter<CheckedKind> {
+    static final class KindConverter extends EnumIdConverter<LockKind> {
         KindConverter() {
-            super(CheckedKind.class, CheckedKind::id, "kind");
+            super(LockKind.class, LockKind::id, "kind");
         }
     }
 
@@ -134,11 +135,11 @@ public final class CheckCommand implements Callable<Integer> {
         Duration leaseTime = lease.resolve(spec);
         Deployment deployment = backend.create(new DeploymentSettings(processes, leaseTime, minReplicas));
         require(deployment.supports(lock), "--lock " + lock.id() + " runs on Redis only");
-        require(kind == CheckedKind.PLAIN || lock == CheckedLock.DISTLOCK, "--kind " + kind.id() + " needs --lock distlock");
-        require(kind == CheckedKind.PLAIN || backend.hasKinds(), "--kind " + kind.id() + " runs on redis, sentinel, cluster and "
-                + "zookeeper; " + backend.id() + " has plain locks only");
-        require(permits == null || kind == CheckedKind.SEMAPHORE, "--permits needs --kind semaphore");
-        Workload workload = new Workload(lock, kind, permits == null ? (kind == CheckedKind.SEMAPHORE ? 2 : 1) : permits);
+        require(kind == LockKind.LOCK || lock == CheckedLock.DISTLOCK, "--kind " + kind.id() + " needs --lock distlock");
+        require(kind == LockKind.LOCK || backend.hasKinds(), "--kind " + kind.id() + " runs on redis, sentinel, cluster and "
+                + "zookeeper; " + backend.id() + " has only --kind lock");
+        require(permits == null || kind == LockKind.SEMAPHORE, "--permits needs --kind semaphore");
+        Workload workload = new Workload(lock, kind, permits == null ? (kind == LockKind.SEMAPHORE ? 2 : 1) : permits);
         History history;
         List<String> workerOutput = List.of();
         String title;
@@ -225,10 +226,10 @@ public final class CheckCommand implements Callable<Integer> {
             command.append(" --min-replicas ").append(minReplicas);
         }
         command.append(" --lock ").append(lock.id());
-        if (kind != CheckedKind.PLAIN) {
+        if (kind != LockKind.LOCK) {
             command.append(" --kind ").append(kind.id());
         }
-        if (kind == CheckedKind.SEMAPHORE) {
+        if (kind == LockKind.SEMAPHORE) {
             command.append(" --permits ").append(workload.permits());
         }
         command.append(" --time ").append(DurationConverter.format(time))

@@ -6,6 +6,7 @@ import io.distlock.DistributedSemaphore;
 import io.distlock.Lease;
 import io.distlock.LeaseLostException;
 import io.distlock.LockClient;
+import io.distlock.LockKind;
 import io.distlock.LockListener;
 import io.distlock.LockOptions;
 import io.distlock.checker.Checker;
@@ -78,7 +79,7 @@ public final class CheckWorker {
 
     private void run(Map<String, String> args) throws Exception {
         CheckedLock checked = CheckedLock.fromId(args.get("lock"));
-        CheckedKind kind = CheckedKind.fromId(args.getOrDefault("kind", CheckedKind.PLAIN.id()));
+        LockKind kind = LockKind.fromId(args.getOrDefault("kind", LockKind.LOCK.id()));
         int permits = Integer.parseInt(args.getOrDefault("permits", "1"));
         long leaseMs = Long.parseLong(args.get("lease-ms"));
         WorkerClient client = WorkerClient.from(args);
@@ -97,7 +98,7 @@ public final class CheckWorker {
             if (ParentJvm.readyThenAwaitGo().isEmpty()) {
                 return; // the coordinator gave up before the run
             }
-            if (kind == CheckedKind.FAIR || kind == CheckedKind.RW) {
+            if (kind == LockKind.FAIR_LOCK || kind == LockKind.READ_WRITE_LOCK) {
                 watchQueueing(Thread.currentThread());
             }
             loop(locker, store.sync(), leaseMs);
@@ -179,12 +180,12 @@ public final class CheckWorker {
         return Duration.ofMillis(leaseMs * 5);
     }
 
-    private Locker distlockLocker(LockClient distlock, CheckedKind kind, int permits, long leaseMs) {
+    private Locker distlockLocker(LockClient distlock, LockKind kind, int permits, long leaseMs) {
         Duration wait = waitFor(leaseMs);
         return switch (kind) {
-            case PLAIN -> shared -> held(distlock.getLock(LOCK_NAME), wait);
-            case FAIR -> shared -> held(distlock.getFairLock(LOCK_NAME), wait);
-            case RW -> {
+            case LOCK -> shared -> held(distlock.getLock(LOCK_NAME), wait);
+            case FAIR_LOCK -> shared -> held(distlock.getFairLock(LOCK_NAME), wait);
+            case READ_WRITE_LOCK -> {
                 DistributedReadWriteLock rw = distlock.getReadWriteLock(LOCK_NAME);
                 yield new Locker() {
                     @Override

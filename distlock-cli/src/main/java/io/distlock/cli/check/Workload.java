@@ -1,5 +1,6 @@
 package io.distlock.cli.check;
 
+import io.distlock.LockKind;
 import io.distlock.checker.History;
 import io.distlock.checker.Invariant;
 import java.util.EnumSet;
@@ -11,13 +12,13 @@ import java.util.Set;
  * many permits.
  *
  * @param lock the lock implementation
- * @param kind the kind (only distlock has kinds other than {@link CheckedKind#PLAIN})
+ * @param kind the kind (only distlock has kinds other than {@link LockKind#LOCK})
  * @param permits the semaphore's permits (1 for other kinds)
  */
-record Workload(CheckedLock lock, CheckedKind kind, int permits) {
+record Workload(CheckedLock lock, LockKind kind, int permits) {
     /** Returns how many shared holds may overlap in the history of this workload. */
     int sharedLimit() {
-        return kind == CheckedKind.SEMAPHORE ? permits : History.UNLIMITED;
+        return kind == LockKind.SEMAPHORE ? permits : History.UNLIMITED;
     }
 
     /** Returns the invariants this workload's lock claims: its lock's, and arrival order where the kind promises it. */
@@ -35,7 +36,7 @@ record Workload(CheckedLock lock, CheckedKind kind, int permits) {
      * may learn of it in either order, and the checker judges only pairs with an exclusive side.
      */
     boolean promisesArrivalOrder() {
-        return kind == CheckedKind.FAIR || kind == CheckedKind.RW;
+        return kind == LockKind.FAIR_LOCK || kind == LockKind.READ_WRITE_LOCK;
     }
 
     /** Returns the worker arguments that select the lock. */
@@ -43,10 +44,10 @@ record Workload(CheckedLock lock, CheckedKind kind, int permits) {
         return List.of("--lock", lock.id(), "--kind", kind.id(), "--permits", Integer.toString(permits));
     }
 
-    /** Returns e.g. {@code distlock}, {@code distlock rw} or {@code distlock semaphore (2 permits)}. */
+    /** Returns e.g. {@code distlock}, {@code distlock read-write-lock} or {@code distlock semaphore (2 permits)}. */
     String describe() {
         return lock.id() + switch (kind) {
-            case PLAIN -> "";
+            case LOCK -> "";
             case SEMAPHORE -> " semaphore (" + permits + " permits)";
             default -> " " + kind.id();
         };

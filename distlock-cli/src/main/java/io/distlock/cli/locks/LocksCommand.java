@@ -4,15 +4,14 @@ import io.distlock.LockClient;
 import io.distlock.LockClients;
 import io.distlock.LockException;
 import io.distlock.LockInspector;
-import io.distlock.LockInspector.Kind;
 import io.distlock.LockInspector.LockState;
+import io.distlock.LockKind;
 import io.distlock.spi.LockBackendProvider;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
@@ -164,10 +163,10 @@ public final class LocksCommand implements Callable<Integer> {
 
         @Override
         public Integer call() throws IOException {
-            @Nullable Kind wanted = wantedKind();
+            @Nullable LockKind wanted = wantedKind();
             try (LockClient client = parent.connect(spec)) {
                 List<LockState> states = inspector(client).show(name).stream()
-                        .filter(state -> state.kind() != Kind.SEMAPHORE && !state.holders().isEmpty())
+                        .filter(state -> state.kind() != LockKind.SEMAPHORE && !state.holders().isEmpty())
                         .filter(state -> wanted == null || state.kind() == wanted)
                         .toList();
                 if (states.isEmpty()) {
@@ -176,11 +175,11 @@ public final class LocksCommand implements Callable<Integer> {
                 }
                 if (states.size() > 1) {
                     throw new ParameterException(spec.commandLine(), "several kinds of lock named '" + name + "' are held ("
-                            + String.join(", ", states.stream().map(state -> LocksOutput.kindId(state.kind())).toList()) + "): choose one with --kind");
+                            + String.join(", ", states.stream().map(state -> state.kind().id()).toList()) + "): choose one with --kind");
                 }
                 LockState state = states.get(0);
                 System.out.print(LocksOutput.table(states));
-                if (!yes && !confirmed("force-unlock this " + LocksOutput.kindId(state.kind()) + "? [y/N] ")) {
+                if (!yes && !confirmed("force-unlock this " + state.kind().id() + "? [y/N] ")) {
                     System.out.println("not unlocked");
                     return 1;
                 }
@@ -202,21 +201,21 @@ public final class LocksCommand implements Callable<Integer> {
          * Reads {@code --kind}: null when absent. A semaphore, or a word that names no kind, is refused (exit 2) rather
          * than answered with "nothing to unlock" while a lock of that name may be held.
          */
-        private @Nullable Kind wantedKind() {
+        private @Nullable LockKind wantedKind() {
             if (kind == null) {
                 return null;
             }
-            String id = kind.trim().toLowerCase(Locale.ROOT);
-            if (id.equals(LocksOutput.kindId(Kind.SEMAPHORE))) {
+            LockKind wanted;
+            try {
+                wanted = LockKind.fromId(kind);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--kind must be " + unlockableIds() + ", was '" + kind + "'");
+            }
+            if (wanted == LockKind.SEMAPHORE) {
                 throw new ParameterException(spec.commandLine(), "--kind semaphore: semaphores are not force-unlocked; "
                         + "their permits come back when their holders' leases end or are closed");
             }
-            for (Kind candidate : Kind.values()) {
-                if (candidate != Kind.SEMAPHORE && LocksOutput.kindId(candidate).equals(id)) {
-                    return candidate;
-                }
-            }
-            throw new ParameterException(spec.commandLine(), "--kind must be lock, fair-lock or read-write-lock, was '" + kind + "'");
+            return wanted;
         }
 
         private static boolean confirmed(String question) throws IOException {
@@ -231,7 +230,14 @@ public final class LocksCommand implements Callable<Integer> {
     static final class UnlockableKinds implements Iterable<String> {
         @Override
         public java.util.Iterator<String> iterator() {
-            return java.util.Arrays.stream(Kind.values()).filter(kind -> kind != Kind.SEMAPHORE).map(LocksOutput::kindId).iterator();
+            return java.util.Arrays.stream(LockKind.values()).filter(kind -> kind != LockKind.SEMAPHORE).map(LockKind::id).iterator();
         }
+    }
+
+    /** Returns the kinds {@code force-unlock --kind} takes, for its error message: "lock, fair-lock or read-write-lock". */
+    static String unlockableIds() {
+        List<String> ids = new java.util.ArrayList<>();
+        new UnlockableKinds().forEach(ids::add);
+        return String.join(", ", ids.subList(0, ids.size() - 1)) + " or " + ids.get(ids.size() - 1);
     }
 }

@@ -1,8 +1,8 @@
 package io.distlock.cli.locks;
 
 import io.distlock.LockInspector.Holder;
-import io.distlock.LockInspector.Kind;
 import io.distlock.LockInspector.LockState;
+import io.distlock.LockKind;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -10,11 +10,6 @@ import java.util.Locale;
 /** How {@code distlock locks} prints locks: a table for people, JSON for tools. */
 public final class LocksOutput {
     private LocksOutput() {}
-
-    /** Returns how the CLI spells a kind: {@code lock}, {@code fair-lock}, {@code read-write-lock}, {@code semaphore}. */
-    public static String kindId(Kind kind) {
-        return kind.name().toLowerCase(Locale.ROOT).replace('_', '-');
-    }
 
     /** One line per holder (a lock without holders gets one line); waiters and permits on the lock's first line. */
     static String table(List<LockState> locks) {
@@ -26,7 +21,7 @@ public final class LocksOutput {
         String format = "%-" + nameWidth + "s  %-15s  %-6s  %-28s  %20s  %10s  %7s%n";
         out.append(String.format(Locale.ROOT, format, "NAME", "KIND", "ROLE", "OWNER ID", "TOKEN", "LEASE LEFT", "WAITERS"));
         for (LockState state : locks) {
-            String kind = kindId(state.kind()) + (state.kind() == Kind.SEMAPHORE ? " (" + state.permits() + ")" : "");
+            String kind = state.kind().id() + (state.kind() == LockKind.SEMAPHORE ? " (" + state.permits() + ")" : "");
             String waiters = state.waiters() < 0 ? "-" : Integer.toString(state.waiters());
             if (state.holders().isEmpty()) {
                 out.append(String.format(Locale.ROOT, format, state.name(), kind, "-", "(free)", "-", "-", waiters));
@@ -55,7 +50,7 @@ public final class LocksOutput {
         for (int i = 0; i < locks.size(); i++) {
             LockState state = locks.get(i);
             out.append(i == 0 ? "\n  " : ",\n  ").append("{\"name\": ").append(quote(state.name()))
-                    .append(", \"kind\": ").append(quote(kindId(state.kind())))
+                    .append(", \"kind\": ").append(quote(state.kind().id()))
                     .append(", \"permits\": ").append(state.permits())
                     .append(", \"waiters\": ").append(state.waiters() < 0 ? "null" : Integer.toString(state.waiters()))
                     .append(", \"holders\": [");
