@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One lock over several locks, of any backends and clients: all or nothing.
@@ -164,7 +165,7 @@ public final class MultiLock implements DistributedLock {
     }
 
     /** Runs a rollback; its failure is attached to the original one, or thrown if there was none. */
-    private static void rollBack(Runnable rollback, Throwable original) {
+    private static void rollBack(Runnable rollback, @Nullable Throwable original) {
         try {
             rollback.run();
         } catch (RuntimeException e) {

@@ -62,8 +62,11 @@ final class Holds {
         }
         open.forEach((process, held) -> {
             Long killed = killedAt.get(process);
-            boolean wasKilled = killed != null && killed - held.acquired.nanos() >= 0;
-            holds.add(held.end(wasKilled ? killed : history.endNanos(), wasKilled ? "killed" : "end-of-run", leaseEnds, lostAt));
+            if (killed != null && killed - held.acquired.nanos() >= 0) {
+                holds.add(held.end(killed, "killed", leaseEnds, lostAt));
+            } else {
+                holds.add(held.end(history.endNanos(), "end-of-run", leaseEnds, lostAt));
+            }
         });
         holds.sort(Comparator.comparingLong(h -> h.startNanos() - history.startNanos()));
         return holds;

@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /** The {@link Invariant#ORDER} invariant: a lock that queues its waiters grants them in arrival order. */
 final class OrderCheck {
@@ -148,15 +149,18 @@ final class OrderCheck {
         }
         pending.forEach((process, invoke) -> {
             Long killed = killedAt.get(process);
-            boolean wasKilled = killed != null && killed - invoke.nanos() >= 0;
-            attempts.add(new Attempt(invoke, wasKilled ? killed : history.endNanos(), false, Holds.isShared(invoke),
-                    wasKilled ? "killed while waiting" : "still waiting at the end of the run", queuedAt(invoke, queued.get(process), bound)));
+            long queuedAt = queuedAt(invoke, queued.get(process), bound);
+            if (killed != null && killed - invoke.nanos() >= 0) {
+                attempts.add(new Attempt(invoke, killed, false, Holds.isShared(invoke), "killed while waiting", queuedAt));
+            } else {
+                attempts.add(new Attempt(invoke, history.endNanos(), false, Holds.isShared(invoke), "still waiting at the end of the run", queuedAt));
+            }
         });
         return attempts;
     }
 
     /** When the attempt surely waited in the queue: its QUEUED record, or its invoke plus the bound, whichever is earlier. */
-    private static long queuedAt(Event invoke, Long recorded, long bound) {
+    private static long queuedAt(Event invoke, @Nullable Long recorded, long bound) {
         long byBound = invoke.nanos() + bound;
         return recorded != null && recorded - byBound < 0 ? recorded : byBound;
     }

@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
@@ -232,7 +233,7 @@ public final class TimelineReport {
         for (Hold h : report.holds()) {
             holdIndex.put(h, holdIndex.size());
             json.open('{').key("p").number(h.process()).key("s").number(ms(history, h.startNanos())).key("e").number(ms(history, h.endNanos()))
-                    .key("t").number(h.token() == 0 ? 0 : ranks.get(h.token())).key("raw").string(Long.toString(h.token()))
+                    .key("t").number(h.token() == 0 ? 0 : Objects.requireNonNull(ranks.get(h.token()), "every token has a rank")).key("raw").string(Long.toString(h.token()))
                     .key("by").string(h.endedBy()).key("sh").bool(h.shared())
                     .key("le").number(h.leaseRecorded() ? ms(history, h.leaseEndNanos()) : -1).close('}');
         }

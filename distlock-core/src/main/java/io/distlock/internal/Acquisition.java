@@ -6,6 +6,7 @@ import io.distlock.spi.ClockDrift;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -129,7 +130,7 @@ final class Acquisition {
     }
 
     State state() {
-        return state.get();
+        return Objects.requireNonNull(state.get()); // set to non-null states only
     }
 
     boolean isValid() {

@@ -40,7 +40,7 @@ final class BackendCalls {
         try {
             return future.get(nanos, TimeUnit.NANOSECONDS);
         } catch (ExecutionException | CompletionException e) {
-            throw translate(e.getCause(), operation, lockName);
+            throw translate(e.getCause() == null ? e : e.getCause(), operation, lockName);
         } catch (CancellationException e) {
             throw translate(e, operation, lockName);
         } catch (TimeoutException e) {
@@ -95,14 +95,20 @@ final class BackendCalls {
             cause = cause.getCause();
         }
         if (cause instanceof BackendUnavailableException) {
-            return new BackendUnavailableException(cause.getMessage(), cause);
+            return new BackendUnavailableException(messageOf(cause), cause);
         }
         if (cause instanceof LockException) {
-            return new LockException(cause.getMessage(), cause);
+            return new LockException(messageOf(cause), cause);
         }
         if (cause instanceof IllegalStateException) {
             return new IllegalStateException(cause.getMessage(), cause); // the backend refused a use (a semaphore's permits)
         }
         return new LockException(operation + " of lock '" + lockName + "' failed on " + backend.describe() + ": " + cause, cause);
+    }
+
+    /** Returns the exception's message, or what it is when it has none. */
+    private static String messageOf(Throwable failure) {
+        String message = failure.getMessage();
+        return message == null ? failure.toString() : message;
     }
 }

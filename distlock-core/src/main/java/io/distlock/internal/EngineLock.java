@@ -8,6 +8,7 @@ import io.distlock.LockAcquireTimeoutException;
 import io.distlock.LockOptions;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -48,7 +49,7 @@ final class EngineLock implements DistributedLock {
 
     @Override
     public Lease acquire() throws InterruptedException {
-        return LeaseHandle.owning(space, hold(FOREVER, false));
+        return LeaseHandle.owning(space, Objects.requireNonNull(hold(FOREVER, false), "a wait without a deadline ends with a hold"));
     }
 
     @Override

@@ -6,6 +6,7 @@ import io.distlock.LockAcquireTimeoutException;
 import io.distlock.LockOptions;
 import io.distlock.spi.SemaphoreStorage;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
@@ -54,7 +55,7 @@ final class EngineSemaphore implements DistributedSemaphore {
 
     @Override
     public Lease acquire() throws InterruptedException {
-        Acquisition held = hold(FOREVER);
+        Acquisition held = Objects.requireNonNull(hold(FOREVER), "a wait without a deadline ends with a hold");
         return LeaseHandle.owning(held.slot.space, held);
     }
 

@@ -53,7 +53,7 @@ final class LockSpace {
         this.localPermits = localPermits;
         PollingAcquire pollingBackend = polling ? (PollingAcquire) backend : null;
         this.slots = new LockSlots(this, slot -> new ReleaseSignal(slot, pollingBackend, client.clock()));
-        this.acquirer = new LockAcquirer(client, this, polling ? new PollingGranter(client, backend, pollingBackend)
+        this.acquirer = new LockAcquirer(client, this, polling ? new PollingGranter(client, backend, (PollingAcquire) backend)
                 : new QueueGranter(client, (QueueingAcquire) backend));
         this.onUnused = onUnused;
     }

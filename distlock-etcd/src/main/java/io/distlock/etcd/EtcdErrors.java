@@ -8,6 +8,7 @@ import io.grpc.StatusRuntimeException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 
 /** Turns jetcd and gRPC failures into distlock exceptions naming the endpoints and the lock. */
 final class EtcdErrors {
@@ -56,7 +57,7 @@ final class EtcdErrors {
         return new LockException(what + " failed on etcd at " + endpoints + ": " + cause, cause);
     }
 
-    private LockException refused(String what, String message, Throwable cause) {
+    private LockException refused(String what, @Nullable String message, Throwable cause) {
         return new LockException(what + " was refused by etcd at " + endpoints + ": " + message
                 + " (check the user and password, and that the user's role may read and write the namespace's key range)", cause);
     }

@@ -244,7 +244,7 @@ public final class EtcdLockClient extends ForwardingLockClient {
             } catch (TimeoutException e) {
                 throw new BackendUnavailableException("cannot reach etcd at " + where + " within " + wait, e);
             } catch (ExecutionException e) {
-                throw new EtcdErrors(where).translate(e.getCause(), "connecting (granting the session lease)", "-");
+                throw new EtcdErrors(where).translate(e.getCause() == null ? e : e.getCause(), "connecting (granting the session lease)", "-");
             }
         }
 

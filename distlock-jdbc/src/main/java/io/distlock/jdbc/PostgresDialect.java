@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * PostgreSQL: {@code clock_timestamp()} (the time of the call, not of the transaction), the fence read
@@ -75,7 +76,7 @@ final class PostgresDialect extends SqlDialect {
     }
 
     /** Runs an end statement (parameters key and, if not null, owner) and notifies the channel with the lock's name if it ended a hold. */
-    private boolean endAndNotify(Connection connection, String end, byte[] key, String owner) throws SQLException {
+    private boolean endAndNotify(Connection connection, String end, byte[] key, @Nullable String owner) throws SQLException {
         try (PreparedStatement statement = connection.prepareStatement("WITH ended AS (" + end + " RETURNING lock_name) "
                 + "SELECT pg_notify(?, lock_name) FROM ended")) {
             int index = 1;

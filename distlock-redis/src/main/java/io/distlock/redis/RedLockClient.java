@@ -15,6 +15,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link LockClient} over N independent Redis masters with the RedLock algorithm: a lock is held
@@ -90,7 +91,7 @@ public final class RedLockClient extends ForwardingLockClient {
         }
 
         /** Sets the URIs of the independent masters (at least 3; an odd number is best). */
-        public Builder uris(List<String> uris) {
+        public Builder uris(@Nullable List<String> uris) {
             if (uris == null || uris.size() < 3) {
                 throw new IllegalArgumentException("RedLock needs at least 3 independent Redis masters, got "
                         + (uris == null ? "none" : uris.size()));

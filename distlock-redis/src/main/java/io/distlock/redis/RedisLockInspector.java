@@ -20,6 +20,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads the locks under a key prefix straight from Redis: SCAN for the keys, then each lock's key (plain
@@ -69,14 +70,14 @@ final class RedisLockInspector implements LockInspector {
     }
 
     /** Returns the lock a key stands for, if it is a lock's main key and its name matches; null otherwise. */
-    private LockState read(String key, String pattern) {
+    private @Nullable LockState read(String key, String pattern) {
         int close = key.indexOf('}', prefix.length());
         if (close < 0) {
             return null;
         }
         String name = key.substring(prefix.length() + 1, close).replace('\u001A', '}');
         String suffix = key.substring(close + 1);
-        LockKind kind = switch (suffix) {
+        @Nullable LockKind kind = switch (suffix) {
             case "" -> LockKind.LOCK;
             case ":" + RedisQueueStorage.FAIR -> LockKind.FAIR_LOCK;
             case ":" + RedisQueueStorage.READ_WRITE -> LockKind.READ_WRITE_LOCK;
@@ -133,7 +134,7 @@ final class RedisLockInspector implements LockInspector {
             Thread.currentThread().interrupt();
             throw new LockException("interrupted while reading locks from Redis at " + server, e);
         } catch (ExecutionException e) {
-            throw new RedisErrors(server, timeout).translate(e.getCause(), "inspection (" + command + ")", prefix + "*");
+            throw new RedisErrors(server, timeout).translate(e.getCause() == null ? e : e.getCause(), "inspection (" + command + ")", prefix + "*");
         } catch (TimeoutException e) {
             throw new BackendUnavailableException("inspection (" + command + ") got no answer from Redis at " + server + " within " + timeout, e);
         }

@@ -178,7 +178,7 @@ final class RedisQueues {
                 Throwable cause = RedisErrors.unwrap(error);
                 if (cause instanceof RedisCommandExecutionException refused && String.valueOf(refused.getMessage()).startsWith("DISTLOCK_PERMITS")) {
                     throw new IllegalStateException(operation + " of semaphore '" + name + "' on " + server + ": "
-                            + refused.getMessage().substring("DISTLOCK_PERMITS ".length()) + "; every client must use the same number", cause);
+                            + String.valueOf(refused.getMessage()).substring("DISTLOCK_PERMITS ".length()) + "; every client must use the same number", cause);
                 }
                 throw errors.translate(error, operation, name);
             }

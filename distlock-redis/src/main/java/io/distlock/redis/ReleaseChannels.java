@@ -61,7 +61,7 @@ final class ReleaseChannels {
     private final ConcurrentHashMap<String, Channel> channels = new ConcurrentHashMap<>();
     private final ReentrantLock lock = new ReentrantLock();
     private final ScheduledExecutorService timer;
-    private Subscriber subscriber;
+    private @Nullable Subscriber subscriber;
 
     /** @param timer runs the unsubscribes after the linger (the client's event executors) */
     ReleaseChannels(ScheduledExecutorService timer) {
@@ -71,6 +71,14 @@ final class ReleaseChannels {
     /** Sets the subscriber; called once while the backend is built, before any watch. */
     void subscriber(Subscriber subscriber) {
         this.subscriber = subscriber;
+    }
+
+    private Subscriber subscriber() {
+        Subscriber set = subscriber;
+        if (set == null) {
+            throw new IllegalStateException("ReleaseChannels used before its subscriber was set");
+        }
+        return set;
     }
 
     /** Hands a message that arrived on a channel to the channel's listeners. */
@@ -90,7 +98,7 @@ final class ReleaseChannels {
         try {
             Channel current = channels.get(channel);
             if (current == null) {
-                Channel subscribing = new Channel(subscriber.subscribe(channel));
+                Channel subscribing = new Channel(subscriber().subscribe(channel));
                 channels.put(channel, subscribing);
                 current = subscribing;
             } else {
@@ -152,11 +160,11 @@ final class ReleaseChannels {
 
     private void resubscribe(String channel) {
         // if the channel was dropped while the move was under way, drop what the move subscribed
-        subscriber.resubscribe(channel).whenComplete((ignored, error) -> {
+        subscriber().resubscribe(channel).whenComplete((ignored, error) -> {
             lock.lock();
             try {
                 if (!channels.containsKey(channel)) {
-                    subscriber.unsubscribe(channel);
+                    subscriber().unsubscribe(channel);
                 }
             } finally {
                 lock.unlock();
@@ -176,7 +184,7 @@ final class ReleaseChannels {
                 current.unsubscribeLater = timer.schedule(() -> dropIfIdle(channel, current), LINGER.toMillis(), TimeUnit.MILLISECONDS);
             } catch (RejectedExecutionException closing) {
                 channels.remove(channel); // the client is closing: no linger
-                subscriber.unsubscribe(channel);
+                subscriber().unsubscribe(channel);
             }
         } finally {
             lock.unlock();
@@ -188,7 +196,7 @@ final class ReleaseChannels {
         try {
             if (channels.get(channel) == idle && idle.listeners.isEmpty()) {
                 channels.remove(channel);
-                subscriber.unsubscribe(channel);
+                subscriber().unsubscribe(channel);
             }
         } finally {
             lock.unlock();
@@ -202,7 +210,7 @@ final class ReleaseChannels {
             if (channels.get(channel) == failed) {
                 channels.remove(channel);
                 keep(failed);
-                subscriber.unsubscribe(channel); // a SUBSCRIBE that failed here may still have gone through
+                subscriber().unsubscribe(channel); // a SUBSCRIBE that failed here may still have gone through
             }
         } finally {
             lock.unlock();

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Locates a {@code redis-server} binary: {@code $DISTLOCK_REDIS_SERVER}, else the one on PATH, else
@@ -17,7 +18,7 @@ import java.util.Locale;
  */
 public final class RedisBinary {
     private static final String EMBEDDED_VERSION = "7.0.15";
-    private static volatile Path cached;
+    private static volatile @Nullable Path cached;
 
     private RedisBinary() {}
 

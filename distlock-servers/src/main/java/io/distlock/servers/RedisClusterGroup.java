@@ -38,7 +38,7 @@ public final class RedisClusterGroup implements AutoCloseable {
                 String masterId = Resp.text(group.nodes.get(r).port(), "CLUSTER", "MYID");
                 RedisServer replica = group.nodes.get(r + 3);
                 Await.succeeds(Duration.ofSeconds(30), "replica " + replica + " attaches to its master",
-                        () -> Resp.call(replica.port(), "CLUSTER", "REPLICATE", masterId));
+                        () -> Resp.text(replica.port(), "CLUSTER", "REPLICATE", masterId));
             }
             group.awaitHealthy(Duration.ofSeconds(60));
             return group;
@@ -70,7 +70,7 @@ public final class RedisClusterGroup implements AutoCloseable {
     public RedisServer masterOf(String key) {
         RedisServer any = nodes.stream().filter(n -> n.isRunning() && n.ping()).findFirst()
                 .orElseThrow(() -> new IllegalStateException("no cluster node is running"));
-        long slot = (Long) Resp.call(any.port(), "CLUSTER", "KEYSLOT", key);
+        long slot = Long.parseLong(Resp.text(any.port(), "CLUSTER", "KEYSLOT", key));
         for (RedisServer node : nodes) {
             if (!node.isRunning() || !node.ping()) {
                 continue;

@@ -130,6 +130,9 @@ public final class RedisReplicaGroup implements AutoCloseable {
     /** Returns the server the Sentinels currently name as master. */
     public RedisServer sentinelMaster() {
         List<?> address = (List<?>) Resp.call(sentinels.get(0).port(), "SENTINEL", "get-master-addr-by-name", MASTER_NAME);
+        if (address == null) {
+            throw new IllegalStateException("the sentinels know no master named " + MASTER_NAME);
+        }
         int port = Integer.parseInt(String.valueOf(address.get(1)));
         return servers.stream().filter(s -> s.port() == port).findFirst()
                 .orElseThrow(() -> new IllegalStateException("the sentinels name an unknown master on port " + port));

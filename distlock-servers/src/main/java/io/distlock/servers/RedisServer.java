@@ -18,6 +18,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A real {@code redis-server} process on a free loopback port, without persistence, for tests and the
@@ -49,7 +50,7 @@ public final class RedisServer implements BackendControl, AutoCloseable {
     private final List<String> extraArgs;
     private List<String> leadingArgs = List.of();
     private int port;
-    private volatile Process guard;
+    private volatile @Nullable Process guard;
     private volatile long pid;
 
     private RedisServer(Path binary, int port, List<String> extraArgs) {
@@ -144,8 +145,9 @@ public final class RedisServer implements BackendControl, AutoCloseable {
                     "--dir", dir.toString(), "--logfile", dir.resolve("redis.log").toString(), "--daemonize", "no"));
             command.addAll(extraArgs);
             try {
-                guard = new ProcessBuilder(command).redirectErrorStream(true).start();
-                BufferedReader out = new BufferedReader(new InputStreamReader(guard.getInputStream(), StandardCharsets.UTF_8));
+                Process started = new ProcessBuilder(command).redirectErrorStream(true).start();
+                guard = started;
+                BufferedReader out = new BufferedReader(new InputStreamReader(started.getInputStream(), StandardCharsets.UTF_8));
                 String pidLine = out.readLine();
                 if (pidLine == null) {
                     throw new IllegalStateException("redis-server guard exited at once: " + binary);
@@ -164,7 +166,7 @@ public final class RedisServer implements BackendControl, AutoCloseable {
     private void awaitReady() {
         long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
         while (System.nanoTime() < deadline) {
-            if (!guard.isAlive()) {
+            if (!isRunning()) {
                 RUNNING.remove(this);
                 throw new IllegalStateException("redis-server exited on start (port " + port + " taken?): " + log());
             }
@@ -275,15 +277,16 @@ public final class RedisServer implements BackendControl, AutoCloseable {
     }
 
     private void awaitExit() {
-        if (guard == null) {
+        Process current = guard;
+        if (current == null) {
             return;
         }
         try {
-            if (!guard.waitFor(10, TimeUnit.SECONDS)) {
+            if (!current.waitFor(10, TimeUnit.SECONDS)) {
                 signal(Signal.KILL);
-                guard.waitFor(10, TimeUnit.SECONDS);
+                current.waitFor(10, TimeUnit.SECONDS);
             }
-            guard.getOutputStream().close();
+            current.getOutputStream().close();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (IOException ignored) {

@@ -11,6 +11,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A minimal Redis client for test set-up (replication, Sentinel, Cluster commands): one command per
@@ -20,7 +21,7 @@ public final class Resp {
     private Resp() {}
 
     /** Sends one command to 127.0.0.1:{@code port} and returns the reply. */
-    public static Object call(int port, String... args) {
+    public static @Nullable Object call(int port, String... args) {
         try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
             socket.setSoTimeout(10_000);
             OutputStream out = socket.getOutputStream();
@@ -49,7 +50,7 @@ public final class Resp {
     }
 
     /** Returns one field of an INFO section, e.g. {@code info(port, "replication", "role")}, or null. */
-    public static String info(int port, String section, String field) {
+    public static @Nullable String info(int port, String section, String field) {
         for (String line : text(port, "INFO", section).split("\r?\n")) {
             if (line.startsWith(field + ":")) {
                 return line.substring(field.length() + 1).trim();
@@ -58,7 +59,7 @@ public final class Resp {
         return null;
     }
 
-    private static Object read(InputStream in, int port, String command) throws IOException {
+    private static @Nullable Object read(InputStream in, int port, String command) throws IOException {
         int type = in.read();
         String line = readLine(in);
         switch (type) {

@@ -407,7 +407,7 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
             Thread.currentThread().interrupt();
             throw new LockException(operation + " of '" + name + "' was interrupted", e);
         } catch (java.util.concurrent.ExecutionException e) {
-            throw e.getCause() instanceof RuntimeException runtime ? runtime : errors.translate(e.getCause(), operation, name);
+            throw e.getCause() instanceof RuntimeException runtime ? runtime : errors.translate(e.getCause() == null ? e : e.getCause(), operation, name);
         } catch (java.util.concurrent.TimeoutException e) {
             throw new io.distlock.BackendUnavailableException(operation + " of '" + name + "' got no answer from ZooKeeper at " + ensemble
                     + " within " + timeout, e);

@@ -7,6 +7,7 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 
 /** The contenders that need nothing but distlock and Lettuce: the raw Redis limit and a distlock client. */
@@ -79,7 +80,7 @@ public final class BasicContenders {
 
         @Override
         public void unlock(String lockName) {
-            locks.get(lockName).unlock();
+            Objects.requireNonNull(locks.get(lockName), "unlock of a lock never taken").unlock();
         }
 
         @Override

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -84,7 +85,7 @@ public final class BenchCommand implements Callable<Integer> {
         }
         String given = redis.reachable(spec).orElse(null);
         RedisServer embedded = given == null ? RedisServer.launch() : null;
-        String uri = given != null ? given : embedded.uri();
+        String uri = embedded == null ? Objects.requireNonNull(given) : embedded.uri();
         try {
             List<Measurement> medians = new ArrayList<>();
             for (Scenario scenario : chosen) {

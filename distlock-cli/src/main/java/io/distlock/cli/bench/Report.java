@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /** Renders medians as a text table (with ratios), JSON and an SVG chart, and reads the JSON back. */
 public final class Report {
@@ -36,8 +37,8 @@ public final class Report {
         out.append(String.format(Locale.ROOT, "%-8s %-20s %12s %10s %10s %10s %12s %10s%n",
                 "scenario", "implementation", "cycles/s", "p50 us", "p99 us", "max ms", "vs redisson", "vs raw"));
         for (Map.Entry<Scenario, List<Measurement>> byScenario : byScenario().entrySet()) {
-            Measurement redisson = find(byScenario.getValue(), "redisson-rlock");
-            Measurement raw = find(byScenario.getValue(), "raw-eval");
+            @Nullable Measurement redisson = find(byScenario.getValue(), "redisson-rlock");
+            @Nullable Measurement raw = find(byScenario.getValue(), "raw-eval");
             for (Measurement m : byScenario.getValue()) {
                 out.append(String.format(Locale.ROOT, "%-8s %-20s %12.0f %10.0f %10.0f %10.1f %12s %10s%n",
                         byScenario.getKey().id(), m.contender(), m.cyclesPerSecond(), m.p50Nanos() / 1e3, m.p99Nanos() / 1e3,
@@ -47,11 +48,11 @@ public final class Report {
         return out.toString();
     }
 
-    private static String ratio(Measurement m, Measurement base) {
+    private static String ratio(Measurement m, @Nullable Measurement base) {
         return base == null ? "-" : String.format(Locale.ROOT, "%.2fx", m.cyclesPerSecond() / base.cyclesPerSecond());
     }
 
-    private static Measurement find(List<Measurement> list, String contender) {
+    private static @Nullable Measurement find(List<Measurement> list, String contender) {
         return list.stream().filter(m -> m.contender().equals(contender)).findFirst().orElse(null);
     }
 

@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
@@ -33,7 +34,7 @@ public final class ScenarioRun {
                     Measurement m = run(contender, scenario, warmup, duration, "bench-" + round);
                     progress.printf(Locale.ROOT, "%10.0f cycles/s  p50 %6.0f us  p99 %7.0f us%n",
                             m.cyclesPerSecond(), m.p50Nanos() / 1e3, m.p99Nanos() / 1e3);
-                    byId.get(id).add(m);
+                    Objects.requireNonNull(byId.get(id), "every id has a list").add(m);
                 }
             }
         }

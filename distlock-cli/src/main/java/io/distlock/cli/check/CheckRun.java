@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -210,7 +211,7 @@ final class CheckRun implements AutoCloseable {
     }
 
     private static List<FencedWrite> fencedLog(RedisServer storeServer) {
-        return ((List<?>) Resp.call(storeServer.port(), "LRANGE", CheckWorker.FENCED_LOG, "0", "-1")).stream().map(line -> {
+        return ((List<?>) Objects.requireNonNull(Resp.call(storeServer.port(), "LRANGE", CheckWorker.FENCED_LOG, "0", "-1"), "LRANGE answers a list")).stream().map(line -> {
             String[] parts = ((String) line).split(":");
             return new FencedWrite(Long.parseLong(parts[0]), Integer.parseInt(parts[1]), Long.parseLong(parts[2]));
         }).toList();

@@ -15,6 +15,7 @@ import io.distlock.checker.Event.Type;
 import io.distlock.checker.Operation;
 import io.distlock.cli.demo.DemoLock;
 import io.distlock.cli.demo.TextbookLocks;
+import io.distlock.cli.options.WorkerArgs;
 import io.distlock.servers.ParentJvm;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -24,6 +25,7 @@ import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -78,7 +80,7 @@ public final class CheckWorker {
     }
 
     private void run(Map<String, String> args) throws Exception {
-        CheckedLock checked = CheckedLock.fromId(args.get("lock"));
+        CheckedLock checked = CheckedLock.fromId(WorkerArgs.required(args, "lock"));
         LockKind kind = LockKind.fromId(args.getOrDefault("kind", LockKind.LOCK.id()));
         int permits = Integer.parseInt(args.getOrDefault("permits", "1"));
         long leaseMs = Long.parseLong(args.get("lease-ms"));
@@ -91,9 +93,9 @@ public final class CheckWorker {
                 LockClient distlock = checked == CheckedLock.DISTLOCK ? client.create(options, leaseRecorder()) : null;
                 StatefulRedisConnection<String, String> naive = checked == CheckedLock.DISTLOCK ? null : lettuce.connect(naiveUri(client))) {
             Locker locker = switch (checked) {
-                case DISTLOCK -> distlockLocker(distlock, kind, permits, leaseMs);
-                case NAIVE_SET_NX -> naiveLocker(TextbookLocks.shortLease(naive.sync(), NAIVE_LOCK_KEY, leaseMs));
-                case NAIVE_GETSET -> naiveLocker(TextbookLocks.setNxGetSet(naive.sync(), NAIVE_LOCK_KEY, leaseMs));
+                case DISTLOCK -> distlockLocker(Objects.requireNonNull(distlock), kind, permits, leaseMs);
+                case NAIVE_SET_NX -> naiveLocker(TextbookLocks.shortLease(Objects.requireNonNull(naive).sync(), NAIVE_LOCK_KEY, leaseMs));
+                case NAIVE_GETSET -> naiveLocker(TextbookLocks.setNxGetSet(Objects.requireNonNull(naive).sync(), NAIVE_LOCK_KEY, leaseMs));
             };
             if (ParentJvm.readyThenAwaitGo().isEmpty()) {
                 return; // the coordinator gave up before the run
@@ -222,7 +224,7 @@ public final class CheckWorker {
             return Optional.empty();
         }
         Lease lease = acquired.get();
-        lease.onLost(lost -> emit(Type.INFO, Operation.LOST, lease.fencingToken(), 0, lost.getMessage()));
+        lease.onLost(lost -> emit(Type.INFO, Operation.LOST, lease.fencingToken(), 0, String.valueOf(lost.getMessage())));
         return Optional.of(new Holding() {
             @Override
             public long token() {
@@ -247,7 +249,7 @@ public final class CheckWorker {
     }
 
     private Holding permit(Lease lease) {
-        lease.onLost(lost -> emit(Type.INFO, Operation.LOST, lease.fencingToken(), 0, lost.getMessage()));
+        lease.onLost(lost -> emit(Type.INFO, Operation.LOST, lease.fencingToken(), 0, String.valueOf(lost.getMessage())));
         return new Holding() {
             @Override
             public long token() {

@@ -49,21 +49,29 @@ final class CheckWorkers implements AutoCloseable {
     /** Kills the process in a slot with SIGKILL and starts a replacement with a new id; returns the killed id. */
     int killAndReplace(int slot) throws InterruptedException {
         int victim = processIn(slot);
-        byProcess.get(victim).kill();
+        process(victim).kill();
         ChildJvm replacement = launch(slot);
         awaitReady(List.of(replacement));
         replacement.go();
         return victim;
     }
 
+    private ChildJvm process(int id) {
+        ChildJvm process = byProcess.get(id);
+        if (process == null) {
+            throw new IllegalArgumentException("no worker process " + id + " (running: " + byProcess.keySet() + ")");
+        }
+        return process;
+    }
+
     /** Freezes the process with this id (SIGSTOP). */
     void pause(int process) {
-        byProcess.get(process).pause();
+        process(process).pause();
     }
 
     /** Thaws the process with this id (SIGCONT). */
     void resume(int process) {
-        byProcess.get(process).resume();
+        process(process).resume();
     }
 
     /** Returns the process id running in a slot. */

@@ -3,6 +3,7 @@ package io.distlock.cli.check;
 import io.distlock.LockClient;
 import io.distlock.LockListener;
 import io.distlock.LockOptions;
+import io.distlock.cli.options.WorkerArgs;
 import java.util.List;
 
 /**
@@ -23,8 +24,8 @@ record WorkerClient(Class<? extends WorkerClientFactory> factory, String target)
 
     /** Reads the client from a worker's arguments (as {@code --name value} pairs without the dashes). */
     static WorkerClient from(java.util.Map<String, String> args) throws ClassNotFoundException {
-        Class<?> type = Class.forName(args.get(FACTORY_OPTION.substring(2)));
-        return new WorkerClient(type.asSubclass(WorkerClientFactory.class), args.get(TARGET_OPTION.substring(2)));
+        Class<?> type = Class.forName(WorkerArgs.required(args, FACTORY_OPTION.substring(2)));
+        return new WorkerClient(type.asSubclass(WorkerClientFactory.class), WorkerArgs.required(args, TARGET_OPTION.substring(2)));
     }
 
     /** Creates the client, in the worker's JVM. */

@@ -2,6 +2,7 @@ package io.distlock.cli.demo;
 
 import io.distlock.LockClient;
 import io.distlock.LockOptions;
+import io.distlock.cli.options.WorkerArgs;
 import io.distlock.jdbc.JdbcLockClient;
 import io.distlock.etcd.EtcdLockClient;
 import io.distlock.zookeeper.ZooKeeperLockClient;
@@ -15,6 +16,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -46,7 +48,7 @@ public final class DemoWorker {
     }
 
     private void run() throws Exception {
-        Strategy strategy = Strategy.fromId(args.get("strategy"));
+        Strategy strategy = Strategy.fromId(WorkerArgs.required(args, "strategy"));
         int threads = Integer.parseInt(args.get("threads"));
         long attempts = Long.parseLong(args.get("attempts"));
         int index = Integer.parseInt(args.get("index"));
@@ -69,7 +71,7 @@ public final class DemoWorker {
                 case SETNX_GETSET -> TextbookLocks.setNxGetSet(locksConnection.sync(), lockKey, leaseMs);
                 case SHORT_LEASE -> TextbookLocks.shortLease(locksConnection.sync(), lockKey, leaseMs);
                 case DISTLOCK, DISTLOCK_FENCED -> new DistlockDemoLock(
-                        distlock.getLock(lockKey),
+                        Objects.requireNonNull(distlock).getLock(lockKey),
                         strategy == Strategy.DISTLOCK_FENCED);
             };
 

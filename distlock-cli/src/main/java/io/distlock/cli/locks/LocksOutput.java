@@ -6,6 +6,7 @@ import io.distlock.LockKind;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /** How {@code distlock locks} prints locks: a table for people, JSON for tools. */
 public final class LocksOutput {
@@ -36,7 +37,7 @@ public final class LocksOutput {
         return out.toString();
     }
 
-    private static String lease(Duration left) {
+    private static String lease(@Nullable Duration left) {
         if (left == null) {
             return "session";
         }
