@@ -20,7 +20,7 @@ import org.springframework.expression.spel.standard.SpelExpressionParser;
  */
 final class LockNameExpressions {
     /** What {@code #root} is in a key expression. */
-    public record Root(Method method, Object[] args, Object target, Class<?> targetClass) {}
+    public record Root(Method method, Object[] args, @Nullable Object target, Class<?> targetClass) {}
 
     private final SpelExpressionParser parser = new SpelExpressionParser();
     private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();

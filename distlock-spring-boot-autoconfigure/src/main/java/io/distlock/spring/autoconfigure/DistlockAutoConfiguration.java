@@ -9,6 +9,7 @@ import io.distlock.spring.autoconfigure.DistlockProperties.Backend;
 import io.distlock.zookeeper.ZooKeeperLockClient;
 import io.lettuce.core.resource.ClientResources;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -194,7 +195,7 @@ public class DistlockAutoConfiguration {
             return backend == effective(context.getEnvironment(), context.getClassLoader());
         }
 
-        static Backend effective(Environment environment, ClassLoader loader) {
+        static Backend effective(Environment environment, @Nullable ClassLoader loader) {
             Backend configured = Binder.get(environment).bind("distlock.backend", Backend.class).orElse(null);
             if (configured != null) {
                 return configured;
