@@ -10,4 +10,7 @@ module io.distlock {
     exports io.distlock.spi;
 
     uses io.distlock.spi.LockBackendProvider;
+    uses io.distlock.spi.EngineFactory;
+
+    provides io.distlock.spi.EngineFactory with io.distlock.internal.DefaultEngineFactory;
 }

@@ -16,31 +16,31 @@ import org.slf4j.LoggerFactory;
 final class DowngradeGranter implements Granter {
     private static final Logger log = LoggerFactory.getLogger(DowngradeGranter.class);
 
-    private final EngineLockClient client;
+    private final EngineContext engine;
     private final ReadWriteStorage storage;
     private final Acquisition writing;
 
-    DowngradeGranter(EngineLockClient client, ReadWriteStorage storage, Acquisition writing) {
-        this.client = client;
+    DowngradeGranter(EngineContext engine, ReadWriteStorage storage, Acquisition writing) {
+        this.engine = engine;
         this.storage = storage;
         this.writing = writing;
     }
 
     @Override
     public @Nullable Grant await(LockSlot slot, LockOptions options, long waitNanos) throws InterruptedException {
-        String ownerId = client.ownerIds().next();
-        long epoch = client.session().epoch();
-        long sent = client.clock().nanoTime();
+        String ownerId = engine.ownerIds().next();
+        long epoch = engine.session().epoch();
+        long sent = engine.clock().nanoTime();
         CompletableFuture<AcquireResult> request = storage.downgrade(slot.name, writing.ownerId, ownerId, options.leaseTime());
         AcquireResult result;
         try {
-            result = client.calls().await(request, "acquire", slot.name);
+            result = engine.calls().await(request, "acquire", slot.name);
         } catch (InterruptedException e) {
             releaseWhenKnown(slot, ownerId, request);
             throw e;
         } catch (RuntimeException e) {
             releaseWhenKnown(slot, ownerId, request);
-            throw client.closedOr(e);
+            throw engine.closedOr(e);
         }
         if (result.granted()) {
             return new Grant(ownerId, result.fencingToken(), sent, epoch, options.leaseTime().toNanos());

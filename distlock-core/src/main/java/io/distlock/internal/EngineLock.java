@@ -23,14 +23,14 @@ import org.jspecify.annotations.Nullable;
 final class EngineLock implements DistributedLock {
     private static final long FOREVER = LockAcquirer.FOREVER;
 
-    private final EngineLockClient client;
+    private final EngineContext engine;
     private final LockSpace space;
     private final String name;
     private final LockOptions options;
     private final @Nullable EngineReadWriteLock readWrite;
 
-    EngineLock(EngineLockClient client, LockSpace space, String name, LockOptions options, @Nullable EngineReadWriteLock readWrite) {
-        this.client = client;
+    EngineLock(EngineContext engine, LockSpace space, String name, LockOptions options, @Nullable EngineReadWriteLock readWrite) {
+        this.engine = engine;
         this.space = space;
         this.name = name;
         this.options = options;
@@ -132,20 +132,20 @@ final class EngineLock implements DistributedLock {
 
     @Override
     public boolean isLocked() {
-        client.checkOpen();
-        return client.calls().awaitUninterruptibly(space.backend.isLocked(name()), "isLocked", name());
+        engine.checkOpen();
+        return engine.calls().awaitUninterruptibly(space.backend.isLocked(name()), "isLocked", name());
     }
 
     @Override
     public boolean forceUnlock() {
-        client.checkOpen();
+        engine.checkOpen();
         // Read the local holders before the call: during the round trip an early local handoff may make
         // another acquisition the holder, and that one was granted after (or despite) the force-unlock.
         List<Acquisition> local = localHolders();
-        boolean freed = client.calls().awaitUninterruptibly(space.backend.forceRelease(name), "forceUnlock", name);
+        boolean freed = engine.calls().awaitUninterruptibly(space.backend.forceRelease(name), "forceUnlock", name);
         if (freed) {
             for (Acquisition holder : local) {
-                client.losses().lose(holder, Reason.FORCE_UNLOCKED, "it was force-unlocked through this client", null);
+                engine.losses().lose(holder, Reason.FORCE_UNLOCKED, "it was force-unlocked through this client", null);
             }
         }
         return freed;
@@ -169,7 +169,7 @@ final class EngineLock implements DistributedLock {
      * acquisition that belongs to no thread. Null if the wait ran out.
      */
     private @Nullable Acquisition hold(long waitNanos, boolean detached) throws InterruptedException {
-        client.checkOpen();
+        engine.checkOpen();
         LockSlot slot = space.slots.enter(name);
         try {
             Acquisition held = slot.heldBy(Thread.currentThread());

@@ -23,19 +23,19 @@ final class EngineReadWriteLock implements DistributedReadWriteLock {
      * - write while holding read (and not write): refused. Two readers that both waited to upgrade would
      *   wait for each other forever; ReentrantReadWriteLock deadlocks there, we throw instead.
      */
-    private final EngineLockClient client;
+    private final EngineContext engine;
     private final ReadWriteStorage storage;
     private final String name;
     private final EngineLock read;
     private final EngineLock write;
 
-    EngineReadWriteLock(EngineLockClient client, ReadWriteStorage storage, LockSpace readers, LockSpace writers, String name,
+    EngineReadWriteLock(EngineContext engine, ReadWriteStorage storage, LockSpace readers, LockSpace writers, String name,
             LockOptions options) {
-        this.client = client;
+        this.engine = engine;
         this.storage = storage;
         this.name = name;
-        this.read = new EngineLock(client, readers, name, options, this);
-        this.write = new EngineLock(client, writers, name, options, this);
+        this.read = new EngineLock(engine, readers, name, options, this);
+        this.write = new EngineLock(engine, writers, name, options, this);
     }
 
     @Override
@@ -69,19 +69,19 @@ final class EngineReadWriteLock implements DistributedReadWriteLock {
             return null;
         }
         Acquisition writing = write.ownedByCurrentThread();
-        return writing == null ? null : new DowngradeGranter(client, storage, writing);
+        return writing == null ? null : new DowngradeGranter(engine, storage, writing);
     }
 
     @Override
     public boolean forceUnlock() {
-        client.checkOpen();
+        engine.checkOpen();
         // the local holders read before the call, as EngineLock.forceUnlock does: one granted meanwhile is not ended
         List<Acquisition> local = new ArrayList<>(write.localHolders());
         local.addAll(read.localHolders());
-        int ended = client.calls().awaitUninterruptibly(storage.forceReleaseAll(name), "forceUnlock", name);
+        int ended = engine.calls().awaitUninterruptibly(storage.forceReleaseAll(name), "forceUnlock", name);
         if (ended > 0) {
             for (Acquisition holder : local) {
-                client.losses().lose(holder, Reason.FORCE_UNLOCKED, "it was force-unlocked through this client", null);
+                engine.losses().lose(holder, Reason.FORCE_UNLOCKED, "it was force-unlocked through this client", null);
             }
         }
         return ended > 0;

@@ -18,14 +18,16 @@ import org.jspecify.annotations.Nullable;
 final class EngineSemaphore implements DistributedSemaphore {
     private static final long FOREVER = LockAcquirer.FOREVER;
 
-    private final EngineLockClient client;
+    private final EngineContext engine;
+    private final KindSpaces spaces;
     private final SemaphoreStorage storage;
     private final String name;
     private final int permits;
     private final LockOptions options;
 
-    EngineSemaphore(EngineLockClient client, SemaphoreStorage storage, String name, int permits, LockOptions options) {
-        this.client = client;
+    EngineSemaphore(EngineContext engine, KindSpaces spaces, SemaphoreStorage storage, String name, int permits, LockOptions options) {
+        this.engine = engine;
+        this.spaces = spaces;
         this.storage = storage;
         this.name = name;
         this.permits = permits;
@@ -49,8 +51,8 @@ final class EngineSemaphore implements DistributedSemaphore {
 
     @Override
     public int availablePermits() {
-        client.checkOpen();
-        return client.calls().awaitUninterruptibly(storage.availablePermits(name, permits), "availablePermits", name);
+        engine.checkOpen();
+        return engine.calls().awaitUninterruptibly(storage.availablePermits(name, permits), "availablePermits", name);
     }
 
     @Override
@@ -71,8 +73,8 @@ final class EngineSemaphore implements DistributedSemaphore {
     }
 
     private @Nullable Acquisition hold(long waitNanos) throws InterruptedException {
-        client.checkOpen();
-        LockSpace space = client.pinSemaphoreSpace(storage, permits);
+        engine.checkOpen();
+        LockSpace space = spaces.pinSemaphoreSpace(storage, permits);
         try {
             LockSlot slot = space.slots.enter(name);
             try {
@@ -85,7 +87,7 @@ final class EngineSemaphore implements DistributedSemaphore {
                 slot.leave();
             }
         } finally {
-            client.unpin(space);
+            spaces.unpin(space);
         }
     }
 

@@ -31,12 +31,12 @@ final class LockAcquirer {
     /** How many local handoffs in a row may skip waiting for the release's confirmation. */
     static final int MAX_EARLY_HANDOFFS = 4;
 
-    private final EngineLockClient client;
+    private final EngineContext engine;
     private final LockBackend backend;
     private final Granter granter;
 
-    LockAcquirer(EngineLockClient client, LockSpace space, Granter granter) {
-        this.client = client;
+    LockAcquirer(EngineContext engine, LockSpace space, Granter granter) {
+        this.engine = engine;
         this.backend = space.backend;
         this.granter = granter;
     }
@@ -57,7 +57,7 @@ final class LockAcquirer {
      * backend's session was lost belongs to the dead session): that one has let go, and the wait goes on for a new grant.
      */
     @Nullable Acquisition acquire(LockSlot slot, LockOptions options, long waitNanos, Granter granter) throws InterruptedException {
-        WaitDeadline deadline = WaitDeadline.start(client.clock(), waitNanos);
+        WaitDeadline deadline = WaitDeadline.start(engine.clock(), waitNanos);
         while (true) {
             Acquisition acquisition = acquireOnce(slot, options, deadline.remainingWait(), granter);
             if (acquisition == null || acquisition.state() != Acquisition.State.LOST) {
@@ -72,7 +72,7 @@ final class LockAcquirer {
     }
 
     private @Nullable Acquisition acquireOnce(LockSlot slot, LockOptions options, long waitNanos, Granter granter) throws InterruptedException {
-        WaitDeadline deadline = WaitDeadline.start(client.clock(), waitNanos);
+        WaitDeadline deadline = WaitDeadline.start(engine.clock(), waitNanos);
         if (waitNanos == FOREVER) {
             slot.gate.acquire();
         } else if (!slot.gate.tryAcquire(waitNanos, TimeUnit.NANOSECONDS)) {
@@ -80,22 +80,22 @@ final class LockAcquirer {
         }
         boolean handedOver = false;
         try {
-            client.checkOpen();
+            engine.checkOpen();
             Grant grant = granter.await(slot, options, deadline.remainingWait());
             if (grant == null) {
                 return null;
             }
             slot.enter(); // the acquisition uses the slot until its last hold is released
-            Acquisition acquisition = new Acquisition(slot, grant, options, client.clock(), client.events(), client.lockEvents());
+            Acquisition acquisition = new Acquisition(slot, grant, options, engine.clock(), engine.events(), engine.lockEvents());
             slot.held(acquisition);
             handedOver = true;
-            client.lockEvents().acquired(acquisition); // before anything can end it, so every ended() has its acquired()
-            if (!client.registerHeld(acquisition, grant)) {
+            engine.lockEvents().acquired(acquisition); // before anything can end it, so every ended() has its acquired()
+            if (!engine.registerHeld(acquisition, grant)) {
                 releaseForClose(acquisition); // the client closed while we acquired: do not leak it
-                client.checkOpen();
+                engine.checkOpen();
             }
             if (acquisition.state() == Acquisition.State.ACTIVE) {
-                client.watchdog().start(acquisition);
+                engine.watchdog().start(acquisition);
             }
             return acquisition;
         } finally {
@@ -108,7 +108,7 @@ final class LockAcquirer {
     /** Releases an acquisition whose last hold is gone; throws the loss if asked to and it was lost. */
     void release(Acquisition acquisition, boolean reportLoss) {
         LockSlot slot = acquisition.slot;
-        client.watchdog().stop(acquisition);
+        engine.watchdog().stop(acquisition);
         try {
             if (acquisition.state() != Acquisition.State.ACTIVE) {
                 return; // lost: let go already where the backend could still hold it (LeaseLosses)
@@ -118,7 +118,7 @@ final class LockAcquirer {
             try {
                 CompletableFuture<OwnerCheck> releasing = backend.release(slot.name, acquisition.ownerId);
                 passGateEarly(acquisition);
-                found = client.calls().awaitUninterruptibly(releasing, "release", slot.name);
+                found = engine.calls().awaitUninterruptibly(releasing, "release", slot.name);
             } catch (RuntimeException e) {
                 if (acquisition.state() == Acquisition.State.LOST) {
                     return; // lost meanwhile (e.g. the client closed): report that below
@@ -129,10 +129,10 @@ final class LockAcquirer {
             if (found == OwnerCheck.OWNER) {
                 acquisition.markReleased();
             } else {
-                client.losses().found(acquisition, found, "the release");
+                engine.losses().found(acquisition, found, "the release");
             }
         } finally {
-            client.unregisterHeld(acquisition);
+            engine.unregisterHeld(acquisition);
             acquisition.freeSlot();
             if (reportLoss) {
                 LeaseLostException lost = acquisition.lossReport();
@@ -166,15 +166,15 @@ final class LockAcquirer {
 
     /** Releases an acquisition the caller never got, because the client closed meanwhile; never throws. */
     private void releaseForClose(Acquisition acquisition) {
-        client.watchdog().stop(acquisition);
+        engine.watchdog().stop(acquisition);
         acquisition.markReleased();
         try {
-            client.calls().awaitUninterruptibly(acquisition.backend().release(acquisition.lockName(), acquisition.ownerId), "release",
+            engine.calls().awaitUninterruptibly(acquisition.backend().release(acquisition.lockName(), acquisition.ownerId), "release",
                     acquisition.lockName());
         } catch (RuntimeException e) {
             log.warn("could not release lock '{}' while closing; it expires with its lease", acquisition.lockName(), e);
         } finally {
-            client.unregisterHeld(acquisition);
+            engine.unregisterHeld(acquisition);
             acquisition.freeSlot();
         }
     }
@@ -183,7 +183,7 @@ final class LockAcquirer {
      * Releases every acquisition in {@code closing} at once (they are already marked lost by the close),
      * waiting at most about one operation timeout in all, however many there are; never throws.
      */
-    static void releaseAllForClose(EngineLockClient client, List<Acquisition> closing) {
+    static void releaseAllForClose(EngineContext engine, List<Acquisition> closing) {
         List<CompletableFuture<OwnerCheck>> releases = new ArrayList<>(closing.size());
         for (Acquisition acquisition : closing) {
             try {
@@ -194,14 +194,14 @@ final class LockAcquirer {
         }
         CompletableFuture<?>[] settled = releases.stream().map(f -> f.handle((found, error) -> null)).toArray(CompletableFuture<?>[]::new);
         try {
-            client.calls().awaitUninterruptibly(CompletableFuture.allOf(settled), "release", closing.size() + " locks");
+            engine.calls().awaitUninterruptibly(CompletableFuture.allOf(settled), "release", closing.size() + " locks");
         } catch (RuntimeException timedOut) {
             // reported below with the others that were not confirmed
         }
         long unconfirmed = releases.stream().filter(f -> !f.isDone() || f.isCompletedExceptionally()).count();
         if (unconfirmed > 0) {
             log.warn("closing the client: {} of {} releases were not confirmed by {}; those locks expire with their leases",
-                    unconfirmed, closing.size(), client.backend().describe());
+                    unconfirmed, closing.size(), engine.backend().describe());
         }
     }
 }

@@ -34,12 +34,12 @@ final class LockSpace {
     int pins;
     private final @Nullable Consumer<LockSpace> onUnused;
 
-    LockSpace(EngineLockClient client, String kind, LockBackend backend, boolean shared, int localPermits) {
-        this(client, kind, backend, shared, localPermits, null);
+    LockSpace(EngineContext engine, String kind, LockBackend backend, boolean shared, int localPermits) {
+        this(engine, kind, backend, shared, localPermits, null);
     }
 
     /** A space that tells {@code onUnused} each time its last slot is removed (then it may have no use left). */
-    LockSpace(EngineLockClient client, String kind, LockBackend backend, boolean shared, int localPermits,
+    LockSpace(EngineContext engine, String kind, LockBackend backend, boolean shared, int localPermits,
             @Nullable Consumer<LockSpace> onUnused) {
         boolean polling = backend instanceof PollingAcquire;
         boolean queueing = backend instanceof QueueingAcquire;
@@ -52,9 +52,9 @@ final class LockSpace {
         this.shared = shared;
         this.localPermits = localPermits;
         PollingAcquire pollingBackend = polling ? (PollingAcquire) backend : null;
-        this.slots = new LockSlots(this, slot -> new ReleaseSignal(slot, pollingBackend, client.clock()));
-        this.acquirer = new LockAcquirer(client, this, polling ? new PollingGranter(client, backend, (PollingAcquire) backend)
-                : new QueueGranter(client, (QueueingAcquire) backend));
+        this.slots = new LockSlots(this, slot -> new ReleaseSignal(slot, pollingBackend, engine.clock()));
+        this.acquirer = new LockAcquirer(engine, this, polling ? new PollingGranter(engine, backend, (PollingAcquire) backend)
+                : new QueueGranter(engine, (QueueingAcquire) backend));
         this.onUnused = onUnused;
     }
 

@@ -28,40 +28,40 @@ final class PollingGranter implements Granter {
      */
     private static final Logger log = LoggerFactory.getLogger(PollingGranter.class);
 
-    private final EngineLockClient client;
+    private final EngineContext engine;
     private final PollingAcquire acquire;
     private final LockBackend backend;
     private final long fallbackPollNanos;
 
-    PollingGranter(EngineLockClient client, LockBackend backend, PollingAcquire acquire) {
-        this.client = client;
+    PollingGranter(EngineContext engine, LockBackend backend, PollingAcquire acquire) {
+        this.engine = engine;
         this.acquire = acquire;
         this.backend = backend;
-        this.fallbackPollNanos = client.fallbackPollNanos();
+        this.fallbackPollNanos = engine.fallbackPollNanos();
     }
 
     @Override
     public @Nullable Grant await(LockSlot slot, LockOptions options, long waitNanos) throws InterruptedException {
-        EngineClock clock = client.clock();
+        EngineClock clock = engine.clock();
         WaitDeadline deadline = WaitDeadline.start(clock, waitNanos);
-        String ownerId = client.ownerIds().next();
+        String ownerId = engine.ownerIds().next();
         boolean watching = false;
         try {
             while (true) {
-                client.checkOpen();
+                engine.checkOpen();
                 long generation = slot.signal.generation();
-                long epoch = client.session().epoch();
+                long epoch = engine.session().epoch();
                 long sent = clock.nanoTime();
                 CompletableFuture<AcquireResult> request = acquire.tryAcquire(slot.name, ownerId, options.leaseTime());
                 AcquireResult result;
                 try {
-                    result = client.calls().await(request, "acquire", slot.name);
+                    result = engine.calls().await(request, "acquire", slot.name);
                 } catch (InterruptedException e) {
                     releaseWhenKnown(slot.name, ownerId, request);
                     throw e;
                 } catch (RuntimeException e) {
                     releaseWhenKnown(slot.name, ownerId, request);
-                    throw client.closedOr(e);
+                    throw engine.closedOr(e);
                 }
                 if (result.granted()) {
                     return new Grant(ownerId, result.fencingToken(), sent, epoch, options.leaseTime().toNanos());
@@ -94,7 +94,7 @@ final class PollingGranter implements Granter {
         CompletableFuture<ReleaseSubscription> subscription = slot.signal.retain();
         try {
             // a channel that is down (a LISTEN connection reconnecting) must not hold the caller past its wait
-            client.calls().await(subscription, "subscribe", slot.name, waitLeftNanos);
+            engine.calls().await(subscription, "subscribe", slot.name, waitLeftNanos);
         } catch (RuntimeException e) {
             // Without notifications we still make progress by polling; the next request reports an outage.
             log.debug("release notifications for lock '{}' unavailable, polling instead", slot.name, e);

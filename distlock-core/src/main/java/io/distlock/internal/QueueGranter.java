@@ -29,20 +29,20 @@ final class QueueGranter implements Granter {
     private static final Logger log = LoggerFactory.getLogger(QueueGranter.class);
     private static final long ABANDON_WAIT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
 
-    private final EngineLockClient client;
+    private final EngineContext engine;
     private final QueueingAcquire queue;
     private final long fallbackPollNanos;
 
-    QueueGranter(EngineLockClient client, QueueingAcquire queue) {
-        this.client = client;
+    QueueGranter(EngineContext engine, QueueingAcquire queue) {
+        this.engine = engine;
         this.queue = queue;
-        this.fallbackPollNanos = client.fallbackPollNanos();
+        this.fallbackPollNanos = engine.fallbackPollNanos();
     }
 
     @Override
     public @Nullable Grant await(LockSlot slot, LockOptions options, long waitNanos) throws InterruptedException {
-        WaitDeadline deadline = WaitDeadline.start(client.clock(), waitNanos);
-        SessionState session = client.session();
+        WaitDeadline deadline = WaitDeadline.start(engine.clock(), waitNanos);
+        SessionState session = engine.session();
         Runnable wakeUp = slot.signal::fire;
         session.wakeOnLoss(wakeUp);
         try {
@@ -71,25 +71,25 @@ final class QueueGranter implements Granter {
      * @throws SessionEnded if the session ended under the ticket (which is then left)
      */
     private @Nullable Grant awaitTurn(LockSlot slot, LockOptions options, WaitDeadline deadline, long epoch) throws InterruptedException {
-        EngineClock clock = client.clock();
-        SessionState session = client.session();
-        String ownerId = client.ownerIds().next();
+        EngineClock clock = engine.clock();
+        SessionState session = engine.session();
+        String ownerId = engine.ownerIds().next();
         // a backend may grant at the join itself (its lease then runs from the join): the first turn check's
         // grant counts from when the join was sent, however late that check runs (a pause in between)
         long joinSent = clock.nanoTime();
         CompletableFuture<QueueTicket> joining = queue.enqueue(slot.name, ownerId, options.leaseTime());
         QueueTicket ticket;
         try {
-            ticket = client.calls().await(joining, "acquire", slot.name);
+            ticket = engine.calls().await(joining, "acquire", slot.name);
         } catch (InterruptedException e) {
             abandon(joining, slot.name);
             throw e;
         } catch (RuntimeException e) {
             joining.thenAccept(QueueTicket::leave); // timed out or failed: leave if it ever joins
             if (session.epoch() != epoch) {
-                throw new SessionEnded(client.closedOr(e)); // e.g. the join found the session's lease unknown to the server
+                throw new SessionEnded(engine.closedOr(e)); // e.g. the join found the session's lease unknown to the server
             }
-            throw client.closedOr(e);
+            throw engine.closedOr(e);
         }
         boolean granted = false;
         boolean first = true;
@@ -97,7 +97,7 @@ final class QueueGranter implements Granter {
         long lastQueuedSent = joinSent;
         try {
             while (true) {
-                client.checkOpen();
+                engine.checkOpen();
                 if (session.epoch() != epoch) {
                     throw new SessionEnded(null);
                 }
@@ -106,12 +106,12 @@ final class QueueGranter implements Granter {
                 first = false;
                 AcquireResult result;
                 try {
-                    result = client.calls().await(ticket.checkTurn(slot.signal::fire), "acquire", slot.name);
+                    result = engine.calls().await(ticket.checkTurn(slot.signal::fire), "acquire", slot.name);
                 } catch (RuntimeException e) {
                     if (session.epoch() != epoch) {
-                        throw new SessionEnded(client.closedOr(e)); // the ticket vanished with its session
+                        throw new SessionEnded(engine.closedOr(e)); // the ticket vanished with its session
                     }
-                    throw client.closedOr(e);
+                    throw engine.closedOr(e);
                 }
                 if (session.epoch() != epoch) {
                     throw new SessionEnded(null); // a turn read before the loss: the ticket may be gone with the session
@@ -157,7 +157,7 @@ final class QueueGranter implements Granter {
      * is not held up for it.
      */
     private void abandon(CompletableFuture<QueueTicket> joining, String name) {
-        QueueTicket ticket = client.calls().awaitQuietly(joining, ABANDON_WAIT_NANOS);
+        QueueTicket ticket = engine.calls().awaitQuietly(joining, ABANDON_WAIT_NANOS);
         if (ticket != null) {
             leave(ticket, name);
         } else {
@@ -169,7 +169,7 @@ final class QueueGranter implements Granter {
     /** Leaves the queue and waits for it, so that nothing of ours is queued when the caller gets control back. */
     private void leave(QueueTicket ticket, String name) {
         try {
-            client.calls().awaitUninterruptibly(ticket.leave(), "leave", name);
+            engine.calls().awaitUninterruptibly(ticket.leave(), "leave", name);
         } catch (RuntimeException e) {
             log.warn("leaving the queue of lock '{}' was not confirmed; the backend keeps trying", name, e);
         }

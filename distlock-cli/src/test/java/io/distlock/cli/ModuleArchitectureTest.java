@@ -1,0 +1,43 @@
+package io.distlock.cli;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The module floors of docs/architecture.md, checked on the compiled classes of every shipped module (this module's
+ * class path has them all): a backend module does not depend on another backend, and no backend on the tools above it.
+ */
+class ModuleArchitectureTest {
+
+    private static final List<String> BACKENDS = List.of("io.distlock.redis", "io.distlock.zookeeper", "io.distlock.etcd", "io.distlock.jdbc");
+
+    private static final JavaClasses SHIPPED = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("io.distlock");
+
+    @Test
+    void backendModulesAreFreeOfEachOther() {
+        for (String backend : BACKENDS) {
+            String[] others = BACKENDS.stream().filter(other -> !other.equals(backend)).map(other -> other + "..").toArray(String[]::new);
+            noClasses().that().resideInAPackage(backend + "..")
+                    .should().dependOnClassesThat().resideInAnyPackage(others)
+                    .because("adding or changing a backend touches that backend's module only")
+                    .check(SHIPPED);
+        }
+    }
+
+    @Test
+    void backendsAndTheCoreDependOnNothingAboveThem() {
+        String[] tools = {"io.distlock.cli..", "io.distlock.checker..", "io.distlock.servers..", "io.distlock.testkit..", "io.distlock.spring..",
+                "io.distlock.benchmarks.."};
+        noClasses().that().resideInAnyPackage(BACKENDS.stream().map(backend -> backend + "..").toArray(String[]::new))
+                .or().resideInAnyPackage("io.distlock", "io.distlock.spi", "io.distlock.internal")
+                .should().dependOnClassesThat().resideInAnyPackage(tools)
+                .because("the library users ship does not pull in the command line, the checker or the test servers")
+                .check(SHIPPED);
+    }
+}
