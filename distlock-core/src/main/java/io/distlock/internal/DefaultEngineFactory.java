@@ -2,8 +2,10 @@ package io.distlock.internal;
 
 import io.distlock.LockClient;
 import io.distlock.spi.EngineFactory;
+import io.distlock.spi.EngineState;
 import io.distlock.spi.EngineSettings;
 import io.distlock.spi.LockBackend;
+import java.util.Optional;
 
 /**
  * The engine, as {@link io.distlock.spi.LockEngine} finds it ({@code META-INF/services} and the module's
@@ -17,5 +19,10 @@ public final class DefaultEngineFactory implements EngineFactory {
     @Override
     public LockClient newClient(LockBackend backend, EngineSettings settings) {
         return new EngineLockClient(backend, settings);
+    }
+
+    @Override
+    public Optional<EngineState> state(LockClient client, boolean endLingers) {
+        return client instanceof EngineLockClient engine ? Optional.of(engine.state(endLingers)) : Optional.empty();
     }
 }

@@ -7,12 +7,18 @@ import io.distlock.LeaseLostException.Reason;
 import io.distlock.LockClient;
 import io.distlock.LockOptions;
 import io.distlock.spi.EngineSettings;
+import io.distlock.spi.EngineState;
 import io.distlock.spi.LockBackend;
 import io.distlock.spi.ReadWriteStorage;
 import io.distlock.spi.SemaphoreStorage;
 import io.distlock.spi.SessionEvents;
+import io.distlock.spi.StateCounts;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * The {@link LockClient} of every backend: owns the backend, the {@link EngineContext} its engine classes share (the
@@ -169,6 +175,26 @@ final class EngineLockClient implements LockClient {
     @Override
     public String toString() {
         return "LockClient[" + engine.backend().describe() + (engine.isClosed() ? ", closed" : "") + "]";
+    }
+
+    /** Returns what this client keeps per name now (see {@link EngineState}). */
+    EngineState state(boolean endLingers) {
+        if (endLingers) {
+            for (LockSpace space : spaces.all()) {
+                space.slots.inUse().forEach(slot -> slot.signal.endLinger());
+            }
+        }
+        Map<String, Integer> backendCounts = new TreeMap<>();
+        Set<Object> asked = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+        for (LockSpace space : spaces.all()) {
+            if (space.backend instanceof StateCounts counts && asked.add(space.backend)) {
+                if (endLingers) {
+                    counts.endLingers();
+                }
+                counts.stateCounts().forEach((what, count) -> backendCounts.merge(what, count, Integer::sum));
+            }
+        }
+        return new EngineState(engine.isClosed(), engine.heldCount(), slotsInUse(), spaces.semaphoreSpaceCount(), engine.session().lossWakeUpCount(), backendCounts);
     }
 
     /** Returns what the engine classes of this client share (for tests). */

@@ -116,6 +116,11 @@ final class KindSpaces {
         return kindSpaces.size();
     }
 
+    /** Returns how many semaphore spaces (one per number of permits in use) this client keeps. */
+    int semaphoreSpaceCount() {
+        return (int) kindSpaces.keySet().stream().filter(key -> key.startsWith("semaphore/")).count();
+    }
+
     /** Returns the spaces in use: the plain one and every kind made so far. */
     List<LockSpace> all() {
         List<LockSpace> all = new ArrayList<>(1 + kindSpaces.size());

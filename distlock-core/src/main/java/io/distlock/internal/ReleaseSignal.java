@@ -124,6 +124,21 @@ final class ReleaseSignal {
         }
     }
 
+    /** Drops a lingering subscription now, as its timer would later; a subscription with waiters stays. */
+    void endLinger() {
+        EngineClock.Timer pending;
+        lock.lock();
+        try {
+            pending = pendingUnsubscribe;
+        } finally {
+            lock.unlock();
+        }
+        if (pending != null) {
+            pending.cancel();
+            unsubscribeIfUnused();
+        }
+    }
+
     /** Wakes every waiter for good and drops the subscription; used when the client closes. */
     void shutdown() {
         lock.lock();

@@ -74,6 +74,11 @@ final class SessionState implements SessionListener {
         lossWakeUps.remove(wakeUp);
     }
 
+    /** Returns how many waiters are registered to be woken by a session loss. */
+    int lossWakeUpCount() {
+        return lossWakeUps.size();
+    }
+
     /** Returns how the last session loss was described. */
     String lastLoss() {
         return lastLoss;

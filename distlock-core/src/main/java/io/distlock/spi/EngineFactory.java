@@ -1,6 +1,7 @@
 package io.distlock.spi;
 
 import io.distlock.LockClient;
+import java.util.Optional;
 
 /**
  * What builds the engine's {@link LockClient} over a backend. distlock-core provides the one implementation, found
@@ -17,4 +18,7 @@ public interface EngineFactory {
      *     {@code QueueingAcquire}, or refuses the default options
      */
     LockClient newClient(LockBackend backend, EngineSettings settings);
+
+    /** Returns what {@code client} keeps per name, if it is a client of this engine (unwrapped from a {@link ForwardingLockClient}). */
+    Optional<EngineState> state(LockClient client, boolean endLingers);
 }

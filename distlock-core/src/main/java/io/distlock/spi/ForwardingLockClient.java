@@ -22,6 +22,11 @@ public abstract class ForwardingLockClient implements LockClient {
         this.engine = engine;
     }
 
+    /** Returns the engine client this one forwards to. */
+    final LockClient engine() {
+        return engine;
+    }
+
     @Override
     public final DistributedLock getLock(String name) {
         return engine.getLock(name);

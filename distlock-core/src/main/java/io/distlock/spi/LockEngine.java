@@ -2,6 +2,7 @@ package io.distlock.spi;
 
 import io.distlock.LockClient;
 import java.util.Iterator;
+import java.util.Optional;
 import java.util.ServiceLoader;
 
 /** Entry point for backends: wraps a {@link LockBackend} in the shared engine. */
@@ -25,6 +26,17 @@ public final class LockEngine {
             throw new IllegalArgumentException("settings must not be null");
         }
         return Engine.FACTORY.newClient(backend, settings);
+    }
+
+    /**
+     * Returns what {@code client} keeps in memory per lock name (for tests that check nothing leaks); empty if it is not
+     * a client of the engine. With {@code endLingers}, what is kept only for a while after its last use (subscriptions to
+     * release notifications linger about two seconds) is dropped first, as its timer would do later; what remains is
+     * kept for good.
+     */
+    public static Optional<EngineState> state(LockClient client, boolean endLingers) {
+        LockClient engine = client instanceof ForwardingLockClient forwarding ? forwarding.engine() : client;
+        return Engine.FACTORY.state(engine, endLingers);
     }
 
     /** The engine, looked up once, on first use. */

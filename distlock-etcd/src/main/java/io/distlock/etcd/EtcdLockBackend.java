@@ -6,6 +6,7 @@ import io.distlock.spi.LockBackend;
 import io.distlock.spi.OwnerCheck;
 import io.distlock.spi.QueueingAcquire;
 import io.distlock.spi.SessionEvents;
+import io.distlock.spi.StateCounts;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KV;
@@ -21,6 +22,7 @@ import io.etcd.jetcd.options.PutOption;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
@@ -38,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * lock; each waiter watches only the key created just before its own, for its deletion. The fencing token
  * is the holder key's create revision: revisions only grow, across restarts and leader elections.
  */
-final class EtcdLockBackend implements LockBackend, QueueingAcquire, SessionEvents {
+final class EtcdLockBackend implements LockBackend, QueueingAcquire, SessionEvents, StateCounts {
     /*
      * etcd's own concurrency.Mutex, on KV, Txn and Watch; not the server's Lock RPC, which blocks on the
      * server and cannot be cancelled cleanly.
@@ -172,7 +174,14 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, SessionEven
             CompletableFuture<GetResponse> read = kv.get(entry.key(), GetOption.builder().withKeysOnly(true).build());
             return alive.thenCombine(read, (sessionAlive, response) -> sessionAlive && response.getKvs().stream()
                     .anyMatch(kv -> kv.getCreateRevision() == entry.revision()) ? OwnerCheck.OWNER : OwnerCheck.MISSING);
-        }));
+        })).thenApply(check -> {
+            if (check == OwnerCheck.MISSING) {
+                // the key (or its session) is gone for good, and the engine releases nothing for a lease lost this way:
+                // forget the entry, or every lost lease stays in this map
+                entries.remove(ownerId, entry);
+            }
+            return check;
+        });
     }
 
     @Override
@@ -382,4 +391,9 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, SessionEven
 
     /** A key of ours in some lock's queue. */
     record QueueEntry(ByteSequence key, long revision, long lease) {}
+
+    @Override
+    public Map<String, Integer> stateCounts() {
+        return Map.of("queue entries", entries.size());
+    }
 }

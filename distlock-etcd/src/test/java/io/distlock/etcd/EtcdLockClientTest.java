@@ -10,6 +10,7 @@ import io.distlock.LockClient;
 import io.distlock.LockOptions;
 import io.distlock.servers.Await;
 import io.distlock.servers.FreePorts;
+import io.distlock.spi.LockEngine;
 import io.distlock.testkit.EtcdClusterExtension;
 import io.distlock.testkit.HolderProcess;
 import io.etcd.jetcd.ByteSequence;
@@ -153,6 +154,24 @@ class EtcdLockClientTest {
             assertThat(jetcd.getKVClient().get(probe).get(10, TimeUnit.SECONDS).getCount())
                     .as("the application's jetcd client is still open and works").isEqualTo(1);
         }
+    }
+
+    /**
+     * Issue 29, found by the state validation after each contract test: a lease lost to a force unlock (its key deleted
+     * by someone else) left its queue entry in the client for good, so that every lost lease grew the client's memory.
+     */
+    @Test
+    void aLeaseLostToAForceUnlockLeavesNothingBehindInTheClient() throws Exception {
+        String name = "lost-" + System.nanoTime();
+        LockClient holderClient = client();
+        Lease held = holderClient.getLock(name, LockOptions.builder().leaseTime(Duration.ofSeconds(2)).build()).acquire();
+        CountDownLatch lost = new CountDownLatch(1);
+        held.onLost(e -> lost.countDown());
+        assertThat(client().getLock(name).forceUnlock()).isTrue();
+        assertThat(lost.await(SOON.toSeconds(), TimeUnit.SECONDS)).as("the holder was told at its next renewal").isTrue();
+        held.close();
+        Await.until(SOON, "the holder's client keeps nothing for the lost lease", () -> LockEngine.state(holderClient, true).orElseThrow().isIdle());
+        assertThat(LockEngine.state(holderClient, true).orElseThrow().backend()).containsEntry("queue entries", 0);
     }
 
     @Test

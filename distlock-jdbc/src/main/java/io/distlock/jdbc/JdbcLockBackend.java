@@ -6,16 +6,18 @@ import io.distlock.spi.LockBackend;
 import io.distlock.spi.OwnerCheck;
 import io.distlock.spi.PollingAcquire;
 import io.distlock.spi.ReleaseSubscription;
+import io.distlock.spi.StateCounts;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import org.jspecify.annotations.Nullable;
 
 /** The storage operations on a SQL table: each one or two autocommit statements on the client's own connections. */
-final class JdbcLockBackend implements LockBackend, PollingAcquire {
+final class JdbcLockBackend implements LockBackend, PollingAcquire, StateCounts {
     /*
      * Round trips: an acquire of a free lock is one UPDATE (a name never seen before: UPDATE, SELECT,
      * INSERT); a busy acquire is the UPDATE plus one SELECT for the holder's remaining lease; a renewal and
@@ -149,5 +151,10 @@ final class JdbcLockBackend implements LockBackend, PollingAcquire {
         releases.close();
         connections.close();
         timer.shutdownNow();
+    }
+
+    @Override
+    public Map<String, Integer> stateCounts() {
+        return Map.of("watched names", releases.watchedCount());
     }
 }

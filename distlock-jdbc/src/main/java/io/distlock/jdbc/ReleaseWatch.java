@@ -29,6 +29,11 @@ abstract class ReleaseWatch implements AutoCloseable {
         }));
     }
 
+    /** Returns how many names are watched now. */
+    final int watchedCount() {
+        return watchers.size();
+    }
+
     /** Returns the names being watched now. */
     protected final Set<String> watchedNames() {
         return watchers.keySet();

@@ -8,9 +8,11 @@ import io.distlock.spi.LockBackend;
 import io.distlock.spi.OwnerCheck;
 import io.distlock.spi.PollingAcquire;
 import io.distlock.spi.ReleaseSubscription;
+import io.distlock.spi.StateCounts;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
@@ -25,7 +27,7 @@ import org.jspecify.annotations.Nullable;
  * {@link RedisLockBackend} behind a {@link RedLockNode}: an operation succeeds when a majority of nodes agrees within the per-node
  * timeout and, for acquire and renewal, before the lease's validity (lease - elapsed - drift) runs out.
  */
-final class RedLockBackend implements LockBackend, PollingAcquire {
+final class RedLockBackend implements LockBackend, PollingAcquire, StateCounts {
     /*
      * Acquire: ask every node at once, each answer bounded by nodeTimeout. A majority of grants with
      * validity left wins; the fencing token is the largest token of the granting nodes. Otherwise
@@ -232,6 +234,13 @@ final class RedLockBackend implements LockBackend, PollingAcquire {
             }
             throw new BackendUnavailableException("renewal of lock '" + name + "' reached " + renewed + " of " + nodes.size()
                     + " RedLock nodes in time; " + quorum + " are needed (" + failures(answers) + ")", null);
+        }).thenApply(check -> {
+            if (check != OwnerCheck.OWNER) {
+                // lost for good, and the engine releases nothing for a lease lost this way: forget the grant, or every
+                // lost lease stays in this map (the minority of nodes that may still have it let it expire)
+                heldAs.remove(key(name, ownerId), nodeOwner);
+            }
+            return check;
         });
     }
 
@@ -320,5 +329,10 @@ final class RedLockBackend implements LockBackend, PollingAcquire {
     @Override
     public void close() {
         nodes.forEach(RedLockNode::close);
+    }
+
+    @Override
+    public Map<String, Integer> stateCounts() {
+        return Map.of("held names", heldAs.size());
     }
 }

@@ -12,6 +12,7 @@ import io.distlock.spi.PollingAcquire;
 import io.distlock.spi.ReadWriteStorage;
 import io.distlock.spi.SemaphoreStorage;
 import io.distlock.spi.ReleaseSubscription;
+import io.distlock.spi.StateCounts;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
@@ -29,7 +30,7 @@ import org.jspecify.annotations.Nullable;
  * The storage operations on Redis: one Lua script each, over one multiplexed connection, plus release
  * notifications over one pub/sub connection.
  */
-final class RedisLockBackend implements LockBackend, PollingAcquire, BatchRenewal, LockKinds {
+final class RedisLockBackend implements LockBackend, PollingAcquire, BatchRenewal, LockKinds, StateCounts {
     /*
      * A lock key holds "<token>:<owner id>" while held. Freeing it leaves a tombstone for at least
      * TOKEN_MEMORY: "<token>::released:<owner id>" after a release, "<token>::forced:<request id>:<owner
@@ -309,5 +310,15 @@ final class RedisLockBackend implements LockBackend, PollingAcquire, BatchRenewa
     @Override
     public void close() {
         transport.closer().run();
+    }
+
+    @Override
+    public Map<String, Integer> stateCounts() {
+        return Map.of("release channels", channels.size());
+    }
+
+    @Override
+    public void endLingers() {
+        channels.endLingers();
     }
 }

@@ -6,6 +6,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArraySet;
 import java.util.concurrent.RejectedExecutionException;
@@ -71,6 +72,11 @@ final class ReleaseChannels {
     /** Sets the subscriber; called once while the backend is built, before any watch. */
     void subscriber(Subscriber subscriber) {
         this.subscriber = subscriber;
+    }
+
+    /** Returns how many channels are subscribed or lingering now. */
+    int size() {
+        return channels.size();
     }
 
     private Subscriber subscriber() {
@@ -188,6 +194,16 @@ final class ReleaseChannels {
             }
         } finally {
             lock.unlock();
+        }
+    }
+
+    /** Drops every lingering channel now, as its timer would later (for tests that check nothing stays behind). */
+    void endLingers() {
+        for (Map.Entry<String, Channel> entry : channels.entrySet()) {
+            ScheduledFuture<?> pending = entry.getValue().unsubscribeLater;
+            if (pending != null && pending.cancel(false)) {
+                dropIfIdle(entry.getKey(), entry.getValue());
+            }
         }
     }
 

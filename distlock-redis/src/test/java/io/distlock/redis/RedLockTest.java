@@ -77,6 +77,25 @@ class RedLockTest {
                 .nodeTimeout(nodeTimeout).operationTimeout(Duration.ofSeconds(1)).connectTimeout(Duration.ofSeconds(1)).build();
     }
 
+    /**
+     * Issue 29, found by the state validation after each contract test: a lease lost on a majority of nodes (force
+     * unlocked there) left its winning attempt's id in the client for good, so that every lost lease grew its memory.
+     */
+    @Test
+    void aLeaseLostOnAMajorityLeavesNothingBehindInTheClient() throws Exception {
+        try (LockClient holder = client(Duration.ofSeconds(2)); LockClient other = client()) {
+            Lease held = holder.getLock("orders").acquire();
+            java.util.concurrent.CountDownLatch lost = new java.util.concurrent.CountDownLatch(1);
+            held.onLost(e -> lost.countDown());
+            assertThat(other.getLock("orders").forceUnlock()).isTrue();
+            assertThat(lost.await(30, java.util.concurrent.TimeUnit.SECONDS)).as("the holder was told at its next renewal").isTrue();
+            held.close();
+            Await.until(Duration.ofSeconds(30), "the holder's client keeps nothing for the lost lease",
+                    () -> io.distlock.spi.LockEngine.state(holder, true).orElseThrow().isIdle());
+            assertThat(io.distlock.spi.LockEngine.state(holder, true).orElseThrow().backend()).containsEntry("held names", 0);
+        }
+    }
+
     private long nodesHolding() {
         return nodes.stream().filter(RedisServer::isRunning)
                 .filter(node -> RedisKeys.isHeldValue((String) Resp.call(node.port(), "GET", KEY))).count();

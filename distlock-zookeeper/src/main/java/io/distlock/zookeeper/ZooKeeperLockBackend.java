@@ -9,8 +9,10 @@ import io.distlock.spi.QueueingAcquire;
 import io.distlock.spi.ReadWriteStorage;
 import io.distlock.spi.SemaphoreStorage;
 import io.distlock.spi.SessionEvents;
+import io.distlock.spi.StateCounts;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -29,7 +31,7 @@ import org.jspecify.annotations.Nullable;
  * parent; the lowest holds the lock; each waiter watches only its predecessor. The fencing token is
  * the holder node's czxid: zxids only grow, across restarts, leader elections and re-created parents.
  */
-final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, SessionEvents, LockKinds {
+final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, SessionEvents, LockKinds, StateCounts {
     /*
      * Curator's synchronous calls block, so each runs on a bounded pool of IO_THREADS daemon threads
      * (more calls queue; the engine bounds every wait by the operation timeout). Deletes of our own
@@ -469,5 +471,10 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
     @FunctionalInterface
     interface BlockingCall<T> {
         T run() throws Exception;
+    }
+
+    @Override
+    public Map<String, Integer> stateCounts() {
+        return Map.of("queue nodes by owner", nodeByOwner.size());
     }
 }
