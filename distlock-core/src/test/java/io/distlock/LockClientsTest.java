@@ -6,9 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.distlock.LockKind;
 import io.distlock.spi.LockBackendProvider;
 import io.distlock.spi.TargetUri;
-import java.util.EnumSet;
 import java.util.List;
-import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
@@ -83,15 +81,6 @@ class LockClientsTest {
             return List.of("test://h:1");
         }
 
-        @Override
-        public Set<LockKind> kinds() {
-            return EnumSet.of(LockKind.LOCK);
-        }
-
-        @Override
-        public boolean hasInspector() {
-            return false;
-        }
 
         @Override
         public LockClient open(String target, @Nullable String namespace) {

@@ -1,8 +1,8 @@
 package io.distlock.spi;
 
 import io.distlock.LockClient;
-import io.distlock.LockInspector;
 import io.distlock.LockKind;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
@@ -34,11 +34,15 @@ public interface LockBackendProvider {
     /** Returns one example target per form this backend accepts, for help texts and errors. */
     List<String> exampleTargets();
 
-    /** Returns the kinds of lock the backend stores; {@link LockKind#LOCK} always among them. */
-    Set<LockKind> kinds();
+    /** Returns the kinds of lock the backend stores; {@link LockKind#LOCK} always among them. By default that one only. */
+    default Set<LockKind> kinds() {
+        return EnumSet.of(LockKind.LOCK);
+    }
 
-    /** Returns whether the backend's clients have an {@link LockClient#inspector() inspector}. */
-    boolean hasInspector();
+    /** Returns whether the backend's clients have an {@link LockClient#inspector() inspector}; by default they have none. */
+    default boolean hasInspector() {
+        return false;
+    }
 
     /**
      * Opens a client of this backend.

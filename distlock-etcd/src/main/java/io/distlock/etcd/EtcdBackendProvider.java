@@ -1,12 +1,9 @@
 package io.distlock.etcd;
 
 import io.distlock.LockClient;
-import io.distlock.LockKind;
 import io.distlock.spi.LockBackendProvider;
 import io.distlock.spi.TargetUri;
-import java.util.EnumSet;
 import java.util.List;
-import java.util.Set;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
@@ -41,15 +38,6 @@ public final class EtcdBackendProvider implements LockBackendProvider {
         return List.of("etcd://host:2379[,host:2379...]", "etcd://user:password@host:2379");
     }
 
-    @Override
-    public Set<LockKind> kinds() {
-        return EnumSet.of(LockKind.LOCK);
-    }
-
-    @Override
-    public boolean hasInspector() {
-        return false;
-    }
 
     @Override
     public LockClient open(String target, @Nullable String namespace) {

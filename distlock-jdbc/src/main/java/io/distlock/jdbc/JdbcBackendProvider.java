@@ -1,11 +1,8 @@
 package io.distlock.jdbc;
 
 import io.distlock.LockClient;
-import io.distlock.LockKind;
 import io.distlock.spi.LockBackendProvider;
-import java.util.EnumSet;
 import java.util.List;
-import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -39,15 +36,6 @@ public final class JdbcBackendProvider implements LockBackendProvider {
                 "jdbc:h2:tcp://host:9092/db");
     }
 
-    @Override
-    public Set<LockKind> kinds() {
-        return EnumSet.of(LockKind.LOCK);
-    }
-
-    @Override
-    public boolean hasInspector() {
-        return false;
-    }
 
     @Override
     public LockClient open(String target, @Nullable String namespace) {

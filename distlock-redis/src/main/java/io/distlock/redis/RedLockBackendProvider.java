@@ -1,13 +1,10 @@
 package io.distlock.redis;
 
 import io.distlock.LockClient;
-import io.distlock.LockKind;
 import io.distlock.spi.LockBackendProvider;
 import io.distlock.spi.TargetUri;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
-import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -40,15 +37,6 @@ public final class RedLockBackendProvider implements LockBackendProvider {
         return List.of("redlock://host1:6379,host2:6379,host3:6379");
     }
 
-    @Override
-    public Set<LockKind> kinds() {
-        return EnumSet.of(LockKind.LOCK);
-    }
-
-    @Override
-    public boolean hasInspector() {
-        return false;
-    }
 
     @Override
     public LockClient open(String target, @Nullable String namespace) {
