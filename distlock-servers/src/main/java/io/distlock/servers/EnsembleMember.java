@@ -133,14 +133,28 @@ final class EnsembleMember {
             return created;
         }
 
+        /**
+         * Shuts the peer down and waits up to 30 s for its thread to end. A peer caught while runFromConfig is still
+         * setting it up (made, but without its database yet) throws from shutdown(); it is asked again until its
+         * thread ends (a build's test saw "zkDb is null" when a member was closed right after it started).
+         */
         void shutDown() {
             stopping = true;
-            QuorumPeer current = peer;
-            if (current != null) {
-                current.shutdown();
-            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            boolean shutDown = false;
             try {
-                thread.join(TimeUnit.SECONDS.toMillis(30));
+                do {
+                    QuorumPeer current = peer;
+                    if (current != null && !shutDown) {
+                        try {
+                            current.shutdown();
+                            shutDown = true;
+                        } catch (RuntimeException stillStarting) {
+                            // not built far enough to shut down: ask again once it is
+                        }
+                    }
+                    thread.join(100);
+                } while (thread.isAlive() && System.nanoTime() - deadline < 0);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
