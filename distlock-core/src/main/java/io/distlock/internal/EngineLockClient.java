@@ -32,7 +32,6 @@ final class EngineLockClient implements LockClient {
      * throws LeaseLostException), then all of them are released at once and close waits about one
      * operation timeout in all; threads waiting to acquire wake up and fail with IllegalStateException.
      */
-    static final int EVENT_THREADS = EngineContext.EVENT_THREADS;
 
     private final EngineSettings settings;
     private final EngineContext engine;

@@ -40,9 +40,9 @@ class EngineThreadsTest {
         for (int i = 0; i < leases; i++) {
             assertThat(client.getLock("lost-" + i).forceUnlock()).isTrue(); // each holder learns at once, on an event thread
         }
-        Awaiting.until(() -> told.get() == EngineLockClient.EVENT_THREADS);
+        Awaiting.until(() -> told.get() == EngineContext.EVENT_THREADS);
         assertThat(threadsNamed("distlock-memory-events")).as("event threads while every listener blocks")
-                .isEqualTo(EngineLockClient.EVENT_THREADS);
+                .isEqualTo(EngineContext.EVENT_THREADS);
         unblock.countDown();
         Awaiting.until(() -> told.get() == leases);
         client.close();

@@ -226,6 +226,30 @@ public final class MemoryStore {
         }
     }
 
+    /**
+     * Returns what the store still keeps of {@code name} that a finished user of it should have ended: a live lease,
+     * queue tickets, release listeners. Tombstones stay, like Redis's (they expire there; here the store is dropped).
+     */
+    public List<String> leftovers(String name) {
+        lock.lock();
+        try {
+            List<String> left = new ArrayList<>();
+            if (liveHold(name) != null) {
+                left.add("hold " + name);
+            }
+            Deque<Ticket> queue = queues.get(name);
+            if (queue != null && !queue.isEmpty()) {
+                left.add(queue.size() + " queue tickets of " + name);
+            }
+            if (listeners(name) > 0) {
+                left.add(listeners(name) + " release listeners of " + name);
+            }
+            return left;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Returns what the store did, one line per applied request: {@code "<op> <name> <owner> -> <result>"}. */
     public List<String> log() {
         return List.copyOf(log);

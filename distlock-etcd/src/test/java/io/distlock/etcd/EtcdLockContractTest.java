@@ -1,24 +1,23 @@
 package io.distlock.etcd;
 
 import io.distlock.LockClient;
+import io.distlock.LockKind;
+import io.distlock.testkit.BackendContract;
+import io.distlock.testkit.BackendHooks;
 import io.distlock.testkit.EtcdClusterExtension;
 import io.distlock.testkit.LockClientFactory;
-import io.distlock.testkit.SessionLockContract;
 import io.distlock.testkit.TestDeployment;
 import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The whole session-lock contract (base, lease and session tiers) against a real etcd server process. */
-class EtcdLockContractTest extends SessionLockContract {
-    /** Its plain lock is a queue: waiters are granted in arrival order. */
-    @Override
-    protected boolean fair() {
-        return true;
-    }
-
+/** Every tier of the contract etcd has (the plain lock, bound to a session) against a real etcd server process. */
+class EtcdLockContractTest extends BackendContract {
     @RegisterExtension
     static final EtcdClusterExtension etcd = new EtcdClusterExtension();
     private static RawEtcd raw;
@@ -36,41 +35,79 @@ class EtcdLockContractTest extends SessionLockContract {
     }
 
     @Override
-    protected Class<? extends LockClientFactory> factoryClass() {
-        return EtcdClientFactory.class;
-    }
+    protected BackendHooks hooks() {
+        return new BackendHooks() {
+            @Override
+            public Class<? extends LockClientFactory> factoryClass() {
+                return EtcdClientFactory.class;
+            }
 
-    @Override
-    protected TestDeployment deployment() {
-        return etcd;
-    }
+            @Override
+            public TestDeployment deployment() {
+                return etcd;
+            }
 
-    @Override
-    protected Duration longLease() {
-        return EtcdClientFactory.SESSION_TTL; // leases never outlast the session
-    }
+            @Override
+            public Set<LockKind> kinds() {
+                return Set.of(LockKind.LOCK);
+            }
 
-    @Override
-    protected boolean tellsForceUnlocks() {
-        return false; // a deleted key looks the same whoever deleted it
-    }
+            @Override
+            public boolean heldInBackend(LockKind kind, String name) {
+                return !raw.queue(name).isEmpty();
+            }
 
-    @Override
-    protected void expireSession(LockClient client) {
-        raw.revoke(((EtcdLockClient) client).sessionLease());
-    }
+            @Override
+            public List<String> leftoversInBackend(String name) {
+                return raw.leftovers(name);
+            }
 
-    @Override
-    protected boolean lockedInBackend(String name) {
-        return !raw.queue(name).isEmpty();
-    }
+            /**
+             * Request messages the server received, from its own metrics (every gRPC call and stream message): the few
+             * clients of a test add their session keep-alives, one per third of the 4 s TTL each.
+             */
+            @Override
+            public OptionalLong serverCalls() {
+                return OptionalLong.of(etcd.cluster().requestsReceived());
+            }
 
-    /**
-     * Request messages the server received, from its own metrics (every gRPC call and stream message): the few
-     * clients of a test add their session keep-alives, one per third of the 4 s TTL each.
-     */
-    @Override
-    protected OptionalLong serverCalls() {
-        return OptionalLong.of(etcd.cluster().requestsReceived());
+            /** The plain lock is a queue: waiters are granted in arrival order. */
+            @Override
+            public boolean plainLockIsFair() {
+                return true;
+            }
+
+            /** A deleted key looks the same whoever deleted it. */
+            @Override
+            public boolean tellsForceUnlocks() {
+                return false;
+            }
+
+            /** Leases never outlast the session. */
+            @Override
+            public Duration longLease() {
+                return EtcdClientFactory.SESSION_TTL;
+            }
+
+            @Override
+            public boolean hasSessions() {
+                return true;
+            }
+
+            @Override
+            public void expireSession(LockClient client) {
+                raw.revoke(((EtcdLockClient) client).sessionLease());
+            }
+
+            @Override
+            public String providerId() {
+                return "etcd";
+            }
+
+            @Override
+            public Optional<String> registryTarget() {
+                return Optional.of("etcd://" + etcd.target().replace("http://", ""));
+            }
+        };
     }
 }

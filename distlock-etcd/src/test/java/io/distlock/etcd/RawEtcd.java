@@ -28,6 +28,17 @@ final class RawEtcd implements AutoCloseable {
         }
     }
 
+    /** Returns the keys of lock {@code name} (and of names that start with it) the server still keeps, with their leases. */
+    List<String> leftovers(String name) {
+        String prefix = keys.prefix(name).toString(StandardCharsets.UTF_8);
+        try {
+            return client.getKVClient().get(LockKeys.bytes(prefix.substring(0, prefix.length() - 1)), GetOption.builder().isPrefix(true).build())
+                    .get(10, TimeUnit.SECONDS).getKvs().stream().map(kv -> keyText(kv) + " (lease " + Long.toHexString(kv.getLease()) + ")").toList();
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot read the keys of lock '" + name + "'", e);
+        }
+    }
+
     /** Revokes a lease, as its expiry on the server would end it: its keys are deleted. */
     void revoke(long lease) {
         try {

@@ -1,14 +1,26 @@
 package io.distlock.jdbc;
 
+import io.distlock.testkit.BackendContract;
+import io.distlock.testkit.BackendHooks;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The SQL lock contract against an H2 TCP server in this JVM, on a file database. */
-class H2LockContractTest extends SqlLockContract {
+/** Every tier of the contract SQL has, and the SQL tiers, against an H2 TCP server in this JVM, on a file database. */
+class H2LockContractTest extends BackendContract {
     @RegisterExtension
     static final H2ServerExtension database = new H2ServerExtension();
 
     @Override
-    protected SqlDeployment database() {
-        return database;
+    protected BackendHooks hooks() {
+        return new SqlHooks(database);
+    }
+
+    /** What only SQL databases have: the lock table, the client's sessions, transactions, a read-only server. */
+    @Nested
+    class Sql extends SqlLockContract {
+        @Override
+        protected SqlDeployment database() {
+            return database;
+        }
     }
 }

@@ -1,14 +1,26 @@
 package io.distlock.jdbc;
 
+import io.distlock.testkit.BackendContract;
+import io.distlock.testkit.BackendHooks;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The SQL lock contract against a real MariaDB server. */
-class MariaDbLockContractTest extends SqlLockContract {
+/** Every tier of the contract SQL has, and the SQL tiers, against a real MariaDB server. */
+class MariaDbLockContractTest extends BackendContract {
     @RegisterExtension
     static final MariaDbExtension database = new MariaDbExtension();
 
     @Override
-    protected SqlDeployment database() {
-        return database;
+    protected BackendHooks hooks() {
+        return new SqlHooks(database);
+    }
+
+    /** What only SQL databases have: the lock table, the client's sessions, transactions, a read-only server. */
+    @Nested
+    class Sql extends SqlLockContract {
+        @Override
+        protected SqlDeployment database() {
+            return database;
+        }
     }
 }

@@ -7,8 +7,7 @@ import io.distlock.LockClient;
 import io.distlock.servers.Await;
 import io.distlock.servers.TcpProxy;
 import io.distlock.testkit.ContractSupport;
-import io.distlock.testkit.LockClientFactory;
-import io.distlock.testkit.TestDeployment;
+import io.distlock.testkit.BackendHooks;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -32,18 +31,8 @@ class PostgresListenTest extends ContractSupport {
     static final PostgresExtension database = new PostgresExtension();
 
     @Override
-    protected Class<? extends LockClientFactory> factoryClass() {
-        return JdbcClientFactory.class;
-    }
-
-    @Override
-    protected TestDeployment deployment() {
-        return database;
-    }
-
-    @Override
-    protected boolean lockedInBackend(String name) {
-        throw new UnsupportedOperationException("not needed here");
+    protected BackendHooks hooks() {
+        return new SqlHooks(database);
     }
 
     @Test

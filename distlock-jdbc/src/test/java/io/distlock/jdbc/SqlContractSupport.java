@@ -1,61 +1,37 @@
 package io.distlock.jdbc;
 
-import io.distlock.testkit.LeaseLockContract;
-import io.distlock.testkit.LockClientFactory;
-import io.distlock.testkit.TestDeployment;
+import io.distlock.LockKind;
+import io.distlock.testkit.BackendHooks;
+import io.distlock.testkit.ContractSupport;
 import java.io.PrintWriter;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
- * What the SQL contract tiers share: the database under test, the raw-state hooks read from the lock
- * table, logins of a test's own (so that the server can count a client's sessions), and DataSources
+ * What the SQL tiers of the contract share (the tiers every backend runs come from {@link SqlHooks}): the
+ * database under test, logins of a test's own (so that the server can count a client's sessions), and DataSources
  * that hand out connections as a configured pool would.
  */
-abstract class SqlContractSupport extends LeaseLockContract {
+abstract class SqlContractSupport extends ContractSupport {
     private static final AtomicInteger users = new AtomicInteger();
 
     /** Returns the database under test. */
     protected abstract SqlDeployment database();
 
     @Override
-    protected final TestDeployment deployment() {
-        return database();
+    protected BackendHooks hooks() {
+        return new SqlHooks(database());
     }
 
-    @Override
-    protected Class<? extends LockClientFactory> factoryClass() {
-        return JdbcClientFactory.class;
-    }
-
-    @Override
-    protected boolean lockedInBackend(String name) {
-        return query("SELECT 1 FROM distlock_locks WHERE lock_key = ? AND owner IS NOT NULL AND expires_at > " + database().now(), name).isPresent();
-    }
-
-    @Override
+    /** Returns the fencing token the lock table remembers for {@code name}, read directly. */
     protected OptionalLong lastTokenInBackend(String name) {
-        return query("SELECT fence FROM distlock_locks WHERE lock_key = ?", name).map(OptionalLong::of).orElse(OptionalLong.empty());
-    }
-
-    private Optional<Long> query(String sql, String name) {
-        try (Connection connection = database().connect(); PreparedStatement statement = connection.prepareStatement(sql)) {
-            statement.setBytes(1, LockTable.key(name));
-            try (ResultSet row = statement.executeQuery()) {
-                return row.next() ? Optional.of(row.getLong(1)) : Optional.empty();
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
+        return hooks().lastTokenInBackend(LockKind.LOCK, name);
     }
 
     /** Returns the name of a new login of this test's own (created by {@link SqlDeployment#urlAs}), unique in the run. */

@@ -27,7 +27,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
- * The lease-lock contract on a SQL database, plus what only a database has: the caller's transactions,
+ * What only a SQL database has (the tiers every backend runs are {@link io.distlock.testkit.BackendContract}'s): the caller's transactions,
  * sessions that get killed, a server restarted under a holder, many clients on one row, and the table.
  */
 abstract class SqlLockContract extends SqlClientContract {

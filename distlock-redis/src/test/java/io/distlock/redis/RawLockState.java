@@ -1,6 +1,8 @@
 package io.distlock.redis;
 
 import io.distlock.servers.Resp;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.OptionalLong;
 
 /** Reads a lock's key straight from a server, bypassing distlock, for the contract tests' raw-state checks. */
@@ -46,5 +48,35 @@ final class RawLockState {
     static OptionalLong queueLastToken(int port, String name, String kind) {
         Object token = Resp.call(port, "HGET", RedisKeys.defaults().queueState(name, kind), "token");
         return token == null ? OptionalLong.empty() : OptionalLong.of(Long.parseLong((String) token));
+    }
+
+    /**
+     * Returns the keys of the lock {@code name} (and of names that start with it) on the server at {@code port} that
+     * the server would keep for good (no expiry) or that still show a holder, described; empty when every key left is
+     * a tombstone or a queue's state counting down to its expiry, as designed.
+     */
+    static List<String> leftovers(int port, String name) {
+        List<String> left = new ArrayList<>();
+        String pattern = RedisKeys.defaults().lockKey(name).replaceFirst("}$", "") + "*";
+        String cursor = "0";
+        do {
+            List<?> reply = (List<?>) Resp.call(port, "SCAN", cursor, "MATCH", pattern, "COUNT", "1000");
+            cursor = (String) reply.get(0);
+            for (Object each : (List<?>) reply.get(1)) {
+                String key = (String) each;
+                Object ttl = Resp.call(port, "PTTL", key);
+                if (Long.valueOf(-1).equals(ttl)) {
+                    left.add(key + " (kept for good: no expiry)");
+                } else if (key.endsWith("}") && held(port, key.substring(key.indexOf('{') + 1, key.length() - 1))) {
+                    left.add(key + " (held)");
+                } else if (key.matches(".*}:(fair|rw|sem)$")) {
+                    Object held = Resp.call(port, "HGET", key, "held");
+                    if (held != null && Long.parseLong((String) held) > 0) {
+                        left.add(key + " (" + held + " held)");
+                    }
+                }
+            }
+        } while (!"0".equals(cursor));
+        return left;
     }
 }

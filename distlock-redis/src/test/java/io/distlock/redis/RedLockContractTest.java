@@ -1,24 +1,29 @@
 package io.distlock.redis;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import io.distlock.LockClient;
+import io.distlock.LockKind;
 import io.distlock.servers.RedisServer;
+import io.distlock.testkit.BackendContract;
+import io.distlock.testkit.BackendHooks;
 import io.distlock.testkit.ClientSettings;
-import io.distlock.testkit.LeaseLockContract;
 import io.distlock.testkit.LockClientFactory;
 import io.distlock.testkit.RedLockExtension;
 import io.distlock.testkit.TestDeployment;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The whole lease-lock contract on RedLock over three independent masters; outages hit all of them. A
- * lock is held when a majority of nodes holds it, and free only when no node does.
+ * The contract on RedLock over three independent masters (the plain lock; outages hit all of them). A lock is held
+ * when one owner holds it on a majority of the nodes, and free only when no node holds it.
  */
-class RedLockContractTest extends LeaseLockContract {
+class RedLockContractTest extends BackendContract {
     /** Each node's answer must come within this; RedLock asks for leases of at least ten of it. */
     static final Duration NODE_TIMEOUT = Duration.ofMillis(250);
 
@@ -36,41 +41,63 @@ class RedLockContractTest extends LeaseLockContract {
     }
 
     @Override
-    protected Class<? extends LockClientFactory> factoryClass() {
-        return Factory.class;
-    }
+    protected BackendHooks hooks() {
+        return new BackendHooks() {
+            @Override
+            public Class<? extends LockClientFactory> factoryClass() {
+                return Factory.class;
+            }
 
-    @Override
-    protected TestDeployment deployment() {
-        return redLock;
-    }
+            @Override
+            public TestDeployment deployment() {
+                return redLock;
+            }
 
-    @Override
-    protected Duration shortLease() {
-        return NODE_TIMEOUT.multipliedBy(10);
-    }
+            @Override
+            public Set<LockKind> kinds() {
+                return Set.of(LockKind.LOCK);
+            }
 
-    private long nodesHolding(String name) {
-        return redLock.nodes().stream().filter(node -> RawLockState.held(node.port(), name)).count();
-    }
+            @Override
+            public boolean heldInBackend(LockKind kind, String name) {
+                Map<String, Long> nodesByOwner = redLock.nodes().stream().map(node -> RawLockState.value(node.port(), name))
+                        .filter(RedisKeys::isHeldValue)
+                        .collect(Collectors.groupingBy(value -> value.substring(value.indexOf(':') + 1), Collectors.counting()));
+                return nodesByOwner.values().stream().anyMatch(nodes -> nodes > redLock.nodes().size() / 2);
+            }
 
-    /** Locked: one owner holds the lock on a majority of the nodes (two nodes held by two owners lock nothing). */
-    @Override
-    protected boolean lockedInBackend(String name) {
-        java.util.Map<String, Long> nodesByOwner = redLock.nodes().stream().map(node -> RawLockState.value(node.port(), name))
-                .filter(RedisKeys::isHeldValue).collect(java.util.stream.Collectors.groupingBy(value -> value.substring(value.indexOf(':') + 1),
-                        java.util.stream.Collectors.counting()));
-        return nodesByOwner.values().stream().anyMatch(nodes -> nodes > redLock.nodes().size() / 2);
-    }
+            @Override
+            public boolean freeInBackend(LockKind kind, String name) {
+                return redLock.nodes().stream().noneMatch(node -> RawLockState.held(node.port(), name));
+            }
 
-    @Override
-    protected void assertUnlocked(String name) {
-        assertThat(nodesHolding(name)).as("RedLock nodes still holding lock '%s'", name).isZero();
-    }
+            @Override
+            public OptionalLong lastTokenInBackend(LockKind kind, String name) {
+                return redLock.nodes().stream().map(RedisServer::port).map(port -> RawLockState.lastToken(port, name))
+                        .filter(OptionalLong::isPresent).mapToLong(OptionalLong::getAsLong).max();
+            }
 
-    @Override
-    protected OptionalLong lastTokenInBackend(String name) {
-        return redLock.nodes().stream().map(RedisServer::port).map(port -> RawLockState.lastToken(port, name))
-                .filter(OptionalLong::isPresent).mapToLong(OptionalLong::getAsLong).max();
+            @Override
+            public List<String> leftoversInBackend(String name) {
+                List<String> left = new ArrayList<>();
+                redLock.nodes().forEach(node -> RawLockState.leftovers(node.port(), name).forEach(key -> left.add(key + " on " + node.port())));
+                return left;
+            }
+
+            @Override
+            public Duration shortLease() {
+                return NODE_TIMEOUT.multipliedBy(10);
+            }
+
+            @Override
+            public String providerId() {
+                return "redlock";
+            }
+
+            @Override
+            public Optional<String> registryTarget() {
+                return Optional.of("redlock://" + redLock.target().replace("redis://", ""));
+            }
+        };
     }
 }

@@ -4,26 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.distlock.LockClients;
-import io.distlock.testkit.BackendProviderContract;
-import io.distlock.testkit.RedisServerExtension;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The Redis provider on a real standalone redis-server, and how it reads its targets. */
-class RedisBackendProviderTest extends BackendProviderContract {
-    @RegisterExtension
-    static final RedisServerExtension redis = new RedisServerExtension();
-
-    @Override
-    protected String providerId() {
-        return "redis";
-    }
-
-    @Override
-    protected String registryTarget() {
-        return redis.target();
-    }
-
+/** How the Redis and RedLock providers read their targets (the providers on real servers: the registry tier of each contract test). */
+class RedisBackendProviderTest {
     @Test
     void everyRedisSchemeBelongsToTheRedisProviderAndRedLockHasItsOwn() {
         for (String target : new String[] {"redis://h:1", "REDISS://h:1", "redis-sentinel://h:1#m", "rediss-sentinel://h:1#m",

@@ -2,16 +2,15 @@ package io.distlock.redis;
 
 import io.distlock.LockClient;
 import io.distlock.testkit.ClientSettings;
-import io.distlock.testkit.LeaseLockContract;
+import io.distlock.testkit.BackendContract;
+import io.distlock.testkit.BackendHooks;
 import io.distlock.testkit.LockClientFactory;
 import io.distlock.testkit.RedisClusterExtension;
-import io.distlock.testkit.TestDeployment;
 import java.time.Duration;
-import java.util.OptionalLong;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The whole lease-lock contract on a Redis Cluster of three masters and three replicas. */
-class RedisClusterContractTest extends LeaseLockContract {
+/** Every tier of the contract, every kind, on a Redis Cluster of three masters and three replicas: every key of one lock in one slot. */
+class RedisClusterContractTest extends BackendContract {
     @RegisterExtension
     static final RedisClusterExtension cluster = new RedisClusterExtension();
 
@@ -25,26 +24,7 @@ class RedisClusterContractTest extends LeaseLockContract {
     }
 
     @Override
-    protected Class<? extends LockClientFactory> factoryClass() {
-        return Factory.class;
-    }
-
-    @Override
-    protected TestDeployment deployment() {
-        return cluster;
-    }
-
-    private int masterOf(String name) {
-        return cluster.cluster().masterOf(RedisKeys.defaults().lockKey(name)).port();
-    }
-
-    @Override
-    protected boolean lockedInBackend(String name) {
-        return RawLockState.held(masterOf(name), name);
-    }
-
-    @Override
-    protected OptionalLong lastTokenInBackend(String name) {
-        return RawLockState.lastToken(masterOf(name), name);
+    protected BackendHooks hooks() {
+        return RedisHooks.cluster(cluster);
     }
 }

@@ -1,39 +1,17 @@
 package io.distlock.redis;
 
-import io.distlock.testkit.LeaseLockContract;
-import io.distlock.testkit.LockClientFactory;
+import io.distlock.testkit.BackendContract;
+import io.distlock.testkit.BackendHooks;
 import io.distlock.testkit.RedisServerExtension;
-import io.distlock.testkit.TestDeployment;
-import java.util.OptionalLong;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The whole lease-lock contract against a real standalone redis-server. */
-class RedisLockContractTest extends LeaseLockContract {
+/** Every tier of the contract, every kind, on a real standalone redis-server. */
+class RedisLockContractTest extends BackendContract {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
     @Override
-    protected Class<? extends LockClientFactory> factoryClass() {
-        return RedisClientFactory.class;
-    }
-
-    @Override
-    protected TestDeployment deployment() {
-        return redis;
-    }
-
-    @Override
-    protected boolean lockedInBackend(String name) {
-        return RawLockState.held(redis.server().port(), name);
-    }
-
-    @Override
-    protected OptionalLong lastTokenInBackend(String name) {
-        return RawLockState.lastToken(redis.server().port(), name);
-    }
-
-    @Override
-    protected OptionalLong serverCalls() {
-        return OptionalLong.of(RawLockState.commandsProcessed(redis.server().port()));
+    protected BackendHooks hooks() {
+        return RedisHooks.standalone(redis);
     }
 }

@@ -2,6 +2,7 @@ package io.distlock.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.distlock.Lease;
 import io.distlock.LockClient;
@@ -14,6 +15,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.function.ThrowingConsumer;
@@ -22,17 +24,28 @@ import org.junit.jupiter.api.function.ThrowingConsumer;
  * A backend as the registry sees it: found by {@link java.util.ServiceLoader} under its id and its target's scheme,
  * its clients opened from a target URI lock for real, and it declares exactly the kinds and the inspector its
  * clients have (a kind it does not declare is refused with {@link UnsupportedOperationException}). The backend's
- * test class supplies the provider's id and a target of the servers it started.
+ * hooks supply the provider's id and a target, in the registry's form, of the servers under test.
  */
 public abstract class BackendProviderContract {
     private static final Duration SOON = Duration.ofSeconds(20);
     private final List<LockClient> clients = new ArrayList<>();
 
-    /** Returns the id the backend's provider has. */
-    protected abstract String providerId();
+    /** Returns the hooks of the backend under test (see {@link BackendContract}). */
+    protected abstract BackendHooks hooks();
 
-    /** Returns a target URI, in the registry's form, of the servers the test class started. */
-    protected abstract String registryTarget();
+    private String providerId() {
+        return hooks().providerId();
+    }
+
+    private String registryTarget() {
+        return hooks().registryTarget().orElseThrow();
+    }
+
+    @BeforeEach
+    void runsWhereTheRegistryCanOpenTheDeployment() {
+        assumeTrue(!BackendContract.deselected(getClass()), () -> "Registry is not among the tiers of " + BackendContract.TIERS_PROPERTY);
+        assumeTrue(hooks().registryTarget().isPresent(), () -> "the registry cannot open the deployment of " + hooks());
+    }
 
     @AfterEach
     void closeClients() {

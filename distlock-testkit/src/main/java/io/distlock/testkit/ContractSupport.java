@@ -2,6 +2,7 @@ package io.distlock.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.distlock.BackendUnavailableException;
@@ -55,19 +56,43 @@ public abstract class ContractSupport {
     private final ExecutorService threads = Executors.newCachedThreadPool();
     private String testName = "test";
     private final AtomicInteger names = new AtomicInteger();
+    private final List<String> usedNames = new CopyOnWriteArrayList<>();
+    private final List<String> leftOnPurpose = new CopyOnWriteArrayList<>();
 
-    /** Returns the factory class of the backend's clients (public, no-argument constructor). */
-    protected abstract Class<? extends LockClientFactory> factoryClass();
+    /**
+     * Returns the hooks of the backend under test: the one small class its module writes per deployment
+     * (see {@link BackendContract}).
+     */
+    protected abstract BackendHooks hooks();
 
-    /** Returns the servers under test: usually the deployment extension the test class registers. */
-    protected abstract TestDeployment deployment();
+    /**
+     * Returns whether this tier runs on the backend of {@link #hooks()}: by default when the backend has the tier's
+     * {@link #kind()}. A tier that needs another capability (an inspector, several kinds) says so here.
+     */
+    protected boolean runsOn(BackendHooks hooks) {
+        return hooks.kinds().contains(kind());
+    }
 
-    /** Returns whether the backend's own state (read directly, not through distlock) shows the lock held. */
-    protected abstract boolean lockedInBackend(String name);
+    /** Returns the factory class of the backend's clients. */
+    protected final Class<? extends LockClientFactory> factoryClass() {
+        return hooks().factoryClass();
+    }
+
+    /** Returns the servers under test. */
+    protected final TestDeployment deployment() {
+        return hooks().deployment();
+    }
+
+    /** Returns whether the backend's own state (read directly, not through distlock) shows the tier's lock held. */
+    protected boolean lockedInBackend(String name) {
+        return hooks().heldInBackend(kind(), name);
+    }
 
     @BeforeEach
     void rememberTestName(TestInfo info) {
         testName = info.getTestMethod().map(m -> m.getName()).orElse("test");
+        assumeTrue(!BackendContract.deselected(getClass()), () -> getClass().getSimpleName() + " is not among the tiers of " + BackendContract.TIERS_PROPERTY);
+        assumeTrue(runsOn(hooks()), () -> getClass().getSimpleName() + " does not run on " + hooks() + ": the backend declares no such capability");
     }
 
     @AfterEach
@@ -79,6 +104,64 @@ public abstract class ContractSupport {
         } finally {
             clients.forEach(LockClient::close);
         }
+        assertServersKeepNothingOfTheTestsNames();
+    }
+
+    /**
+     * Issue 29 (state validation, server side): once every client of the test is closed and every lease it left has
+     * run out, the servers keep nothing of the test's names but what the backend keeps by design (see
+     * {@link BackendHooks#leftoversInBackend}). A test that leaves state on purpose, longer than {@link #SOON}, names
+     * it with {@link #leavesStateBehind}.
+     */
+    private void assertServersKeepNothingOfTheTestsNames() {
+        List<String> checked = new ArrayList<>(usedNames);
+        checked.removeAll(leftOnPurpose);
+        if (checked.isEmpty()) {
+            return;
+        }
+        AtomicReference<List<String>> last = new AtomicReference<>(List.of());
+        try {
+            Await.until(SOON, "the servers drop what the test's locks kept", () -> {
+                List<String> now = new ArrayList<>();
+                for (String name : checked) {
+                    now.addAll(hooks().leftoversInBackend(name));
+                }
+                last.set(now);
+                return now.isEmpty();
+            });
+        } catch (AssertionError | RuntimeException e) {
+            throw new AssertionError("every client of the test is closed, yet " + SOON.toSeconds() + " s later the servers still keep "
+                    + last.get() + " of its names " + checked, e);
+        }
+    }
+
+    /**
+     * The hook of the check above sees a held lock of the tier's kind, and nothing of it once its client closed: without
+     * this, a hook that never finds anything would pass every test.
+     */
+    @Test
+    void theServersKeepAHeldLockUntilItsClientClosesAndThenNothingOfIt() throws Exception {
+        String name = uniqueName();
+        LockClient client = open(ClientSettings.DEFAULTS);
+        try {
+            if (kind() == LockKind.SEMAPHORE) {
+                client.getSemaphore(name, 1, lease(longLease(), false)).acquire(SOON);
+            } else {
+                lockOf(client, name, lease(longLease(), false)).acquire(SOON);
+            }
+            assertThat(hooks().leftoversInBackend(name)).as("what the servers keep of '%s' while it is held", name).isNotEmpty();
+        } finally {
+            client.close();
+        }
+        Await.until(SOON, "the servers keep nothing of '" + name + "' once its client closed", () -> hooks().leftoversInBackend(name).isEmpty());
+    }
+
+    /**
+     * Declares that the test leaves state of {@code name} on the servers longer than the check after it waits (a lease
+     * of a killed holder that outlasts it, say): the check skips that name.
+     */
+    protected void leavesStateBehind(String name) {
+        leftOnPurpose.add(name);
     }
 
     /**
@@ -126,13 +209,7 @@ public abstract class ContractSupport {
 
     /** Returns a new client to the test server with these settings, closed after the test. */
     protected LockClient newClient(ClientSettings settings) {
-        LockClientFactory factory;
-        try {
-            factory = factoryClass().getDeclaredConstructor().newInstance();
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("cannot instantiate " + factoryClass(), e);
-        }
-        LockClient client = factory.create(target(), settings);
+        LockClient client = open(settings);
         clients.add(client);
         return client;
     }
@@ -154,7 +231,7 @@ public abstract class ContractSupport {
      * deleted node from an expired one and overrides this.
      */
     protected boolean tellsForceUnlocks() {
-        return true;
+        return hooks().tellsForceUnlocks();
     }
 
     /** Returns the kind of lock the tier runs against: the plain lock unless the test class says otherwise. */
@@ -174,7 +251,9 @@ public abstract class ContractSupport {
 
     /** Returns a lock name unique to this test run. */
     protected String uniqueName() {
-        return testName + "-" + System.nanoTime() + "-" + names.incrementAndGet();
+        String name = testName + "-" + System.nanoTime() + "-" + names.incrementAndGet();
+        usedNames.add(name);
+        return name;
     }
 
     /**
@@ -182,7 +261,7 @@ public abstract class ContractSupport {
      * backends (ZooKeeper) cap leases at their session timeout and override this.
      */
     protected Duration longLease() {
-        return Duration.ofSeconds(120);
+        return hooks().longLease();
     }
 
     /**
@@ -190,7 +269,7 @@ public abstract class ContractSupport {
      * finish quickly, but one the backend accepts (RedLock needs ten node timeouts).
      */
     protected Duration shortLease() {
-        return Duration.ofMillis(500);
+        return hooks().shortLease();
     }
 
     /** Returns options with this lease time and renewal setting. */
@@ -205,7 +284,7 @@ public abstract class ContractSupport {
 
     /** Asserts, from the backend's own state, that the lock is free. */
     protected void assertUnlocked(String name) {
-        assertThat(lockedInBackend(name)).as("backend state of lock '%s' shows it free", name).isFalse();
+        assertThat(hooks().freeInBackend(kind(), name)).as("backend state of lock '%s' shows it free", name).isTrue();
     }
 
     /** Runs {@code task} on a test thread; cancelled (interrupted) after the test. */
@@ -266,7 +345,7 @@ public abstract class ContractSupport {
      * makes no calls while it waits.
      */
     protected java.util.OptionalLong serverCalls() {
-        return java.util.OptionalLong.empty();
+        return hooks().serverCalls();
     }
 
     /** Waits until the thread in {@code waiter} is parked (waiting, e.g. for a backend's answer). */
@@ -279,5 +358,16 @@ public abstract class ContractSupport {
             Thread.State state = thread.getState();
             return state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING;
         });
+    }
+
+    /** Returns a new client of the backend's factory class; the caller closes it. */
+    private LockClient open(ClientSettings settings) {
+        LockClientFactory factory;
+        try {
+            factory = factoryClass().getDeclaredConstructor().newInstance();
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot instantiate " + factoryClass(), e);
+        }
+        return factory.create(target(), settings);
     }
 }

@@ -15,18 +15,20 @@ import org.junit.jupiter.api.Test;
 /**
  * The contract that {@code getLock(name)}, {@code getFairLock(name)}, {@code getReadWriteLock(name)} and
  * {@code getSemaphore(name, n)} of one name are separate locks, for backends that have every kind: each can be held
- * while the others are held, each keeps its own state on the server, and releasing one leaves the others held. The
- * backend's test class supplies the hooks of {@link ContractSupport} and {@link #heldInBackend}.
+ * while the others are held, each keeps its own state on the server, and releasing one leaves the others held.
  */
 public abstract class KindsOfOneNameContract extends ContractSupport {
 
-    /** Returns whether the backend's own state (read directly, not through distlock) shows the lock of this kind held. */
-    protected abstract boolean heldInBackend(String name, LockKind kind);
+    /** Runs on backends that have every kind. */
+    @Override
+    protected boolean runsOn(BackendHooks hooks) {
+        return hooks.kinds().containsAll(java.util.EnumSet.allOf(LockKind.class));
+    }
 
     @Override
     protected boolean lockedInBackend(String name) {
         for (LockKind kind : LockKind.values()) {
-            if (heldInBackend(name, kind)) {
+            if (hooks().heldInBackend(kind, name)) {
                 return true;
             }
         }
@@ -80,7 +82,7 @@ public abstract class KindsOfOneNameContract extends ContractSupport {
 
     private void assertHeldExactly(String name, List<LockKind> held) {
         for (LockKind kind : LockKind.values()) {
-            assertThat(heldInBackend(name, kind)).as("server state of the %s of '%s' shows it held (held: %s)", kind, name, held)
+            assertThat(hooks().heldInBackend(kind, name)).as("server state of the %s of '%s' shows it held (held: %s)", kind, name, held)
                     .isEqualTo(held.contains(kind));
         }
     }

@@ -2,16 +2,19 @@ package io.distlock.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.distlock.DistributedLock;
 import io.distlock.Lease;
 import io.distlock.LeaseLostException;
 import io.distlock.LeaseLostException.Reason;
+import io.distlock.LockClient;
 import io.distlock.servers.Await;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -21,7 +24,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The contract of backends whose locks are leases (Redis, RedLock, etcd, SQL, and ZooKeeper, whose lease
  * is bounded by its session): expiry without renewal, the watchdog, stale holders, crashed holders, a
- * frozen server, and requests the caller gave up on.
+ * frozen server, requests the caller gave up on, and, where {@link BackendHooks#hasSessions()}, a session's expiry.
  */
 public abstract class LeaseLockContract extends LockContract {
 
@@ -31,12 +34,45 @@ public abstract class LeaseLockContract extends LockContract {
      * Shows that a request the caller gave up on really ran on the server.
      */
     protected OptionalLong lastTokenInBackend(String name) {
-        return OptionalLong.empty();
+        return hooks().lastTokenInBackend(kind(), name);
     }
 
-    /** Returns the reasons a holder may be told when the server stops answering: its lease expires unconfirmed. */
+    /**
+     * Returns the reasons a holder may be told when the server stops answering: its lease expires unconfirmed, or,
+     * where locks are bound to a session, the session's suspension, whichever comes first.
+     */
     protected Set<Reason> reasonsWhenTheServerStopsAnswering() {
-        return Set.of(Reason.EXPIRED);
+        return hooks().hasSessions() ? Set.of(Reason.EXPIRED, Reason.SESSION_LOST) : Set.of(Reason.EXPIRED);
+    }
+
+    /**
+     * Where locks are bound to a client session as well as a lease (ZooKeeper, etcd): the session's expiry ends every
+     * lock of the client at once, tells the holder, and hands the lock on with a larger token.
+     */
+    @Test
+    void theHoldersSessionExpiryEndsItsLockTellsItAndHandsTheLockOn() throws Exception {
+        assumeTrue(hooks().hasSessions(), "the backend's locks are not bound to a session");
+        String name = uniqueName();
+        LockClient holderClient = newClient();
+        DistributedLock holder = lockOf(holderClient, name);
+        holder.lock();
+        Lease held = holder.heldLease();
+        CompletableFuture<LeaseLostException> lost = new CompletableFuture<>();
+        held.onLost(lost::complete);
+        DistributedLock waiterLock = lockOf(newClientWithoutPolling(), name);
+        Future<Optional<Lease>> waiter = queuedWaiter(waiterLock, SOON);
+
+        hooks().expireSession(holderClient);
+
+        assertThat(lost.get(SOON.toSeconds(), TimeUnit.SECONDS).reason()).isEqualTo(Reason.SESSION_LOST);
+        assertThat(held.isValid()).isFalse();
+        Optional<Lease> next = waiter.get(SOON.toSeconds() + 10, TimeUnit.SECONDS);
+        assertThat(next).as("the waiter got the lock the expired session held").isPresent();
+        assertThat(next.get().fencingToken()).isGreaterThan(held.fencingToken());
+        assertThatThrownBy(holder::unlock).isInstanceOf(LeaseLostException.class);
+        assertLocked(name);
+        next.get().close();
+        assertUnlocked(name);
     }
 
     @Test

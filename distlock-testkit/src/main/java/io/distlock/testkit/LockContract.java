@@ -445,7 +445,7 @@ public abstract class LockContract extends ContractSupport {
 
     /** Returns whether the lock under test grants waiters in arrival order across clients (fair locks; ZooKeeper's and etcd's locks). */
     protected boolean fair() {
-        return kind() != LockKind.LOCK;
+        return kind() != LockKind.LOCK || hooks().plainLockIsFair();
     }
 
     @Test

@@ -17,10 +17,16 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What an operator's inspector shows of the locks on a backend: every kind, holders with their fencing
- * tokens, waiters, names matched by a pattern. The backend's test class supplies the hooks of
- * {@link ContractSupport}; the inspector is the client's own ({@link LockClient#inspector()}).
+ * tokens, waiters, names matched by a pattern. The inspector is the client's own ({@link LockClient#inspector()}).
  */
 public abstract class LockInspectorContract extends ContractSupport {
+
+    /** Runs where the backend's clients have an inspector. */
+    @Override
+    protected boolean runsOn(BackendHooks hooks) {
+        return hooks.hasInspector();
+    }
+
 
     /** Returns the inspector of {@code client}'s backend; the client must have one. */
     protected static LockInspector inspector(LockClient client) {

@@ -28,9 +28,16 @@ import org.junit.jupiter.api.condition.EnabledForJreRange;
  * write side is an exclusive lock like any other): readers share, a writer excludes everyone, the queue
  * prefers a waiting writer over later readers, readers at the head are granted together, downgrade is
  * atomic, upgrade is refused, write tokens exceed every earlier token, and one reader's lost lease touches
- * no other reader. The backend's test class supplies the hooks of {@link ContractSupport}.
+ * no other reader.
  */
 public abstract class ReadWriteLockContract extends ContractSupport {
+
+    /** The tier's kind: it runs where the backend has it, and its raw state is read as this kind's. */
+    @Override
+    protected final LockKind kind() {
+        return LockKind.READ_WRITE_LOCK;
+    }
+
 
     private DistributedReadWriteLock readWrite(LockClient client, String name) {
         return client.getReadWriteLock(name);

@@ -9,6 +9,7 @@ import io.distlock.Lease;
 import io.distlock.LeaseLostException;
 import io.distlock.LockAcquireTimeoutException;
 import io.distlock.LockClient;
+import io.distlock.LockKind;
 import io.distlock.servers.Await;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,10 +26,16 @@ import org.junit.jupiter.api.condition.EnabledForJreRange;
 /**
  * The contract of semaphores with leased permits: never more holders than permits across clients, an exact
  * count of free permits, permits that come back when their lease ends, increasing tokens, one number of
- * permits per name, and nothing held after a waiter gives up. The backend's test class supplies the hooks
- * of {@link ContractSupport}.
+ * permits per name, and nothing held after a waiter gives up.
  */
 public abstract class SemaphoreContract extends ContractSupport {
+
+    /** The tier's kind: it runs where the backend has it, and its raw state is read as this kind's. */
+    @Override
+    protected final LockKind kind() {
+        return LockKind.SEMAPHORE;
+    }
+
 
     @Test
     void neverMorePermitHoldersThanPermitsAcrossClients() throws Exception {

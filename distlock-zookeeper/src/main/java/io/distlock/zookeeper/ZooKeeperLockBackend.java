@@ -53,6 +53,8 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
     private final ZooKeeperErrors errors;
     /** The node of each owner id with a node in some queue; one map for the client and all its kinds (owner ids are unique). */
     private final ConcurrentHashMap<String, String> nodeByOwner;
+    /** Whether this is a view for another kind, sharing the base backend's {@link #nodeByOwner} (which the base reports). */
+    private final boolean view;
     private final Seams seams;
     private final ThreadPoolExecutor io;
     private volatile @Nullable ConnectionStateListener sessionListener;
@@ -70,6 +72,7 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
         this.suspendedIsLost = suspendedIsLost;
         this.errors = new ZooKeeperErrors(ensemble);
         this.nodeByOwner = new ConcurrentHashMap<>();
+        this.view = false;
         this.seams = new Seams();
         this.root = "";
         this.rule = QueueRule.EXCLUSIVE;
@@ -93,6 +96,7 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
         this.suspendedIsLost = base.suspendedIsLost;
         this.errors = base.errors;
         this.nodeByOwner = base.nodeByOwner;
+        this.view = true;
         this.seams = base.seams;
         this.io = base.io;
         this.root = root;
@@ -475,6 +479,7 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
 
     @Override
     public Map<String, Integer> stateCounts() {
-        return Map.of("queue nodes by owner", nodeByOwner.size());
+        // the kinds' views share the base's map: counted once, by the base, however many kinds are in use
+        return view ? Map.of() : Map.of("queue nodes by owner", nodeByOwner.size());
     }
 }

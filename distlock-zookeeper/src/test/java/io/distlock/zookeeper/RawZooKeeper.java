@@ -82,6 +82,31 @@ final class RawZooKeeper implements AutoCloseable {
         }
     }
 
+    /**
+     * Returns the queue nodes of {@code name} (and of names that start with it) under every kind's root, described:
+     * a node of a closed client's session that the server still keeps. The queues' parents are container nodes,
+     * which the server deletes itself once empty, and are not listed.
+     */
+    List<String> leftovers(String name) {
+        List<String> left = new java.util.ArrayList<>();
+        for (String root : List.of("", "/~fair", "/~rw", "/~sem")) {
+            try {
+                String encodedName = LockNodes.parent(name).substring(1);
+                for (String parent : curator.getChildren().forPath(root.isEmpty() ? "/" : root)) {
+                    if (parent.startsWith(encodedName)) {
+                        String path = root + "/" + parent;
+                        curator.getChildren().forPath(path).forEach(child -> left.add(path + "/" + child));
+                    }
+                }
+            } catch (KeeperException.NoNodeException e) {
+                // no lock of this kind yet
+            } catch (Exception e) {
+                throw new IllegalStateException("cannot read the nodes of lock '" + name + "'", e);
+            }
+        }
+        return left;
+    }
+
     /** Deletes a node of a lock's queue, as another client (or an operator) would. */
     void delete(String root, String name, String child) {
         try {

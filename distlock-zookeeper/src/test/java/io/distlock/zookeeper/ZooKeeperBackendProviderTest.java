@@ -3,26 +3,10 @@ package io.distlock.zookeeper;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.distlock.LockClients;
-import io.distlock.testkit.BackendProviderContract;
-import io.distlock.testkit.ZooKeeperServerExtension;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The ZooKeeper provider on an in-process ZooKeeper, and the targets it refuses. */
-class ZooKeeperBackendProviderTest extends BackendProviderContract {
-    @RegisterExtension
-    static final ZooKeeperServerExtension zooKeeper = new ZooKeeperServerExtension();
-
-    @Override
-    protected String providerId() {
-        return "zookeeper";
-    }
-
-    @Override
-    protected String registryTarget() {
-        return "zk://" + zooKeeper.target();
-    }
-
+/** The targets the ZooKeeper provider refuses (the provider on a real server: the registry tier of {@link ZooKeeperLockContractTest}). */
+class ZooKeeperBackendProviderTest {
     @Test
     void aTargetWithoutAPortOrWithAUserButNoPasswordIsRefusedNamingTheProblem() {
         assertThatThrownBy(() -> LockClients.open("zk://127.0.0.1")).isInstanceOf(IllegalArgumentException.class)
