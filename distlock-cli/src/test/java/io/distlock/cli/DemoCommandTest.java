@@ -88,7 +88,7 @@ class DemoCommandTest {
 
     @Test
     void distlockFencedOnEtcdNeverOversellsEither() {
-        org.junit.jupiter.api.Assumptions.assumeTrue(io.distlock.servers.EtcdBinary.availableForTests(), "no etcd binary");
+        org.junit.jupiter.api.Assumptions.assumeTrue(io.distlock.etcd.testing.EtcdBinary.availableForTests(), "no etcd binary");
         String json = runDemo("demo", "--json", "--seed", "14", "--backend", "etcd", "--strategies", "distlock-fenced",
                 "--workers", "2", "--threads", "3", "--stock", "20", "--attempts", "100");
         assertThat(field(json, "distlock-fenced", "oversold")).as("oversold").isZero();

@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The module floors of docs/architecture.md, checked on the compiled classes of every shipped module (this module's
- * class path has them all): a backend module does not depend on another backend, and no backend on the tools above it.
+ * class path has them all): a backend module, and its {@code -testing} module of servers, does not depend on another
+ * backend, and no backend on the tools above it (its {@code -testing} module builds on the neutral servers and testkit).
  */
 class ModuleArchitectureTest {
 
@@ -35,9 +36,21 @@ class ModuleArchitectureTest {
         String[] tools = {"io.distlock.cli..", "io.distlock.checker..", "io.distlock.servers..", "io.distlock.testkit..", "io.distlock.spring..",
                 "io.distlock.benchmarks.."};
         noClasses().that().resideInAnyPackage(BACKENDS.stream().map(backend -> backend + "..").toArray(String[]::new))
-                .or().resideInAnyPackage("io.distlock", "io.distlock.spi", "io.distlock.internal")
+                .and().resideOutsideOfPackages(BACKENDS.stream().map(backend -> backend + ".testing..").toArray(String[]::new))
                 .should().dependOnClassesThat().resideInAnyPackage(tools)
                 .because("the library users ship does not pull in the command line, the checker or the test servers")
+                .check(SHIPPED);
+        noClasses().that().resideInAnyPackage("io.distlock", "io.distlock.spi", "io.distlock.internal")
+                .should().dependOnClassesThat().resideInAnyPackage(tools)
+                .because("the library users ship does not pull in the command line, the checker or the test servers")
+                .check(SHIPPED);
+    }
+
+    @Test
+    void theNeutralTestToolsKnowNoBackend() {
+        noClasses().that().resideInAnyPackage("io.distlock.servers..", "io.distlock.testkit..")
+                .should().dependOnClassesThat().resideInAnyPackage(BACKENDS.stream().map(backend -> backend + "..").toArray(String[]::new))
+                .because("a backend's servers and test wiring live in its own -testing module (issue 29, item 2)")
                 .check(SHIPPED);
     }
 }

@@ -7,7 +7,7 @@ import io.distlock.BackendUnavailableException;
 import io.distlock.Lease;
 import io.distlock.LockClient;
 import io.distlock.LockException;
-import io.distlock.testkit.EtcdClusterExtension;
+import io.distlock.etcd.testing.EtcdClusterExtension;
 import io.etcd.jetcd.Auth;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.auth.Permission;

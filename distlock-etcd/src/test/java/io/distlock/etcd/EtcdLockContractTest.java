@@ -2,9 +2,9 @@ package io.distlock.etcd;
 
 import io.distlock.LockClient;
 import io.distlock.LockKind;
+import io.distlock.etcd.testing.EtcdClusterExtension;
 import io.distlock.testkit.BackendContract;
 import io.distlock.testkit.BackendHooks;
-import io.distlock.testkit.EtcdClusterExtension;
 import io.distlock.testkit.LockClientFactory;
 import io.distlock.testkit.TestDeployment;
 import java.time.Duration;

@@ -1,7 +1,7 @@
 package io.distlock.jdbc;
 
+import io.distlock.jdbc.testing.DatabaseServer;
 import io.distlock.servers.BackendControl;
-import io.distlock.servers.DatabaseServer;
 import io.distlock.testkit.DeploymentExtension;
 
 /** One database server for a test class; subclasses say how to start it and the SQL the tests need. */

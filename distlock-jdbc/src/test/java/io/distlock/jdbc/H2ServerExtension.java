@@ -1,6 +1,6 @@
 package io.distlock.jdbc;
 
-import io.distlock.servers.H2Server;
+import io.distlock.jdbc.testing.H2Server;
 import java.util.List;
 import java.util.Locale;
 import org.jspecify.annotations.Nullable;

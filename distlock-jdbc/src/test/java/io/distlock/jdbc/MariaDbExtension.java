@@ -1,6 +1,6 @@
 package io.distlock.jdbc;
 
-import io.distlock.servers.MariaDbServer;
+import io.distlock.jdbc.testing.MariaDbServer;
 import java.util.List;
 
 /** One real MariaDB server for a test class. */

@@ -1,6 +1,6 @@
 package io.distlock.jdbc;
 
-import io.distlock.servers.PostgresServer;
+import io.distlock.jdbc.testing.PostgresServer;
 import java.util.List;
 
 /** One real PostgreSQL server for a test class (as user nobody when the tests run as root). */

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.distlock.Lease;
 import io.distlock.redis.RedisLockClient;
+import io.distlock.redis.testing.RedisServerExtension;
 import io.distlock.servers.Await;
-import io.distlock.testkit.RedisServerExtension;
 import io.micrometer.core.instrument.LongTaskTimer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;

@@ -1,6 +1,6 @@
 package io.distlock.redis;
 
-import io.distlock.servers.Resp;
+import io.distlock.redis.testing.Resp;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;

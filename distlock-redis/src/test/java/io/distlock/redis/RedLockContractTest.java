@@ -2,12 +2,12 @@ package io.distlock.redis;
 
 import io.distlock.LockClient;
 import io.distlock.LockKind;
-import io.distlock.servers.RedisServer;
+import io.distlock.redis.testing.RedLockExtension;
+import io.distlock.redis.testing.RedisServer;
 import io.distlock.testkit.BackendContract;
 import io.distlock.testkit.BackendHooks;
 import io.distlock.testkit.ClientSettings;
 import io.distlock.testkit.LockClientFactory;
-import io.distlock.testkit.RedLockExtension;
 import io.distlock.testkit.TestDeployment;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,11 +1,11 @@
 package io.distlock.redis;
 
 import io.distlock.LockClient;
-import io.distlock.testkit.ClientSettings;
+import io.distlock.redis.testing.RedisClusterExtension;
 import io.distlock.testkit.BackendContract;
 import io.distlock.testkit.BackendHooks;
+import io.distlock.testkit.ClientSettings;
 import io.distlock.testkit.LockClientFactory;
-import io.distlock.testkit.RedisClusterExtension;
 import java.time.Duration;
 import org.junit.jupiter.api.extension.RegisterExtension;
 

@@ -1,11 +1,11 @@
 package io.distlock.redis;
 
 import io.distlock.LockKind;
+import io.distlock.redis.testing.RedisClusterExtension;
+import io.distlock.redis.testing.RedisSentinelExtension;
+import io.distlock.redis.testing.RedisServerExtension;
 import io.distlock.testkit.BackendHooks;
 import io.distlock.testkit.LockClientFactory;
-import io.distlock.testkit.RedisClusterExtension;
-import io.distlock.testkit.RedisSentinelExtension;
-import io.distlock.testkit.RedisServerExtension;
 import io.distlock.testkit.TestDeployment;
 import java.util.EnumSet;
 import java.util.List;

@@ -1,8 +1,8 @@
 package io.distlock.redis;
 
+import io.distlock.redis.testing.RedisServerExtension;
 import io.distlock.testkit.BackendContract;
 import io.distlock.testkit.BackendHooks;
-import io.distlock.testkit.RedisServerExtension;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Every tier of the contract, every kind, on a real standalone redis-server. */

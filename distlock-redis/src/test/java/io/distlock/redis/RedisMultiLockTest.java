@@ -6,7 +6,7 @@ import io.distlock.Lease;
 import io.distlock.LeaseLostException;
 import io.distlock.MultiLease;
 import io.distlock.MultiLock;
-import io.distlock.testkit.RedisServerExtension;
+import io.distlock.redis.testing.RedisServerExtension;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;

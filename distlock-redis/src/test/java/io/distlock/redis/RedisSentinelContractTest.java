@@ -1,8 +1,8 @@
 package io.distlock.redis;
 
+import io.distlock.redis.testing.RedisSentinelExtension;
 import io.distlock.testkit.BackendContract;
 import io.distlock.testkit.BackendHooks;
-import io.distlock.testkit.RedisSentinelExtension;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**

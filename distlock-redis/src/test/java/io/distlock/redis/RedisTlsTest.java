@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.distlock.BackendUnavailableException;
 import io.distlock.Lease;
+import io.distlock.redis.testing.RedisServer;
 import io.distlock.servers.FreePorts;
-import io.distlock.servers.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.io.File;

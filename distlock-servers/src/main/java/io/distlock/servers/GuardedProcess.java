@@ -15,10 +15,10 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A database server process (PostgreSQL, MariaDB) that cannot outlive this JVM, with its output appended
- * to a log file.
+ * A server process (redis-server, etcd, PostgreSQL, MariaDB) that cannot outlive this JVM, with its output
+ * appended to a log file; for the servers of the {@code distlock-*-testing} modules.
  */
-final class GuardedProcess {
+public final class GuardedProcess {
     /*
      * The guard is RedisServer's: the server runs in the background of a shell that prints its pid and
      * kills it when our end of the shell's stdin closes, which the OS does when this JVM exits for any
@@ -43,7 +43,7 @@ final class GuardedProcess {
      *
      * @throws IllegalStateException if the guard cannot start or exits at once
      */
-    static GuardedProcess start(List<String> command, Path log) {
+    public static GuardedProcess start(List<String> command, Path log) {
         List<String> full = new ArrayList<>(List.of("sh", "-c", GUARD));
         full.addAll(command);
         try {
@@ -61,24 +61,24 @@ final class GuardedProcess {
     }
 
     /** Returns the server's pid. */
-    long pid() {
+    public long pid() {
         return pid;
     }
 
     /** Returns whether the server is still running. */
-    boolean isAlive() {
+    public boolean isAlive() {
         return guard.isAlive();
     }
 
     /** Sends {@code signal} (STOP, CONT, KILL, INT, TERM) to the server and every one of its children. */
-    void signalAll(String signal) {
+    public void signalAll(String signal) {
         if (isAlive()) {
             run("sh", "-c", "kill -" + signal + " " + pid + " $(pgrep -P " + pid + ") 2>/dev/null; true");
         }
     }
 
     /** Waits for the server to exit (30 s, then SIGKILL) and closes the guard. */
-    void awaitExit() {
+    public void awaitExit() {
         try {
             if (!guard.waitFor(30, TimeUnit.SECONDS)) {
                 signalAll("CONT");
@@ -94,7 +94,7 @@ final class GuardedProcess {
     }
 
     /** Kills the server (SIGCONT first, so a paused one dies too) and waits for it. */
-    void kill() {
+    public void kill() {
         signalAll("CONT");
         signalAll("KILL");
         awaitExit();
@@ -106,7 +106,7 @@ final class GuardedProcess {
      *
      * @throws IllegalStateException with the log if the server exits first or the timeout passes
      */
-    void awaitReady(int logBefore, String readyLine, int port, Duration timeout, String what) {
+    public void awaitReady(int logBefore, String readyLine, int port, Duration timeout, String what) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() - deadline < 0) {
             if (!isAlive()) {
@@ -123,12 +123,12 @@ final class GuardedProcess {
     }
 
     /** Returns the length of the log so far (a start's own lines come after it). */
-    static int logLength(Path log) {
+    public static int logLength(Path log) {
         return readLog(log).length();
     }
 
     /** Returns the log, or a note saying why there is none. */
-    static String readLog(Path log) {
+    public static String readLog(Path log) {
         try {
             return Files.exists(log) ? Files.readString(log) : "";
         } catch (IOException e) {
@@ -146,7 +146,7 @@ final class GuardedProcess {
     }
 
     /** Runs a short command and waits for it (30 s at most). */
-    static void run(String... command) {
+    public static void run(String... command) {
         try {
             Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
             process.getInputStream().readAllBytes();
@@ -159,7 +159,7 @@ final class GuardedProcess {
     }
 
     /** Returns whether this JVM runs as root (database servers then run as {@code nobody}, or are told to accept root). */
-    static boolean isRoot() {
+    public static boolean isRoot() {
         return "root".equals(System.getProperty("user.name"));
     }
 

@@ -3,9 +3,9 @@ package io.distlock.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.distlock.LockClient;
+import io.distlock.redis.testing.RedisServerExtension;
 import io.distlock.spring.autoconfigure.DistlockAutoConfiguration;
 import io.distlock.spring.autoconfigure.WithLockAutoConfiguration;
-import io.distlock.testkit.RedisServerExtension;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;

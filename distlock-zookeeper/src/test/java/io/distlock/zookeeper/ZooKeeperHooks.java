@@ -2,11 +2,11 @@ package io.distlock.zookeeper;
 
 import io.distlock.LockClient;
 import io.distlock.LockKind;
-import io.distlock.servers.ZooKeeperEnsemble;
 import io.distlock.testkit.BackendHooks;
 import io.distlock.testkit.LockClientFactory;
 import io.distlock.testkit.TestDeployment;
-import io.distlock.testkit.ZooKeeperServerExtension;
+import io.distlock.zookeeper.testing.ZooKeeperEnsemble;
+import io.distlock.zookeeper.testing.ZooKeeperServerExtension;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;

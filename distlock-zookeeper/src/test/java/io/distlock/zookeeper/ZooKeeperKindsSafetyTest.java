@@ -10,7 +10,7 @@ import io.distlock.LockInspector.Holder;
 import io.distlock.LockKind;
 import io.distlock.servers.Await;
 import io.distlock.servers.TcpProxy;
-import io.distlock.servers.ZooKeeperServer;
+import io.distlock.zookeeper.testing.ZooKeeperServer;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -2,7 +2,7 @@ package io.distlock.zookeeper;
 
 import io.distlock.testkit.BackendContract;
 import io.distlock.testkit.BackendHooks;
-import io.distlock.testkit.ZooKeeperServerExtension;
+import io.distlock.zookeeper.testing.ZooKeeperServerExtension;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.extension.RegisterExtension;
 

@@ -3,7 +3,7 @@ package io.distlock.cli.bench;
 import io.distlock.cli.options.DurationConverter;
 import io.distlock.cli.options.RedisOption;
 import io.distlock.redis.RedisLockClient;
-import io.distlock.servers.RedisServer;
+import io.distlock.redis.testing.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -5,7 +5,7 @@ import io.distlock.LockListener;
 import io.distlock.LockOptions;
 import io.distlock.checker.FaultKind;
 import io.distlock.redis.RedLockClient;
-import io.distlock.servers.RedisServer;
+import io.distlock.redis.testing.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

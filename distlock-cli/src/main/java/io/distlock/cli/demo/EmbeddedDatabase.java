@@ -1,7 +1,7 @@
 package io.distlock.cli.demo;
 
-import io.distlock.servers.H2Server;
-import io.distlock.servers.PostgresServer;
+import io.distlock.jdbc.testing.H2Server;
+import io.distlock.jdbc.testing.PostgresServer;
 
 /** The database the demo starts when {@code --jdbc-url} names none: a PostgreSQL server, or an H2 TCP server in this JVM. */
 final class EmbeddedDatabase implements AutoCloseable {

@@ -2,8 +2,8 @@ package io.distlock.examples.shop;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.distlock.redis.testing.RedisServerExtension;
 import io.distlock.servers.Await;
-import io.distlock.testkit.RedisServerExtension;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
