@@ -35,7 +35,7 @@ public final class LockClients {
      * @throws LockException if the server refuses the client
      */
     public static LockClient open(String target) {
-        return open(target, null);
+        return open(target, OpenOptions.defaults());
     }
 
     /**
@@ -47,7 +47,22 @@ public final class LockClients {
      * @throws LockException if the server refuses the client
      */
     public static LockClient open(String target, @Nullable String namespace) {
-        return providerFor(target).open(target, namespace);
+        return open(target, OpenOptions.defaults().namespace(namespace));
+    }
+
+    /**
+     * Opens a client for {@code target} set up with {@code options}: its namespace, default lock options, operation
+     * timeout, fallback poll and listeners, each left at the backend's default where not set.
+     *
+     * @throws IllegalArgumentException as {@link #open(String, String)}, or if {@code options} is null
+     * @throws BackendUnavailableException if the server cannot be reached in time
+     * @throws LockException if the server refuses the client
+     */
+    public static LockClient open(String target, OpenOptions options) {
+        if (options == null) {
+            throw new IllegalArgumentException("options must not be null; OpenOptions.defaults() leaves everything at the backend's defaults");
+        }
+        return providerFor(target).open(target, options);
     }
 
     /**

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.distlock.LockKind;
+import io.distlock.OpenOptions;
 import io.distlock.spi.LockBackendProvider;
 import io.distlock.spi.TargetUri;
 import java.util.List;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 /** How the registry finds a backend for a target, and what it says when none fits. */
@@ -83,8 +83,8 @@ class LockClientsTest {
 
 
         @Override
-        public LockClient open(String target, @Nullable String namespace) {
-            throw new UnsupportedOperationException("open " + target + " in " + namespace);
+        public LockClient open(String target, OpenOptions options) {
+            throw new UnsupportedOperationException("open " + target + " in " + options.namespace().orElse("the default namespace"));
         }
     }
 

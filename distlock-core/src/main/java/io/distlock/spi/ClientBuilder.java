@@ -2,6 +2,7 @@ package io.distlock.spi;
 
 import io.distlock.LockListener;
 import io.distlock.LockOptions;
+import io.distlock.OpenOptions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -68,6 +69,18 @@ public abstract class ClientBuilder<B extends ClientBuilder<B>> {
             throw new IllegalArgumentException("listener must not be null");
         }
         this.listeners.add(listener);
+        return self();
+    }
+
+    /**
+     * Applies what {@code options} sets (lock options, operation timeout, fallback poll, listeners) and leaves the rest;
+     * the namespace is the backend's to apply, by its own setter.
+     */
+    public B apply(OpenOptions options) {
+        options.lockOptions().ifPresent(this::lockOptions);
+        options.operationTimeout().ifPresent(this::operationTimeout);
+        options.fallbackPoll().ifPresent(this::fallbackPoll);
+        options.listeners().forEach(this::listener);
         return self();
     }
 

@@ -2,6 +2,7 @@ package io.distlock.spi;
 
 import io.distlock.LockClient;
 import io.distlock.LockKind;
+import io.distlock.OpenOptions;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
@@ -49,13 +50,18 @@ public interface LockBackendProvider {
      *
      * @param target where the server is, in one of this provider's {@link #schemes()}; credentials and
      *     backend settings as the scheme allows (user info, query parameters)
-     * @param namespace where this client's locks live on the server (a Redis key prefix, a ZooKeeper or etcd
-     *     namespace, an SQL table), or null for the backend's default; clients of two namespaces never
-     *     conflict
+     * @param options the namespace (where this client's locks live on the server: a Redis key prefix, a ZooKeeper
+     *     or etcd namespace, an SQL table; clients of two namespaces never conflict) and the settings every
+     *     backend's builder has ({@link io.distlock.spi.ClientBuilder#apply}); unset ones keep the backend's defaults
      * @throws IllegalArgumentException if the target or the namespace is malformed for this backend; the message
      *     names the problem and shows an accepted form
      * @throws io.distlock.BackendUnavailableException if the server cannot be reached in time
      * @throws io.distlock.LockException if the server refuses the client (credentials, permissions)
      */
-    LockClient open(String target, @Nullable String namespace);
+    LockClient open(String target, OpenOptions options);
+
+    /** Opens a client of this backend whose locks live in {@code namespace}, or the default one if null; see {@link #open(String, OpenOptions)}. */
+    default LockClient open(String target, @Nullable String namespace) {
+        return open(target, OpenOptions.defaults().namespace(namespace));
+    }
 }

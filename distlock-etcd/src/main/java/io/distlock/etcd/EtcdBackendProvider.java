@@ -1,11 +1,11 @@
 package io.distlock.etcd;
 
 import io.distlock.LockClient;
+import io.distlock.OpenOptions;
 import io.distlock.spi.LockBackendProvider;
 import io.distlock.spi.TargetUri;
 import java.util.List;
 import java.util.stream.Collectors;
-import org.jspecify.annotations.Nullable;
 
 /**
  * etcd in the registry: {@code etcd://[user:password@]host:port[,host:port...]}, plain HTTP/2 to every endpoint
@@ -40,7 +40,7 @@ public final class EtcdBackendProvider implements LockBackendProvider {
 
 
     @Override
-    public LockClient open(String target, @Nullable String namespace) {
+    public LockClient open(String target, OpenOptions options) {
         TargetUri parsed = TargetUri.parse(target, FORM);
         if (!parsed.path().isEmpty() && !parsed.path().equals("/")) {
             throw new IllegalArgumentException("target '" + TargetUri.mask(target) + "' must look like " + FORM
@@ -51,9 +51,7 @@ public final class EtcdBackendProvider implements LockBackendProvider {
         if (parsed.user() != null) {
             builder.credentials(parsed.user(), parsed.password() == null ? "" : parsed.password());
         }
-        if (namespace != null) {
-            builder.namespace(namespace);
-        }
-        return builder.build();
+        options.namespace().ifPresent(builder::namespace);
+        return builder.apply(options).build();
     }
 }

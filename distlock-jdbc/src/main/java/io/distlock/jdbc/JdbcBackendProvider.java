@@ -1,9 +1,9 @@
 package io.distlock.jdbc;
 
 import io.distlock.LockClient;
+import io.distlock.OpenOptions;
 import io.distlock.spi.LockBackendProvider;
 import java.util.List;
-import org.jspecify.annotations.Nullable;
 
 /**
  * SQL databases in the registry: a JDBC URL of PostgreSQL, MySQL/MariaDB or H2, with the user and password as the
@@ -38,11 +38,9 @@ public final class JdbcBackendProvider implements LockBackendProvider {
 
 
     @Override
-    public LockClient open(String target, @Nullable String namespace) {
+    public LockClient open(String target, OpenOptions options) {
         JdbcLockClient.Builder builder = JdbcLockClient.builder().jdbcUrl(target);
-        if (namespace != null) {
-            builder.table(namespace);
-        }
-        return builder.build();
+        options.namespace().ifPresent(builder::table);
+        return builder.apply(options).build();
     }
 }

@@ -1,11 +1,11 @@
 package io.distlock.redis;
 
 import io.distlock.LockClient;
+import io.distlock.OpenOptions;
 import io.distlock.spi.LockBackendProvider;
 import io.distlock.spi.TargetUri;
 import java.util.ArrayList;
 import java.util.List;
-import org.jspecify.annotations.Nullable;
 
 /**
  * RedLock in the registry: a majority of independent Redis masters, named in one target,
@@ -39,12 +39,10 @@ public final class RedLockBackendProvider implements LockBackendProvider {
 
 
     @Override
-    public LockClient open(String target, @Nullable String namespace) {
+    public LockClient open(String target, OpenOptions options) {
         RedLockClient.Builder builder = RedLockClient.builder().uris(nodes(target));
-        if (namespace != null) {
-            builder.keyPrefix(namespace);
-        }
-        return builder.build();
+        options.namespace().ifPresent(builder::keyPrefix);
+        return builder.apply(options).build();
     }
 
     /** Returns one {@code redis://} (or {@code rediss://}) URI per host of a {@code redlock://} target. */

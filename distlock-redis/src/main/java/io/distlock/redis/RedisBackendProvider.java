@@ -2,12 +2,12 @@ package io.distlock.redis;
 
 import io.distlock.LockClient;
 import io.distlock.LockKind;
+import io.distlock.OpenOptions;
 import io.distlock.spi.LockBackendProvider;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The Redis backend in the registry: standalone ({@code redis://}, {@code rediss://} for TLS), Sentinel
@@ -51,7 +51,7 @@ public final class RedisBackendProvider implements LockBackendProvider {
     }
 
     @Override
-    public LockClient open(String target, @Nullable String namespace) {
+    public LockClient open(String target, OpenOptions options) {
         RedisLockClient.Builder builder = RedisLockClient.builder();
         String lower = target.toLowerCase(Locale.ROOT);
         if (lower.startsWith("redis" + CLUSTER) || lower.startsWith("rediss" + CLUSTER)) {
@@ -60,9 +60,7 @@ public final class RedisBackendProvider implements LockBackendProvider {
         } else {
             builder.uri(target);
         }
-        if (namespace != null) {
-            builder.keyPrefix(namespace);
-        }
-        return builder.build();
+        options.namespace().ifPresent(builder::keyPrefix);
+        return builder.apply(options).build();
     }
 }

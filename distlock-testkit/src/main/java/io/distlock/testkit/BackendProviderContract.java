@@ -8,6 +8,9 @@ import io.distlock.Lease;
 import io.distlock.LockClient;
 import io.distlock.LockClients;
 import io.distlock.LockKind;
+import io.distlock.LockListener;
+import io.distlock.LockOptions;
+import io.distlock.OpenOptions;
 import io.distlock.spi.LockBackendProvider;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,8 +19,8 @@ import java.util.Optional;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.ThrowingConsumer;
 
 /**
@@ -111,6 +114,34 @@ public abstract class BackendProviderContract {
                 assertThatThrownBy(() -> use.accept(client)).as("%s does not declare %s", providerId(), kind)
                         .isInstanceOf(UnsupportedOperationException.class);
             }
+        }
+    }
+
+    /**
+     * Issue 29 (a backend opened from a target "plus options"): the settings every builder has reach the client the
+     * registry opens: its default lock options (a lease of 2 s without renewal here), its listeners, its namespace.
+     */
+    @Test
+    void aClientOpenedWithOptionsUsesThem() throws Exception {
+        String name = uniqueName();
+        String namespace = "dl_opt" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+        List<Lease> acquired = new java.util.concurrent.CopyOnWriteArrayList<>();
+        LockListener listener = new LockListener() {
+            @Override
+            public void acquired(Lease lease) {
+                acquired.add(lease);
+            }
+        };
+        LockClient client = LockClients.open(registryTarget(), OpenOptions.defaults().namespace(namespace)
+                .lockOptions(LockOptions.builder().leaseTime(Duration.ofSeconds(2)).autoRenew(false).build())
+                .operationTimeout(Duration.ofSeconds(5)).listener(listener));
+        clients.add(client);
+        LockClient elsewhere = open(null);
+        try (Lease lease = client.getLock(name).acquire(SOON)) {
+            assertThat(lease.remaining()).as("the lease of the default lock options").isPositive().isLessThanOrEqualTo(Duration.ofSeconds(2));
+            assertThat(acquired).as("the listener heard the acquisition").extracting(Lease::fencingToken).containsExactly(lease.fencingToken());
+            assertThat(elsewhere.getLock(name).tryAcquire(Duration.ZERO)).as("free in the default namespace").isPresent().get()
+                    .satisfies(Lease::close);
         }
     }
 

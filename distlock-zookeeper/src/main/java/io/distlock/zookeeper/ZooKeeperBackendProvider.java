@@ -2,12 +2,12 @@ package io.distlock.zookeeper;
 
 import io.distlock.LockClient;
 import io.distlock.LockKind;
+import io.distlock.OpenOptions;
 import io.distlock.spi.LockBackendProvider;
 import io.distlock.spi.TargetUri;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
-import org.jspecify.annotations.Nullable;
 
 /**
  * ZooKeeper in the registry: {@code zk://[user:password@]host:port[,host:port...][/chroot]}. The user info
@@ -50,7 +50,7 @@ public final class ZooKeeperBackendProvider implements LockBackendProvider {
     }
 
     @Override
-    public LockClient open(String target, @Nullable String namespace) {
+    public LockClient open(String target, OpenOptions options) {
         TargetUri parsed = TargetUri.parse(target, FORM);
         ZooKeeperLockClient.Builder builder = ZooKeeperLockClient.builder().connectString(String.join(",", parsed.hosts()) + parsed.path());
         if (parsed.user() != null) {
@@ -59,9 +59,7 @@ public final class ZooKeeperBackendProvider implements LockBackendProvider {
             }
             builder.digest(parsed.user() + ":" + parsed.password());
         }
-        if (namespace != null) {
-            builder.namespace(namespace);
-        }
-        return builder.build();
+        options.namespace().ifPresent(builder::namespace);
+        return builder.apply(options).build();
     }
 }

@@ -1,0 +1,73 @@
+package io.distlock.spi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.distlock.LockListener;
+import io.distlock.LockOptions;
+import io.distlock.OpenOptions;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** The options of a client opened from a target: checked when set, immutable, and applied to a backend's builder as set. */
+class OpenOptionsTest {
+
+    /** A builder as a backend has one, to see what {@link ClientBuilder#apply} sets. */
+    private static final class TestBuilder extends ClientBuilder<TestBuilder> {
+        TestBuilder() {
+            super(LockOptions.builder().leaseTime(Duration.ofSeconds(30)).build(), Duration.ofSeconds(3));
+        }
+
+        @Override
+        protected TestBuilder self() {
+            return this;
+        }
+
+        EngineSettings settings() {
+            return engineSettings("test");
+        }
+    }
+
+    @Test
+    void badValuesAreRefusedNamingTheSetting() {
+        OpenOptions options = OpenOptions.defaults();
+        assertThatThrownBy(() -> options.operationTimeout(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("operationTimeout");
+        assertThatThrownBy(() -> options.fallbackPoll(Duration.ofSeconds(-1))).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("fallbackPoll");
+        assertThatThrownBy(() -> options.operationTimeout(null)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("operationTimeout");
+        assertThatThrownBy(() -> options.lockOptions(null)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lockOptions");
+        assertThatThrownBy(() -> options.listener(null)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("listener");
+    }
+
+    @Test
+    void eachSetterReturnsACopyAndLeavesTheOriginal() {
+        OpenOptions defaults = OpenOptions.defaults();
+        OpenOptions set = defaults.namespace("ns").operationTimeout(Duration.ofSeconds(2)).listener(new LockListener() {});
+
+        assertThat(defaults.namespace()).isEmpty();
+        assertThat(defaults.operationTimeout()).isEmpty();
+        assertThat(defaults.listeners()).isEmpty();
+        assertThat(set.namespace()).contains("ns");
+        assertThat(set.operationTimeout()).contains(Duration.ofSeconds(2));
+        assertThat(set.listeners()).hasSize(1);
+        assertThat(set.namespace(null).namespace()).isEmpty();
+    }
+
+    @Test
+    void applyingSetsWhatIsSetAndKeepsTheBackendsDefaultsForTheRest() {
+        LockListener listener = new LockListener() {};
+        LockOptions options = LockOptions.builder().leaseTime(Duration.ofSeconds(5)).autoRenew(false).build();
+
+        TestBuilder untouched = new TestBuilder().apply(OpenOptions.defaults());
+        TestBuilder set = new TestBuilder().apply(OpenOptions.defaults().lockOptions(options).operationTimeout(Duration.ofSeconds(9))
+                .fallbackPoll(Duration.ofMillis(700)).listener(listener));
+
+        assertThat(untouched.lockOptions().leaseTime()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(untouched.lockOptionsSet()).isFalse();
+        assertThat(untouched.operationTimeout()).isEqualTo(Duration.ofSeconds(3));
+        assertThat(set.lockOptions()).isEqualTo(options);
+        assertThat(set.lockOptionsSet()).isTrue();
+        assertThat(set.operationTimeout()).isEqualTo(Duration.ofSeconds(9));
+        assertThat(set.fallbackPoll()).isEqualTo(Duration.ofMillis(700));
+        assertThat(set.settings().listeners()).containsExactly(listener);
+    }
+}
