@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
-/** The in-memory store's hooks: the plain lock only, read from the store itself; not in the registry. */
+/** The in-memory store's hooks: the plain lock only, read from the store itself; in the registry as {@link MemoryBackendProvider}. */
 final class MemoryHooks extends BackendHooks {
     private final MemoryDeployment deployment;
     private final Class<? extends LockClientFactory> factory;
@@ -56,8 +56,9 @@ final class MemoryHooks extends BackendHooks {
         return "memory";
     }
 
+    /** The same store through the registry ({@link MemoryBackendProvider}): {@code memory://} asks, {@code memory-queue://} queues. */
     @Override
     public Optional<String> registryTarget() {
-        return Optional.empty();
+        return Optional.of((factory == MemoryDeployment.QueueingClients.class ? "memory-queue://" : "memory://") + deployment.target());
     }
 }
