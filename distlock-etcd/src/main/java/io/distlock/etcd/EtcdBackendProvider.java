@@ -3,8 +3,10 @@ package io.distlock.etcd;
 import io.distlock.LockClient;
 import io.distlock.OpenOptions;
 import io.distlock.spi.LockBackendProvider;
+import io.distlock.spi.TargetParameters;
 import io.distlock.spi.TargetUri;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
@@ -13,7 +15,7 @@ import java.util.stream.Collectors;
  * namespace is the key prefix of the locks.
  */
 public final class EtcdBackendProvider implements LockBackendProvider {
-    private static final String FORM = "etcd://[user:password@]host:port[,host:port...]";
+    private static final String FORM = "etcd://[user:password@]host:port[,host:port...][?sessionTtl=4s]";
 
     /** For {@link java.util.ServiceLoader}. */
     public EtcdBackendProvider() {}
@@ -41,7 +43,8 @@ public final class EtcdBackendProvider implements LockBackendProvider {
 
     @Override
     public LockClient open(String target, OpenOptions options) {
-        TargetUri parsed = TargetUri.parse(target, FORM);
+        TargetParameters parameters = TargetParameters.takeAll(target, Set.of("sessionTtl"), FORM);
+        TargetUri parsed = TargetUri.parse(parameters.target(), FORM);
         if (!parsed.path().isEmpty() && !parsed.path().equals("/")) {
             throw new IllegalArgumentException("target '" + TargetUri.mask(target) + "' must look like " + FORM
                     + ": an etcd target has no path (the namespace is given apart)");
@@ -51,6 +54,7 @@ public final class EtcdBackendProvider implements LockBackendProvider {
         if (parsed.user() != null) {
             builder.credentials(parsed.user(), parsed.password() == null ? "" : parsed.password());
         }
+        parameters.duration("sessionTtl").ifPresent(builder::sessionTtl);
         options.namespace().ifPresent(builder::namespace);
         return builder.apply(options).build();
     }

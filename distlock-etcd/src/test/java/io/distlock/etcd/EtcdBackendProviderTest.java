@@ -13,5 +13,7 @@ class EtcdBackendProviderTest {
                 .hasMessageContaining("no path");
         assertThatThrownBy(() -> LockClients.open("etcd://u:secret@127.0.0.1")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("has no port").hasMessageNotContaining("secret");
+        assertThatThrownBy(() -> LockClients.open("etcd://127.0.0.1:1?ttl=3s")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("unknown parameter 'ttl'").hasMessageContaining("sessionTtl");
     }
 }

@@ -1,6 +1,9 @@
 package io.distlock.etcd;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.distlock.LockClient;
+import io.distlock.LockClients;
 import io.distlock.LockKind;
 import io.distlock.etcd.testing.EtcdClusterExtension;
 import io.distlock.testkit.BackendContract;
@@ -14,6 +17,8 @@ import java.util.OptionalLong;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Every tier of the contract etcd has (the plain lock, bound to a session) against a real etcd server process. */
@@ -109,5 +114,18 @@ class EtcdLockContractTest extends BackendContract {
                 return Optional.of("etcd://" + etcd.target().replace("http://", ""));
             }
         };
+    }
+
+    /** What an {@code etcd://} target sets besides where the servers are. */
+    @Nested
+    class Targets {
+        @Test
+        void aTargetsSessionTtlIsTheSessionLeasesTtl() throws Exception {
+            try (LockClient client = LockClients.open("etcd://" + etcd.target().replace("http://", "") + "?sessionTtl=3s")) {
+                client.getLock("targets-" + System.nanoTime()).acquire(Duration.ofSeconds(20)).close();
+                // the default is 15 s
+                assertThat(raw.ttl(((EtcdLockClient) client).sessionLease())).isBetween(1L, 3L);
+            }
+        }
     }
 }

@@ -3,9 +3,11 @@ package io.distlock.redis;
 import io.distlock.LockClient;
 import io.distlock.OpenOptions;
 import io.distlock.spi.LockBackendProvider;
+import io.distlock.spi.TargetParameters;
 import io.distlock.spi.TargetUri;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 /**
  * RedLock in the registry: a majority of independent Redis masters, named in one target,
@@ -13,6 +15,8 @@ import java.util.List;
  * node). The namespace is the key prefix on every node.
  */
 public final class RedLockBackendProvider implements LockBackendProvider {
+    private static final String FORM = "redlock://[user:password@]host1:port1,host2:port2,host3:port3[/db][?nodeTimeout=50ms]";
+
 
     /** For {@link java.util.ServiceLoader}. */
     public RedLockBackendProvider() {}
@@ -40,14 +44,16 @@ public final class RedLockBackendProvider implements LockBackendProvider {
 
     @Override
     public LockClient open(String target, OpenOptions options) {
-        RedLockClient.Builder builder = RedLockClient.builder().uris(nodes(target));
+        TargetParameters parameters = TargetParameters.takeAll(target, Set.of("nodeTimeout"), FORM);
+        RedLockClient.Builder builder = RedLockClient.builder().uris(nodes(parameters.target()));
+        parameters.duration("nodeTimeout").ifPresent(builder::nodeTimeout);
         options.namespace().ifPresent(builder::keyPrefix);
         return builder.apply(options).build();
     }
 
     /** Returns one {@code redis://} (or {@code rediss://}) URI per host of a {@code redlock://} target. */
     static List<String> nodes(String target) {
-        TargetUri parsed = TargetUri.parse(target, "redlock://[user:password@]host1:port1,host2:port2,host3:port3[/db]");
+        TargetUri parsed = TargetUri.parse(target, FORM);
         String scheme = parsed.scheme().equals("redlocks") ? "rediss://" : "redis://";
         String userInfo = parsed.user() == null ? "" : parsed.user() + (parsed.password() == null ? "" : ":" + parsed.password()) + "@";
         List<String> nodes = new ArrayList<>();

@@ -4,6 +4,7 @@ import io.distlock.LockClient;
 import io.distlock.LockKind;
 import io.distlock.OpenOptions;
 import io.distlock.spi.LockBackendProvider;
+import io.distlock.spi.TargetParameters;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
@@ -37,7 +38,8 @@ public final class RedisBackendProvider implements LockBackendProvider {
     @Override
     public List<String> exampleTargets() {
         return List.of("redis://[user:password@]host:6379[/db]", "rediss://host:6380",
-                "redis-sentinel://[password@]host:26379[,host:26379]#master", "redis-cluster://host:7000");
+                "redis-sentinel://[password@]host:26379[,host:26379]#master", "redis-cluster://host:7000",
+                "redis-sentinel://host:26379?minReplicas=1&replicaAckTimeout=400ms#master");
     }
 
     @Override
@@ -52,13 +54,17 @@ public final class RedisBackendProvider implements LockBackendProvider {
 
     @Override
     public LockClient open(String target, OpenOptions options) {
+        TargetParameters parameters = TargetParameters.take(target, Set.of("minReplicas", "replicaAckTimeout"));
+        String uri = parameters.target();
         RedisLockClient.Builder builder = RedisLockClient.builder();
-        String lower = target.toLowerCase(Locale.ROOT);
+        parameters.integer("minReplicas").ifPresent(builder::minReplicas);
+        parameters.duration("replicaAckTimeout").ifPresent(builder::replicaAckTimeout);
+        String lower = uri.toLowerCase(Locale.ROOT);
         if (lower.startsWith("redis" + CLUSTER) || lower.startsWith("rediss" + CLUSTER)) {
             int cluster = lower.indexOf(CLUSTER);
-            builder.uri(target.substring(0, cluster) + "://" + target.substring(cluster + CLUSTER.length())).cluster(true);
+            builder.uri(uri.substring(0, cluster) + "://" + uri.substring(cluster + CLUSTER.length())).cluster(true);
         } else {
-            builder.uri(target);
+            builder.uri(uri);
         }
         options.namespace().ifPresent(builder::keyPrefix);
         return builder.apply(options).build();

@@ -33,4 +33,15 @@ class RedisBackendProviderTest {
         assertThatThrownBy(() -> LockClients.open("redis-cluster://127.0.0.1:1", "pre{fix}")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("keyPrefix");
     }
+
+    @Test
+    void aRedLockTargetsNodeTimeoutIsCheckedAgainstTheLeaseAndAnUnknownParameterIsRefused() {
+        // ten node timeouts of 5 s exceed the default 30 s lease: refused before connecting, so the parameter was read
+        assertThatThrownBy(() -> LockClients.open("redlock://127.0.0.1:1,127.0.0.1:2,127.0.0.1:3?nodeTimeout=5s"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("nodeTimeout");
+        assertThatThrownBy(() -> LockClients.open("redlock://127.0.0.1:1,127.0.0.1:2,127.0.0.1:3?nodetimeout=5s"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unknown parameter 'nodetimeout'").hasMessageContaining("nodeTimeout");
+        assertThatThrownBy(() -> LockClients.open("redis://127.0.0.1:1?minReplicas=-1"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'minReplicas' must be a whole number");
+    }
 }

@@ -4,6 +4,7 @@ import io.distlock.LockClient;
 import io.distlock.LockKind;
 import io.distlock.OpenOptions;
 import io.distlock.spi.LockBackendProvider;
+import io.distlock.spi.TargetParameters;
 import io.distlock.spi.TargetUri;
 import java.util.EnumSet;
 import java.util.List;
@@ -14,7 +15,7 @@ import java.util.Set;
  * authenticates with digest; the path is ZooKeeper's chroot; the namespace is the root node of the locks under it.
  */
 public final class ZooKeeperBackendProvider implements LockBackendProvider {
-    private static final String FORM = "zk://[user:password@]host:port[,host:port...][/chroot]";
+    private static final String FORM = "zk://[user:password@]host:port[,host:port...][/chroot][?sessionTimeout=4s&connectionTimeout=2s]";
 
     /** For {@link java.util.ServiceLoader}. */
     public ZooKeeperBackendProvider() {}
@@ -36,7 +37,7 @@ public final class ZooKeeperBackendProvider implements LockBackendProvider {
 
     @Override
     public List<String> exampleTargets() {
-        return List.of("zk://host:2181[,host:2181...]", "zk://user:password@host:2181/chroot");
+        return List.of("zk://host:2181[,host:2181...]", "zk://user:password@host:2181/chroot", "zk://host:2181?sessionTimeout=4s");
     }
 
     @Override
@@ -51,7 +52,8 @@ public final class ZooKeeperBackendProvider implements LockBackendProvider {
 
     @Override
     public LockClient open(String target, OpenOptions options) {
-        TargetUri parsed = TargetUri.parse(target, FORM);
+        TargetParameters parameters = TargetParameters.takeAll(target, Set.of("sessionTimeout", "connectionTimeout"), FORM);
+        TargetUri parsed = TargetUri.parse(parameters.target(), FORM);
         ZooKeeperLockClient.Builder builder = ZooKeeperLockClient.builder().connectString(String.join(",", parsed.hosts()) + parsed.path());
         if (parsed.user() != null) {
             if (parsed.password() == null) {
@@ -59,6 +61,8 @@ public final class ZooKeeperBackendProvider implements LockBackendProvider {
             }
             builder.digest(parsed.user() + ":" + parsed.password());
         }
+        parameters.duration("sessionTimeout").ifPresent(builder::sessionTimeout);
+        parameters.duration("connectionTimeout").ifPresent(builder::connectionTimeout);
         options.namespace().ifPresent(builder::namespace);
         return builder.apply(options).build();
     }

@@ -15,5 +15,7 @@ class ZooKeeperBackendProviderTest {
                 .hasMessageContaining("without a password");
         assertThatThrownBy(() -> LockClients.open("zk://127.0.0.1:1", "not a namespace")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("namespace");
+        assertThatThrownBy(() -> LockClients.open("zk://127.0.0.1:1?sessionTimeout=soon")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'sessionTimeout' must be a positive duration");
     }
 }
