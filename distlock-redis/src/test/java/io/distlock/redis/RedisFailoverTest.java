@@ -132,7 +132,11 @@ class RedisFailoverTest {
         try (RedisReplicaGroup group = RedisReplicaGroup.launch(1, true);
                 RedisLockClient holder = client(group.master().uri(), 1)) {
             DistributedLock lock = holder.getLock("orders");
-            lock.lock(); // acknowledged by the replica
+            // acknowledged by the replica: once it has synced, which a loaded machine may take longer than one WAIT for
+            Await.succeeds(Duration.ofSeconds(20), "the replica acknowledges the acquire", () -> {
+                lock.lock();
+                return lock;
+            });
             group.replicationLink(0).cut();
 
             assertThatThrownBy(lock::unlock)
@@ -193,7 +197,9 @@ class RedisFailoverTest {
                 RedisLockClient waiting = RedisLockClient.builder().uri(group.master().uri()).leaseTime(LEASE).minReplicas(1)
                         .operationTimeout(Duration.ofSeconds(2)).replicaAckTimeout(Duration.ofMillis(500))
                         .fallbackPoll(Duration.ofMinutes(5)).build()) {
-            Lease held = holder.getFairLock("orders").acquire(Duration.ofSeconds(5)); // acknowledged by the replica
+            // acknowledged by the replica: once it has synced, which a loaded machine may take longer than one WAIT for
+            Lease held = Await.succeeds(Duration.ofSeconds(20), "the replica acknowledges the acquire",
+                    () -> holder.getFairLock("orders").acquire(Duration.ofSeconds(5)));
             java.util.concurrent.atomic.AtomicReference<Thread> waiterThread = new java.util.concurrent.atomic.AtomicReference<>();
             CompletableFuture<java.util.Optional<Lease>> waiter = CompletableFuture.supplyAsync(() -> {
                 waiterThread.set(Thread.currentThread());
