@@ -65,7 +65,7 @@ class CheckCommandTest {
         assertThat(err.toString()).contains("runs on Redis only");
 
         assertThat(commandLine.execute("check", "--backend", "consul")).isEqualTo(2);
-        assertThat(err.toString()).contains("--backend must be one of redis, sentinel, cluster, redlock, zookeeper, etcd, postgres, mysql, h2");
+        assertThat(err.toString()).contains("--backend must be one of cluster, etcd, h2, mysql, postgres, redis, redlock, sentinel, zookeeper");
 
         assertThat(commandLine.execute("check", "--backend", "etcd", "--faults", "partition")).isEqualTo(2);
         assertThat(err.toString()).contains(io.distlock.etcd.testing.EtcdBinary.available() ? "'partition' is not a etcd fault" : "no etcd binary");
@@ -79,7 +79,7 @@ class CheckCommandTest {
         assertThat(err.toString()).contains("--min-replicas needs --backend sentinel");
 
         assertThat(commandLine.execute("check", "--backend", "h2", "--kind", "read-write-lock")).isEqualTo(2);
-        assertThat(err.toString()).contains("--kind read-write-lock runs on redis, sentinel, cluster and zookeeper; h2 has only --kind lock");
+        assertThat(err.toString()).contains("--kind read-write-lock runs on cluster, redis, sentinel, zookeeper; h2 has only --kind lock");
         assertThat(commandLine.execute("check", "--kind", "fair-lock", "--lock", "naive-set-nx")).isEqualTo(2);
         assertThat(err.toString()).contains("--kind fair-lock needs --lock distlock");
         assertThat(commandLine.execute("check", "--permits", "2")).isEqualTo(2);

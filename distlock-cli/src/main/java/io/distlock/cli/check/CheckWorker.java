@@ -17,6 +17,8 @@ import io.distlock.cli.demo.DemoLock;
 import io.distlock.cli.demo.TextbookLocks;
 import io.distlock.cli.options.WorkerArgs;
 import io.distlock.servers.ParentJvm;
+import io.distlock.servers.deployment.Deployment;
+import io.distlock.servers.deployment.WorkerClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
@@ -40,7 +42,7 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class CheckWorker {
     /** The name of the lock every worker checks. */
-    static final String LOCK_NAME = "check";
+    static final String LOCK_NAME = Deployment.LOCK_NAME;
     static final String REGISTER = "check:register";
     static final String FENCE = "check:fence";
     static final String FENCED_LOG = "check:fenced-log";

@@ -1,9 +1,16 @@
 package io.distlock.cli.check;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.distlock.LockKind;
 import io.distlock.checker.FaultKind;
+import io.distlock.servers.deployment.Deployment;
+import io.distlock.servers.deployment.DeploymentSettings;
+import io.distlock.servers.deployment.DeploymentType;
+import io.distlock.servers.deployment.Deployments;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,11 +32,11 @@ class DeploymentRulesTest {
      */
     @Test
     void aSentinelFailoverWithReplicaAcknowledgementMayRequeueWaitersButLosesNoLock() {
-        try (SentinelDeployment acknowledged = new SentinelDeployment(settings(1))) {
+        try (Deployment acknowledged = Deployments.byId("sentinel").create(settings(1))) {
             assertThat(acknowledged.lockLosingFaults()).isEmpty();
             assertThat(acknowledged.requeueFaults()).containsExactly(FaultKind.FAILOVER);
         }
-        try (SentinelDeployment unacknowledged = new SentinelDeployment(settings(0))) {
+        try (Deployment unacknowledged = Deployments.byId("sentinel").create(settings(0))) {
             assertThat(unacknowledged.lockLosingFaults()).containsExactly(FaultKind.FAILOVER);
             assertThat(unacknowledged.requeueFaults()).isEmpty();
         }
@@ -37,9 +44,25 @@ class DeploymentRulesTest {
 
     @Test
     void aZooKeeperMembersLossMayRequeueWaitersButLosesNoLock() {
-        try (ZooKeeperDeployment zooKeeper = new ZooKeeperDeployment(settings(0))) {
+        try (Deployment zooKeeper = Deployments.byId("zookeeper").create(settings(0))) {
             assertThat(zooKeeper.lockLosingFaults()).isEmpty();
             assertThat(zooKeeper.requeueFaults()).containsExactly(FaultKind.MEMBER);
         }
+    }
+
+    /** Issue 29: the checker finds every deployment through the -testing modules' providers, with the kinds each backend has. */
+    @Test
+    void everyDeploymentIsFoundByItsIdWithItsBackendsKinds() {
+        assertThat(Deployments.all()).extracting(DeploymentType::id)
+                .containsExactlyInAnyOrder("redis", "sentinel", "cluster", "redlock", "zookeeper", "etcd", "postgres", "mysql", "h2");
+        for (String id : List.of("redis", "sentinel", "cluster", "zookeeper")) {
+            assertThat(Deployments.byId(id).kinds()).as(id).containsExactlyInAnyOrder(LockKind.values());
+        }
+        for (String id : List.of("redlock", "etcd", "postgres", "mysql", "h2")) {
+            assertThat(Deployments.byId(id).kinds()).as(id).containsExactly(LockKind.LOCK);
+        }
+        assertThat(Deployments.all()).filteredOn(DeploymentType::takesMinReplicas).extracting(DeploymentType::id).containsExactly("sentinel");
+        assertThatThrownBy(() -> Deployments.byId("mongo")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'mongo'").hasMessageContaining("redis").hasMessageContaining("h2");
     }
 }

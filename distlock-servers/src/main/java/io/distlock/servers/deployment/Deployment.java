@@ -1,4 +1,4 @@
-package io.distlock.cli.check;
+package io.distlock.servers.deployment;
 
 import io.distlock.checker.FaultKind;
 import io.distlock.servers.TcpProxy;
@@ -8,12 +8,12 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * One deployment {@code distlock check} can build and fault (option {@code --backend}): its servers,
- * the faults it supports and how it injects those that hit its servers, and how each worker process
- * builds its lock client. Adding a backend to the checker is adding one subclass (and its line in
- * {@link DeploymentKind}).
+ * One deployment the checker can build and fault ({@code distlock check --backend ID}): its servers, the faults it
+ * supports and how it injects those that hit its servers, and where each worker process connects. A backend's
+ * {@code -testing} module implements it and names it in a {@link DeploymentProvider}; workers open their clients
+ * through the registry ({@link WorkerClient}), so nothing here names a backend class.
  */
-abstract class Deployment implements AutoCloseable {
+public abstract class Deployment implements AutoCloseable {
     /*
      * Life cycle: constructed with the run's settings (cheap: the command asks faultKinds() before any
      * server runs), then start(), then workerClient() for every worker and injectServerFault() from the
@@ -23,8 +23,11 @@ abstract class Deployment implements AutoCloseable {
      * The store that the workload writes to is not part of the deployment: it is never faulted.
      */
 
+    /** The name every worker locks (of whichever kind), so that a deployment can aim a fault at where it lives. */
+    public static final String LOCK_NAME = "check";
+
     /** The operation timeout of the workers' clients unless a deployment needs another. */
-    static final Duration DEFAULT_OPERATION_TIMEOUT = Duration.ofSeconds(1);
+    public static final Duration DEFAULT_OPERATION_TIMEOUT = Duration.ofSeconds(1);
 
     /** The settings of this run. */
     protected final DeploymentSettings settings;
@@ -34,16 +37,16 @@ abstract class Deployment implements AutoCloseable {
     }
 
     /** Returns the faults this deployment supports, client and server ones, in the order of the first round. */
-    abstract List<FaultKind> faultKinds();
+    public abstract List<FaultKind> faultKinds();
 
     /**
      * Starts the servers for a run with these faults (some need extra servers, e.g. a replica to
      * promote) and returns one line that says what runs where, for the progress output.
      */
-    abstract String start(Set<FaultKind> faults);
+    public abstract String start(Set<FaultKind> faults);
 
-    /** Returns how the worker in {@code slot} builds its lock client. */
-    abstract WorkerClient workerClient(int slot);
+    /** Returns where the worker in {@code slot} connects, and how its client is set up. */
+    public abstract WorkerClient workerClient(int slot);
 
     /**
      * Injects one of this deployment's server faults, waits until the deployment has healed, and
@@ -51,17 +54,17 @@ abstract class Deployment implements AutoCloseable {
      *
      * @throws IllegalArgumentException for a fault it does not have
      */
-    String injectServerFault(FaultKind kind) throws InterruptedException {
+    public String injectServerFault(FaultKind kind) throws InterruptedException {
         throw new IllegalArgumentException(getClass().getSimpleName() + " has no fault " + kind.id());
     }
 
     /** Returns the proxy between the client in {@code slot} and the servers, for partitions; empty if none. */
-    Optional<TcpProxy> clientLink(int slot) {
+    public Optional<TcpProxy> clientLink(int slot) {
         return Optional.empty();
     }
 
     /** Returns how long a frozen client takes to lose its session, for expire faults. */
-    Duration sessionTimeout() {
+    public Duration sessionTimeout() {
         throw new UnsupportedOperationException(getClass().getSimpleName() + " has no sessions");
     }
 
@@ -71,7 +74,7 @@ abstract class Deployment implements AutoCloseable {
      * the last writes. The checker allows an overlap, or a waiter overtaken, across one of these; across any
      * other fault it is a violation.
      */
-    Set<FaultKind> lockLosingFaults() {
+    public Set<FaultKind> lockLosingFaults() {
         return Set.of();
     }
 
@@ -79,18 +82,18 @@ abstract class Deployment implements AutoCloseable {
      * Returns the faults that may send waiters to the back of the queue while every holder keeps or knowingly loses
      * its lock (see docs/guarantees.md): the checker allows a waiter overtaken across one of these, not an overlap.
      */
-    Set<FaultKind> requeueFaults() {
+    public Set<FaultKind> requeueFaults() {
         return Set.of();
     }
 
     /** Returns the operation timeout of the workers' clients: a call (a queue join) not answered within it fails. */
-    Duration operationTimeout() {
+    public Duration operationTimeout() {
         return DEFAULT_OPERATION_TIMEOUT;
     }
 
-    /** Returns whether {@code lock} can run here: distlock can everywhere, the textbook locks need plain Redis. */
-    boolean supports(CheckedLock lock) {
-        return lock == CheckedLock.DISTLOCK;
+    /** Returns whether the textbook locks the checker compares (SET NX and its kin) run here: on plain Redis only. */
+    public boolean runsTextbookLocks() {
+        return false;
     }
 
     /** Stops every server of the deployment. */

@@ -1,12 +1,9 @@
-package io.distlock.cli.check;
+package io.distlock.etcd.testing;
 
-import io.distlock.LockClient;
-import io.distlock.LockListener;
-import io.distlock.LockOptions;
 import io.distlock.checker.FaultKind;
-import io.distlock.etcd.EtcdLockClient;
-import io.distlock.etcd.testing.EtcdCluster;
-import io.distlock.etcd.testing.EtcdMember;
+import io.distlock.servers.deployment.Deployment;
+import io.distlock.servers.deployment.DeploymentSettings;
+import io.distlock.servers.deployment.WorkerClient;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -17,6 +14,8 @@ final class EtcdDeployment extends Deployment {
     private static final Duration MEMBER_DOWN = Duration.ofSeconds(3);
     /** The workers' operation timeout: a session-bound call may wait out a member's failure. */
     private static final Duration OPERATION_TIMEOUT = Duration.ofSeconds(2);
+    /** Where the run's locks live. */
+    private static final String NAMESPACE = "distlock-check";
 
     private @Nullable EtcdCluster cluster;
     private int nextMember;
@@ -31,34 +30,35 @@ final class EtcdDeployment extends Deployment {
     }
 
     @Override
-    List<FaultKind> faultKinds() {
+    public List<FaultKind> faultKinds() {
         return List.of(FaultKind.PAUSE, FaultKind.KILL, FaultKind.EXPIRE, FaultKind.MEMBER, FaultKind.LEADER);
     }
 
     @Override
-    String start(Set<FaultKind> faults) {
+    public String start(Set<FaultKind> faults) {
         EtcdCluster started = EtcdCluster.launch(3, false);
         cluster = started;
         return "etcd cluster " + started.endpoints();
     }
 
     @Override
-    WorkerClient workerClient(int slot) {
-        return new WorkerClient(Clients.class, running().endpoints());
+    public WorkerClient workerClient(int slot) {
+        return new WorkerClient("etcd://" + running().endpoints().replace("http://", "") + "?sessionTtl=" + WorkerClient.parameter(sessionTtlFor(settings.lease())),
+                NAMESPACE, OPERATION_TIMEOUT);
     }
 
     @Override
-    Duration operationTimeout() {
+    public Duration operationTimeout() {
         return OPERATION_TIMEOUT;
     }
 
     @Override
-    Duration sessionTimeout() {
+    public Duration sessionTimeout() {
         return sessionTtlFor(settings.lease());
     }
 
     @Override
-    String injectServerFault(FaultKind kind) throws InterruptedException {
+    public String injectServerFault(FaultKind kind) throws InterruptedException {
         EtcdCluster members = running();
         int leader = members.awaitLeader();
         int victim;
@@ -88,15 +88,6 @@ final class EtcdDeployment extends Deployment {
     public void close() {
         if (cluster != null) {
             cluster.close();
-        }
-    }
-
-    /** Worker clients on the cluster; the target is its comma-separated endpoints. */
-    static final class Clients implements WorkerClientFactory {
-        @Override
-        public LockClient create(String target, LockOptions options, LockListener listener) {
-            return EtcdLockClient.builder().endpoints(target).sessionTtl(sessionTtlFor(options.leaseTime()))
-                    .operationTimeout(OPERATION_TIMEOUT).namespace("distlock-check").lockOptions(options).listener(listener).build();
         }
     }
 }

@@ -1,12 +1,9 @@
-package io.distlock.cli.check;
+package io.distlock.redis.testing;
 
-import io.distlock.LockClient;
-import io.distlock.LockListener;
-import io.distlock.LockOptions;
 import io.distlock.checker.FaultKind;
-import io.distlock.redis.RedisLockClient;
-import io.distlock.redis.testing.RedisReplicaGroup;
-import io.distlock.redis.testing.RedisServer;
+import io.distlock.servers.deployment.Deployment;
+import io.distlock.servers.deployment.DeploymentSettings;
+import io.distlock.servers.deployment.WorkerClient;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -24,7 +21,7 @@ final class SentinelDeployment extends Deployment {
     }
 
     @Override
-    Set<FaultKind> lockLosingFaults() {
+    public Set<FaultKind> lockLosingFaults() {
         // without replica acknowledgement a failover can lose a lock; with it, the promoted replica has every granted lock
         return settings.minReplicas() == 0 ? Set.of(FaultKind.FAILOVER) : Set.of();
     }
@@ -36,17 +33,17 @@ final class SentinelDeployment extends Deployment {
      * Without acknowledgement the failover is lock-losing, which allows reordering already.
      */
     @Override
-    Set<FaultKind> requeueFaults() {
+    public Set<FaultKind> requeueFaults() {
         return settings.minReplicas() == 0 ? Set.of() : Set.of(FaultKind.FAILOVER);
     }
 
     @Override
-    List<FaultKind> faultKinds() {
+    public List<FaultKind> faultKinds() {
         return List.of(FaultKind.PAUSE, FaultKind.KILL, FaultKind.FAILOVER);
     }
 
     @Override
-    String start(Set<FaultKind> faults) {
+    public String start(Set<FaultKind> faults) {
         RedisReplicaGroup started = RedisReplicaGroup.launch(2).withSentinels(3, Duration.ofSeconds(1));
         group = started;
         return "locks " + started.sentinelUri() + " (a master, 2 replicas, 3 Sentinels"
@@ -54,12 +51,14 @@ final class SentinelDeployment extends Deployment {
     }
 
     @Override
-    WorkerClient workerClient(int slot) {
-        return new WorkerClient(Clients.class, running().sentinelUri() + " " + settings.minReplicas());
+    public WorkerClient workerClient(int slot) {
+        String sentinels = running().sentinelUri();
+        int hash = sentinels.indexOf('#');
+        return WorkerClient.of(sentinels.substring(0, hash) + "?minReplicas=" + settings.minReplicas() + "&replicaAckTimeout=400ms" + sentinels.substring(hash));
     }
 
     @Override
-    String injectServerFault(FaultKind kind) throws InterruptedException {
+    public String injectServerFault(FaultKind kind) throws InterruptedException {
         if (kind != FaultKind.FAILOVER) {
             return super.injectServerFault(kind);
         }
@@ -83,16 +82,6 @@ final class SentinelDeployment extends Deployment {
     public void close() {
         if (group != null) {
             group.close();
-        }
-    }
-
-    /** Worker clients through the Sentinels; the target is {@code <sentinel URI> <min replicas>}. */
-    static final class Clients implements WorkerClientFactory {
-        @Override
-        public LockClient create(String target, LockOptions options, LockListener listener) {
-            int space = target.lastIndexOf(' ');
-            return RedisLockClient.builder().uri(target.substring(0, space)).lockOptions(options).operationTimeout(DEFAULT_OPERATION_TIMEOUT)
-                    .minReplicas(Integer.parseInt(target.substring(space + 1))).replicaAckTimeout(Duration.ofMillis(400)).listener(listener).build();
         }
     }
 }

@@ -1,15 +1,12 @@
-package io.distlock.cli.check;
+package io.distlock.jdbc.testing;
 
-import io.distlock.LockClient;
-import io.distlock.LockListener;
-import io.distlock.LockOptions;
+import io.distlock.LockClients;
+import io.distlock.OpenOptions;
 import io.distlock.checker.FaultKind;
-import io.distlock.jdbc.JdbcLockClient;
-import io.distlock.jdbc.testing.DatabaseServer;
-import io.distlock.jdbc.testing.H2Server;
-import io.distlock.jdbc.testing.MariaDbServer;
-import io.distlock.jdbc.testing.PostgresServer;
 import io.distlock.servers.TcpProxy;
+import io.distlock.servers.deployment.Deployment;
+import io.distlock.servers.deployment.DeploymentSettings;
+import io.distlock.servers.deployment.WorkerClient;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -61,16 +58,16 @@ final class SqlDeployment extends Deployment {
     }
 
     @Override
-    List<FaultKind> faultKinds() {
+    public List<FaultKind> faultKinds() {
         return List.of(FaultKind.PAUSE, FaultKind.KILL, FaultKind.PARTITION, FaultKind.RESTART, FaultKind.CONNECTION_KILL);
     }
 
     @Override
-    String start(Set<FaultKind> faults) {
+    public String start(Set<FaultKind> faults) {
         DatabaseServer started = engine.launch.get();
         server = started;
-        // the table, once, before the workers race to create it
-        JdbcLockClient.builder().jdbcUrl(started.jdbcUrl()).table(TABLE).build().close();
+        // the table, once, before the workers race to create it (through the registry: this module knows no backend class)
+        LockClients.open(started.jdbcUrl(), OpenOptions.defaults().namespace(TABLE)).close();
         for (int i = 0; i < settings.processes(); i++) {
             proxies.add(TcpProxy.to(started.port()));
         }
@@ -86,18 +83,18 @@ final class SqlDeployment extends Deployment {
     }
 
     @Override
-    WorkerClient workerClient(int slot) {
+    public WorkerClient workerClient(int slot) {
         Matcher m = urlParts(running(server).jdbcUrl());
-        return new WorkerClient(Clients.class, m.group(1) + proxies.get(slot).port() + m.group(3));
+        return new WorkerClient(m.group(1) + proxies.get(slot).port() + m.group(3), TABLE, DEFAULT_OPERATION_TIMEOUT);
     }
 
     @Override
-    Optional<TcpProxy> clientLink(int slot) {
+    public Optional<TcpProxy> clientLink(int slot) {
         return Optional.of(proxies.get(slot));
     }
 
     @Override
-    String injectServerFault(FaultKind kind) throws InterruptedException {
+    public String injectServerFault(FaultKind kind) throws InterruptedException {
         DatabaseServer current = running(server);
         return switch (kind) {
             case RESTART -> {
@@ -148,14 +145,6 @@ final class SqlDeployment extends Deployment {
         proxies.forEach(TcpProxy::close);
         if (server != null) {
             server.close();
-        }
-    }
-
-    /** Worker clients: a JDBC lock client through the worker's proxy; the target is a JDBC URL. */
-    static final class Clients implements WorkerClientFactory {
-        @Override
-        public LockClient create(String target, LockOptions options, LockListener listener) {
-            return JdbcLockClient.builder().jdbcUrl(target).table(TABLE).lockOptions(options).operationTimeout(DEFAULT_OPERATION_TIMEOUT).listener(listener).build();
         }
     }
 }

@@ -1,13 +1,10 @@
-package io.distlock.cli.check;
+package io.distlock.redis.testing;
 
-import io.distlock.LockClient;
-import io.distlock.LockListener;
-import io.distlock.LockOptions;
 import io.distlock.checker.FaultKind;
-import io.distlock.redis.RedisLockClient;
-import io.distlock.redis.testing.RedisServer;
-import io.distlock.redis.testing.Resp;
 import io.distlock.servers.TcpProxy;
+import io.distlock.servers.deployment.Deployment;
+import io.distlock.servers.deployment.DeploymentSettings;
+import io.distlock.servers.deployment.WorkerClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,12 +27,12 @@ final class RedisDeployment extends Deployment {
     }
 
     @Override
-    List<FaultKind> faultKinds() {
+    public List<FaultKind> faultKinds() {
         return List.of(FaultKind.PAUSE, FaultKind.KILL, FaultKind.PARTITION, FaultKind.RESTART, FaultKind.PROMOTE);
     }
 
     @Override
-    String start(Set<FaultKind> faults) {
+    public String start(Set<FaultKind> faults) {
         RedisServer locks = RedisServer.launch();
         master = locks;
         if (faults.contains(FaultKind.PROMOTE)) {
@@ -49,27 +46,27 @@ final class RedisDeployment extends Deployment {
     }
 
     @Override
-    Set<FaultKind> lockLosingFaults() {
+    public Set<FaultKind> lockLosingFaults() {
         return Set.of(FaultKind.RESTART, FaultKind.PROMOTE); // no persistence; asynchronous replication
     }
 
     @Override
-    WorkerClient workerClient(int slot) {
-        return new WorkerClient(Clients.class, "redis://127.0.0.1:" + proxies.get(slot).port());
+    public WorkerClient workerClient(int slot) {
+        return WorkerClient.of("redis://127.0.0.1:" + proxies.get(slot).port());
     }
 
     @Override
-    Optional<TcpProxy> clientLink(int slot) {
+    public Optional<TcpProxy> clientLink(int slot) {
         return Optional.of(proxies.get(slot));
     }
 
     @Override
-    boolean supports(CheckedLock lock) {
+    public boolean runsTextbookLocks() {
         return true;
     }
 
     @Override
-    String injectServerFault(FaultKind kind) throws InterruptedException {
+    public String injectServerFault(FaultKind kind) throws InterruptedException {
         RedisServer current = running(master);
         return switch (kind) {
             case RESTART -> {
@@ -113,14 +110,6 @@ final class RedisDeployment extends Deployment {
             if (server != null) {
                 server.close();
             }
-        }
-    }
-
-    /** Worker clients: a plain Redis client through the worker's proxy. */
-    static final class Clients implements WorkerClientFactory {
-        @Override
-        public LockClient create(String target, LockOptions options, LockListener listener) {
-            return RedisLockClient.builder().uri(target).lockOptions(options).operationTimeout(DEFAULT_OPERATION_TIMEOUT).listener(listener).build();
         }
     }
 }

@@ -1,4 +1,4 @@
-package io.distlock.cli.check;
+package io.distlock.servers.deployment;
 
 import java.time.Duration;
 
@@ -9,4 +9,4 @@ import java.time.Duration;
  * @param lease the lease time of the checked lock
  * @param minReplicas replicas that must acknowledge each lock write (deployments with replicas only)
  */
-record DeploymentSettings(int processes, Duration lease, int minReplicas) {}
+public record DeploymentSettings(int processes, Duration lease, int minReplicas) {}

@@ -1,11 +1,9 @@
-package io.distlock.cli.check;
+package io.distlock.redis.testing;
 
-import io.distlock.LockClient;
-import io.distlock.LockListener;
-import io.distlock.LockOptions;
 import io.distlock.checker.FaultKind;
-import io.distlock.redis.RedLockClient;
-import io.distlock.redis.testing.RedisServer;
+import io.distlock.servers.deployment.Deployment;
+import io.distlock.servers.deployment.DeploymentSettings;
+import io.distlock.servers.deployment.WorkerClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,17 +22,17 @@ final class RedLockDeployment extends Deployment {
     }
 
     @Override
-    Set<FaultKind> lockLosingFaults() {
+    public Set<FaultKind> lockLosingFaults() {
         return Set.of(FaultKind.NODE_RESTART); // a node restarted without persistence forgets its votes
     }
 
     @Override
-    List<FaultKind> faultKinds() {
+    public List<FaultKind> faultKinds() {
         return List.of(FaultKind.PAUSE, FaultKind.KILL, FaultKind.NODE_RESTART, FaultKind.NODES_DOWN);
     }
 
     @Override
-    String start(Set<FaultKind> faults) {
+    public String start(Set<FaultKind> faults) {
         for (int i = 0; i < NODES; i++) {
             nodes.add(RedisServer.launch());
         }
@@ -46,12 +44,13 @@ final class RedLockDeployment extends Deployment {
     }
 
     @Override
-    WorkerClient workerClient(int slot) {
-        return new WorkerClient(Clients.class, uris());
+    public WorkerClient workerClient(int slot) {
+        String hosts = nodes.stream().map(node -> "127.0.0.1:" + node.port()).collect(Collectors.joining(","));
+        return WorkerClient.of("redlock://" + hosts + "?nodeTimeout=" + Math.min(50, settings.lease().toMillis() / 10) + "ms");
     }
 
     @Override
-    String injectServerFault(FaultKind kind) throws InterruptedException {
+    public String injectServerFault(FaultKind kind) throws InterruptedException {
         return switch (kind) {
             case NODE_RESTART -> {
                 RedisServer node = nextNode();
@@ -78,15 +77,5 @@ final class RedLockDeployment extends Deployment {
     @Override
     public void close() {
         nodes.forEach(RedisServer::close);
-    }
-
-    /** Worker clients over every node; the target is the nodes' comma-separated URIs. */
-    static final class Clients implements WorkerClientFactory {
-        @Override
-        public LockClient create(String target, LockOptions options, LockListener listener) {
-            long leaseMs = options.leaseTime().toMillis();
-            return RedLockClient.builder().uris(List.of(target.split(","))).lockOptions(options)
-                    .nodeTimeout(Duration.ofMillis(Math.min(50, leaseMs / 10))).operationTimeout(DEFAULT_OPERATION_TIMEOUT).listener(listener).build();
-        }
     }
 }

@@ -1,11 +1,9 @@
-package io.distlock.cli.check;
+package io.distlock.zookeeper.testing;
 
-import io.distlock.LockClient;
-import io.distlock.LockListener;
-import io.distlock.LockOptions;
 import io.distlock.checker.FaultKind;
-import io.distlock.zookeeper.ZooKeeperLockClient;
-import io.distlock.zookeeper.testing.ZooKeeperEnsemble;
+import io.distlock.servers.deployment.Deployment;
+import io.distlock.servers.deployment.DeploymentSettings;
+import io.distlock.servers.deployment.WorkerClient;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -16,6 +14,8 @@ final class ZooKeeperDeployment extends Deployment {
     private static final Duration MEMBER_DOWN = Duration.ofSeconds(3);
     /** The workers' operation timeout: a session-bound call may wait out a member's failure. */
     private static final Duration OPERATION_TIMEOUT = Duration.ofSeconds(2);
+    /** Where the run's locks live. */
+    private static final String NAMESPACE = "distlock-check";
 
     private @Nullable ZooKeeperEnsemble ensemble;
     private int nextMember;
@@ -30,7 +30,7 @@ final class ZooKeeperDeployment extends Deployment {
     }
 
     @Override
-    List<FaultKind> faultKinds() {
+    public List<FaultKind> faultKinds() {
         return List.of(FaultKind.PAUSE, FaultKind.KILL, FaultKind.EXPIRE, FaultKind.MEMBER);
     }
 
@@ -40,34 +40,35 @@ final class ZooKeeperDeployment extends Deployment {
      * told), waiters join again at the tail of the queue.
      */
     @Override
-    Set<FaultKind> requeueFaults() {
+    public Set<FaultKind> requeueFaults() {
         return Set.of(FaultKind.MEMBER);
     }
 
     @Override
-    String start(Set<FaultKind> faults) {
+    public String start(Set<FaultKind> faults) {
         ZooKeeperEnsemble started = ZooKeeperEnsemble.launch(3);
         ensemble = started;
         return "ZooKeeper ensemble " + started.connectString();
     }
 
     @Override
-    WorkerClient workerClient(int slot) {
-        return new WorkerClient(Clients.class, running().connectString());
+    public WorkerClient workerClient(int slot) {
+        return new WorkerClient("zk://" + running().connectString() + "?sessionTimeout=" + WorkerClient.parameter(sessionTimeoutFor(settings.lease()))
+                + "&connectionTimeout=2s", NAMESPACE, OPERATION_TIMEOUT);
     }
 
     @Override
-    Duration operationTimeout() {
+    public Duration operationTimeout() {
         return OPERATION_TIMEOUT;
     }
 
     @Override
-    Duration sessionTimeout() {
+    public Duration sessionTimeout() {
         return sessionTimeoutFor(settings.lease());
     }
 
     @Override
-    String injectServerFault(FaultKind kind) throws InterruptedException {
+    public String injectServerFault(FaultKind kind) throws InterruptedException {
         if (kind != FaultKind.MEMBER) {
             return super.injectServerFault(kind);
         }
@@ -90,16 +91,6 @@ final class ZooKeeperDeployment extends Deployment {
     public void close() {
         if (ensemble != null) {
             ensemble.close();
-        }
-    }
-
-    /** Worker clients on the ensemble; the target is its connect string. */
-    static final class Clients implements WorkerClientFactory {
-        @Override
-        public LockClient create(String target, LockOptions options, LockListener listener) {
-            return ZooKeeperLockClient.builder().connectString(target).sessionTimeout(sessionTimeoutFor(options.leaseTime()))
-                    .connectionTimeout(Duration.ofSeconds(2)).operationTimeout(OPERATION_TIMEOUT)
-                    .namespace("distlock-check").lockOptions(options).listener(listener).build();
         }
     }
 }

@@ -1,14 +1,10 @@
-package io.distlock.cli.check;
+package io.distlock.redis.testing;
 
-import io.distlock.LockClient;
-import io.distlock.LockListener;
-import io.distlock.LockOptions;
 import io.distlock.checker.FaultKind;
-import io.distlock.redis.RedisKeys;
-import io.distlock.redis.RedisLockClient;
-import io.distlock.redis.testing.RedisClusterGroup;
-import io.distlock.redis.testing.RedisServer;
 import io.distlock.servers.Await;
+import io.distlock.servers.deployment.Deployment;
+import io.distlock.servers.deployment.DeploymentSettings;
+import io.distlock.servers.deployment.WorkerClient;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -16,8 +12,11 @@ import org.jspecify.annotations.Nullable;
 
 /** A Redis Cluster of three masters with a replica each; clients in cluster mode. */
 final class ClusterDeployment extends Deployment {
-    /** The key of the checked lock (the workers lock {@code check}), whose shard the failover hits. */
-    private static final String LOCK_KEY = RedisKeys.defaults().lockKey(CheckWorker.LOCK_NAME);
+    /**
+     * A key in the slot of the checked lock's keys, whose shard the failover hits: every key of a lock carries the lock
+     * name as its hash tag ({@code distlock:{check}}), so the tag alone hashes to the same slot.
+     */
+    private static final String LOCK_KEY = "{" + LOCK_NAME + "}";
 
     private @Nullable RedisClusterGroup cluster;
 
@@ -26,29 +25,29 @@ final class ClusterDeployment extends Deployment {
     }
 
     @Override
-    Set<FaultKind> lockLosingFaults() {
+    public Set<FaultKind> lockLosingFaults() {
         return Set.of(FaultKind.SHARD_FAILOVER); // asynchronous replication; minReplicas is not offered in cluster mode
     }
 
     @Override
-    List<FaultKind> faultKinds() {
+    public List<FaultKind> faultKinds() {
         return List.of(FaultKind.PAUSE, FaultKind.KILL, FaultKind.SHARD_FAILOVER);
     }
 
     @Override
-    String start(Set<FaultKind> faults) {
+    public String start(Set<FaultKind> faults) {
         RedisClusterGroup started = RedisClusterGroup.launch();
         cluster = started;
         return "locks on a cluster of 3 masters + 3 replicas, seed " + started.seedUri();
     }
 
     @Override
-    WorkerClient workerClient(int slot) {
-        return new WorkerClient(Clients.class, running().seedUri());
+    public WorkerClient workerClient(int slot) {
+        return WorkerClient.of(running().seedUri().replaceFirst("^redis://", "redis-cluster://"));
     }
 
     @Override
-    String injectServerFault(FaultKind kind) throws InterruptedException {
+    public String injectServerFault(FaultKind kind) throws InterruptedException {
         if (kind != FaultKind.SHARD_FAILOVER) {
             return super.injectServerFault(kind);
         }
@@ -74,14 +73,6 @@ final class ClusterDeployment extends Deployment {
     public void close() {
         if (cluster != null) {
             cluster.close();
-        }
-    }
-
-    /** Worker clients in cluster mode; the target is a seed node's URI. */
-    static final class Clients implements WorkerClientFactory {
-        @Override
-        public LockClient create(String target, LockOptions options, LockListener listener) {
-            return RedisLockClient.builder().uri(target).cluster(true).lockOptions(options).operationTimeout(DEFAULT_OPERATION_TIMEOUT).listener(listener).build();
         }
     }
 }

@@ -1,0 +1,22 @@
+package io.distlock.etcd.testing;
+
+import io.distlock.LockKind;
+import io.distlock.servers.deployment.DeploymentProvider;
+import io.distlock.servers.deployment.DeploymentType;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/** The etcd deployment the checker can start: {@code etcd}, where an etcd binary is installed. */
+public final class EtcdDeployments implements DeploymentProvider {
+    /** For {@link java.util.ServiceLoader}. */
+    public EtcdDeployments() {}
+
+    @Override
+    public List<DeploymentType> deployments() {
+        return List.of(new DeploymentType("etcd", "a three-member etcd cluster (Debian's etcd-server, or DISTLOCK_ETCD)", Set.of(LockKind.LOCK), false,
+                () -> EtcdBinary.available() ? Optional.empty()
+                        : Optional.of("--backend etcd runs etcd processes, and no etcd binary was found: " + EtcdBinary.HOW_TO_INSTALL),
+                EtcdDeployment::new));
+    }
+}

