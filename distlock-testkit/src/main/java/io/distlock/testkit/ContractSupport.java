@@ -37,10 +37,11 @@ import org.junit.jupiter.api.condition.EnabledForJreRange;
 import org.junit.jupiter.api.condition.JRE;
 
 /**
- * What every contract tier needs: the hooks a backend's test class supplies (client factory, servers,
- * raw state), fresh clients and names per test, and background threads cleaned up after each test.
- * The tiers are {@link LockContract} (every backend), {@link LeaseLockContract} (locks that are leases)
- * and {@link SessionLockContract} (locks bound to a session).
+ * What every contract tier needs: the backend's {@link BackendHooks} (client factory, servers, raw state,
+ * capabilities), fresh clients and names per test, background threads cleaned up after each test, and the state
+ * validation after it (the client's maps, then the servers). The tiers are {@link LockContract} (every backend),
+ * {@link LeaseLockContract} (locks that are leases, and sessions where the hooks have them) and the others that
+ * {@link BackendContract} runs.
  */
 public abstract class ContractSupport {
     /** A generous bound for things that must happen "soon"; only a broken implementation hits it. */
