@@ -45,6 +45,9 @@ final class RedisConnector {
      */
     private RedisConnector() {}
 
+    /** Connection attempts when the server closes the connection during the handshake (see connectWithHandshakeRetry). */
+    private static final int HANDSHAKE_ATTEMPTS = 3;
+
     /**
      * What to connect to and how; validated by the builders.
      *
@@ -158,19 +161,26 @@ final class RedisConnector {
     }
 
     /**
-     * Connects; when the server drops the connection during the handshake, tries once more. Lettuce
-     * then sometimes reports "connection closed" instead of the server's WRONGPASS reply, and the
-     * second attempt tells which it was.
+     * Connects; when the server drops the connection during the handshake, tries up to twice more. Lettuce
+     * then sometimes reports "connection closed" instead of the server's WRONGPASS reply, or, when the channel
+     * closed before Lettuce looked at it, "RedisHandshakeHandler not registered" (seen under load); a later
+     * attempt tells which it was. Other failures (unreachable, timed out) are not retried.
      */
     private static StatefulRedisConnection<String, String> connectWithHandshakeRetry(RedisClient client) {
-        try {
-            return client.connect(StringCodec.UTF8);
-        } catch (RedisConnectionException e) {
-            if (!String.valueOf(rootOf(e).getMessage()).contains("closed prematurely")) {
-                throw e;
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return client.connect(StringCodec.UTF8);
+            } catch (RedisConnectionException e) {
+                if (attempt == HANDSHAKE_ATTEMPTS || !closedDuringHandshake(e)) {
+                    throw e;
+                }
             }
-            return client.connect(StringCodec.UTF8);
         }
+    }
+
+    private static boolean closedDuringHandshake(RedisConnectionException e) {
+        String detail = String.valueOf(rootOf(e).getMessage());
+        return detail.contains("closed prematurely") || detail.contains("RedisHandshakeHandler not registered");
     }
 
     private static Throwable rootOf(Throwable e) {
