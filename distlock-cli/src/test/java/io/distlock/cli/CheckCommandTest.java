@@ -65,7 +65,7 @@ class CheckCommandTest {
         assertThat(err.toString()).contains("runs on Redis only");
 
         assertThat(commandLine.execute("check", "--backend", "consul")).isEqualTo(2);
-        assertThat(err.toString()).contains("--backend must be one of cluster, etcd, h2, mysql, postgres, redis, redlock, sentinel, zookeeper");
+        assertThat(err.toString()).contains("--backend must be one of cluster, etcd, h2, mysql, postgres, redis, redlock, sentinel, zookeeper, was 'consul'");
 
         assertThat(commandLine.execute("check", "--backend", "etcd", "--faults", "partition")).isEqualTo(2);
         assertThat(err.toString()).contains(io.distlock.etcd.testing.EtcdBinary.available() ? "'partition' is not a etcd fault" : "no etcd binary");

@@ -138,23 +138,25 @@ public abstract class ContractSupport {
 
     /**
      * The hook of the check above sees a held lock of the tier's kind, and nothing of it once its client closed: without
-     * this, a hook that never finds anything would pass every test.
+     * this, a hook that never finds anything would pass every test. The tiers of a kind call it ({@link LockContract},
+     * {@link SemaphoreContract}) with how they take a long lease of {@code name}.
      */
-    @Test
-    void theServersKeepAHeldLockUntilItsClientClosesAndThenNothingOfIt() throws Exception {
-        String name = uniqueName();
+    protected final void assertTheServersKeepAHeldLockUntilItsClientCloses(String name, LockTaker acquire) throws Exception {
         LockClient client = open(ClientSettings.DEFAULTS);
         try {
-            if (kind() == LockKind.SEMAPHORE) {
-                client.getSemaphore(name, 1, lease(longLease(), false)).acquire(SOON);
-            } else {
-                lockOf(client, name, lease(longLease(), false)).acquire(SOON);
-            }
+            acquire.take(client);
             assertThat(hooks().leftoversInBackend(name)).as("what the servers keep of '%s' while it is held", name).isNotEmpty();
         } finally {
             client.close();
         }
         Await.until(SOON, "the servers keep nothing of '" + name + "' once its client closed", () -> hooks().leftoversInBackend(name).isEmpty());
+    }
+
+    /** Takes a lease from a client, for {@link #assertTheServersKeepAHeldLockUntilItsClientCloses}. */
+    @FunctionalInterface
+    protected interface LockTaker {
+        /** Acquires (and keeps) a lease from {@code client}. */
+        void take(LockClient client) throws Exception;
     }
 
     /**

@@ -44,6 +44,12 @@ import org.junit.jupiter.api.condition.JRE;
 public abstract class LockContract extends ContractSupport {
 
     @Test
+    void theServersKeepAHeldLockUntilItsClientClosesAndThenNothingOfIt() throws Exception {
+        String name = uniqueName();
+        assertTheServersKeepAHeldLockUntilItsClientCloses(name, client -> lockOf(client, name, lease(longLease(), false)).acquire(SOON));
+    }
+
+    @Test
     void mutualExclusionHoldsAcrossThreadsAndClients() throws Exception {
         String name = uniqueName();
         List<LockClient> twoClients = List.of(newClient(), newClient());

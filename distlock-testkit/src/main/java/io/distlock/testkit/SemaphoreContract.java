@@ -36,6 +36,11 @@ public abstract class SemaphoreContract extends ContractSupport {
         return LockKind.SEMAPHORE;
     }
 
+    @Test
+    void theServersKeepAHeldPermitUntilItsClientClosesAndThenNothingOfIt() throws Exception {
+        String name = uniqueName();
+        assertTheServersKeepAHeldLockUntilItsClientCloses(name, client -> client.getSemaphore(name, 1, lease(longLease(), false)).acquire(SOON));
+    }
 
     @Test
     void neverMorePermitHoldersThanPermitsAcrossClients() throws Exception {

@@ -7,6 +7,7 @@ import io.distlock.checker.FaultKind;
 import io.distlock.checker.History;
 import io.distlock.checker.HistoryFile;
 import io.distlock.checker.TimelineReport;
+import io.distlock.cli.options.DeploymentConverter;
 import io.distlock.cli.options.DurationConverter;
 import io.distlock.cli.options.EnumIdConverter;
 import io.distlock.cli.options.LeaseOption;
@@ -33,8 +34,6 @@ import io.distlock.servers.deployment.DeploymentSettings;
 import io.distlock.servers.deployment.DeploymentType;
 import io.distlock.servers.deployment.Deployments;
 import java.util.Optional;
-import picocli.CommandLine;
-import io.distlock.cli.options.OptionValueException;
 
 /**
  * {@code distlock check}: records a history of lock operations by several client processes while
@@ -114,17 +113,6 @@ public final class CheckCommand implements Callable<Integer> {
     @Option(names = "--replay", paramLabel = "FILE",
             description = "Check a history.txt recorded by an earlier run instead of running (with --lock for the claims to check).")
     @Nullable Path replay;
-
-    /** Reads {@code --backend}. */
-    static final class DeploymentConverter implements CommandLine.ITypeConverter<DeploymentType> {
-        @Override
-        public DeploymentType convert(String value) {
-            String wanted = value.trim().toLowerCase(Locale.ROOT);
-            List<DeploymentType> all = Deployments.all();
-            return all.stream().filter(type -> type.id().equals(wanted)).findFirst().orElseThrow(() -> new OptionValueException("must be one of "
-                    + all.stream().map(DeploymentType::id).collect(java.util.stream.Collectors.joining(", ")) + " (unknown deployment '" + value + "')"));
-        }
-    }
 
     /** Reads {@code --kind}. */
     static final class KindConverter extends EnumIdConverter<LockKind> {

@@ -6,6 +6,7 @@ import io.distlock.LockListener;
 import io.distlock.LockOptions;
 import io.distlock.OpenOptions;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -31,8 +32,11 @@ public record WorkerClient(String target, @Nullable String namespace, Duration o
 
     /** Returns the worker arguments that carry this client. */
     public List<String> args() {
-        return namespace == null ? List.of(TARGET_OPTION, target, TIMEOUT_OPTION, Long.toString(operationTimeout.toMillis()))
-                : List.of(TARGET_OPTION, target, NAMESPACE_OPTION, namespace, TIMEOUT_OPTION, Long.toString(operationTimeout.toMillis()));
+        List<String> args = new ArrayList<>(List.of(TARGET_OPTION, target, TIMEOUT_OPTION, Long.toString(operationTimeout.toMillis())));
+        if (namespace != null) {
+            args.addAll(List.of(NAMESPACE_OPTION, namespace));
+        }
+        return args;
     }
 
     /** Reads the client from a worker's arguments (as {@code --name value} pairs without the dashes). */
