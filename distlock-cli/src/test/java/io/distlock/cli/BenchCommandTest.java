@@ -24,22 +24,44 @@ class BenchCommandTest {
 
         assertThat(commandLine.execute("bench", "--duration", "5")).isEqualTo(2);
         assertThat(err.toString()).contains("--duration must look like 500ms, 30s or 2m, was '5'");
+
+        assertThat(commandLine.execute("bench", "--target", "mongodb://127.0.0.1:1")).isEqualTo(2);
+        assertThat(err.toString()).contains("--target: ").contains("redis:").contains("zk:");
+
+        assertThat(commandLine.execute("bench", "--target", "jdbc:h2:mem:bench-hold", "--scenarios", "hold10k")).isEqualTo(2);
+        assertThat(err.toString()).contains("hold10k reads the Redis server's own counters");
     }
 
-    @Test
-    void aShortRunMeasuresDistlockNextToTheRawLimitAndTheHoldCost() {
+    private static String bench(String... args) {
         PrintStream originalOut = System.out;
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         int exit;
         try {
             System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
-            exit = DistlockCommand.newCommandLine().execute("bench", "--scenarios", "u1,hold10k", "--warmup", "0s",
-                    "--duration", "1s", "--rounds", "1", "--hold", "2s", "--hold-locks", "300");
+            exit = DistlockCommand.newCommandLine().execute(args);
         } finally {
             System.setOut(originalOut);
         }
         String table = captured.toString(StandardCharsets.UTF_8);
         assertThat(exit).as(table).isZero();
+        return table;
+    }
+
+    @Test
+    void anyBackendTheRegistryOpensCanBeMeasuredWithoutTheRedisOnlyRawLimit() {
+        // H2 in this JVM: the bench runs its threads here, so an in-memory database is shared by all of them
+        String table = bench("bench", "--target", "jdbc:h2:mem:bench;DB_CLOSE_DELAY=-1", "--scenarios", "u1", "--warmup", "0s",
+                "--duration", "1s", "--rounds", "1");
+        Matcher distlock = Pattern.compile("u1\\s+distlock-jdbc\\s+(\\d+)").matcher(table);
+        assertThat(distlock.find()).as(table).isTrue();
+        assertThat(Long.parseLong(distlock.group(1))).as("cycles/s").isPositive();
+        assertThat(table).doesNotContain("raw-eval").doesNotContain("distlock-redis");
+    }
+
+    @Test
+    void aShortRunMeasuresDistlockNextToTheRawLimitAndTheHoldCost() {
+        String table = bench("bench", "--scenarios", "u1,hold10k", "--warmup", "0s",
+                "--duration", "1s", "--rounds", "1", "--hold", "2s", "--hold-locks", "300");
         Matcher distlock = Pattern.compile("u1\\s+distlock-redis\\s+(\\d+)").matcher(table);
         assertThat(distlock.find()).as(table).isTrue();
         assertThat(Long.parseLong(distlock.group(1))).as("cycles/s").isPositive();

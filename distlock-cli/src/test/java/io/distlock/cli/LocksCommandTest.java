@@ -211,8 +211,10 @@ class LocksCommandTest {
         assertThat(text.out()).contains("etcd  ", "jdbc  ", "redis  ", "redlock  ", "zookeeper  ", "target:    zk://host:2181",
                 "target:    jdbc:postgresql://");
         assertThat(text.out().lines().filter(line -> line.startsWith("  inspector: yes")).count()).isEqualTo(2);
+        assertThat(text.out()).contains("deployments to start with --backend ID", "  sentinel   a master, two replicas and three Sentinels");
         Run json = run("", "backends", "--json");
-        assertThat(json.out()).startsWith("[{\"id\":\"etcd\"")
+        assertThat(json.out()).startsWith("{\"backends\":[{\"id\":\"etcd\"")
+                .contains("\"deployments\":[{\"id\":\"cluster\"", "{\"id\":\"zookeeper\",")
                 .contains("{\"id\":\"redis\",", "\"kinds\":[\"lock\",\"fair-lock\",\"read-write-lock\",\"semaphore\"],\"inspector\":true")
                 .contains("{\"id\":\"jdbc\",", "\"kinds\":[\"lock\"],\"inspector\":false");
     }

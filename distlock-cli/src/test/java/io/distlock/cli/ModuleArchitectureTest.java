@@ -2,6 +2,8 @@ package io.distlock.cli;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
@@ -51,6 +53,17 @@ class ModuleArchitectureTest {
         noClasses().that().resideInAnyPackage("io.distlock.servers..", "io.distlock.testkit..")
                 .should().dependOnClassesThat().resideInAnyPackage(BACKENDS.stream().map(backend -> backend + "..").toArray(String[]::new))
                 .because("a backend's servers and test wiring live in its own -testing module (issue 29, item 2)")
+                .check(SHIPPED);
+    }
+
+    @Test
+    void theCommandLineOpensBackendsThroughTheRegistryOnly() {
+        DescribedPredicate<JavaClass> backendClients = JavaClass.Predicates
+                .resideInAnyPackage(BACKENDS.stream().map(backend -> backend + "..").toArray(String[]::new))
+                .and(JavaClass.Predicates.simpleNameEndingWith("LockClient"));
+        noClasses().that().resideInAnyPackage("io.distlock.cli..", "io.distlock.checker..")
+                .should().dependOnClassesThat(backendClients)
+                .because("the demo, the bench, the checker and 'locks' open --backend and --target through LockClients (issue 29, item 1)")
                 .check(SHIPPED);
     }
 }

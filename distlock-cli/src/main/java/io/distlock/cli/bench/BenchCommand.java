@@ -1,8 +1,10 @@
 package io.distlock.cli.bench;
 
+import io.distlock.LockClient;
+import io.distlock.LockClients;
+import io.distlock.OpenOptions;
 import io.distlock.cli.options.DurationConverter;
-import io.distlock.cli.options.RedisOption;
-import io.distlock.redis.RedisLockClient;
+import io.distlock.cli.options.Targets;
 import io.distlock.redis.testing.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -10,35 +12,43 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.Callable;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code distlock bench}: measures distlock against the raw Redis limit on your own Redis, with the
- * scenario names of the side-by-side benchmarks in {@code distlock-benchmarks} (which add Redisson
- * and Curator and are not shipped).
+ * {@code distlock bench}: measures distlock on your own server (any backend the registry opens), next to the raw Redis
+ * limit when it is a Redis, with the scenario names of the side-by-side benchmarks in {@code distlock-benchmarks}
+ * (which add Redisson, Curator and the others and are not shipped).
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-        description = {"Measure distlock's Redis lock on your Redis, next to the raw limit.",
+        description = {"Measure distlock's lock on your server; on a Redis, next to the raw limit.",
                 "",
-                "Reports lock+unlock cycles/s and latency, and the same for two trivial EVALs per cycle (the raw limit). Scenarios: u1 (1 thread, 1 name), u16 (16 threads, 16 names), "
-                + "c16 (16 threads, 1 name), hold10k (hold many locks with the watchdog: script calls/s, CPU, memory), "
-                + "names300k (lock and unlock 300,000 distinct names: the client's heap growth afterwards).",
+                "Reports lock+unlock cycles/s and latency, and on a Redis the same for two trivial EVALs per cycle (the raw limit). "
+                + "Scenarios: u1 (1 thread, 1 name), u16 (16 threads, 16 names), c16 (16 threads, 1 name), hold10k (hold many locks "
+                + "with the watchdog: script calls/s, CPU, Redis memory; a redis:// target only), names300k (lock and unlock "
+                + "300,000 distinct names: the client's heap growth afterwards).",
                 "",
-                "With --redis, only keys under distlock: and bench names are written; the numbers are deltas, so measure an "
-                + "otherwise idle Redis. Progress goes to stderr, the table to stdout.",
+                "Without --target, the bench starts a redis-server. With --target, only distlock's own keys, rows or nodes and "
+                + "bench names are written; the numbers are deltas, so measure an otherwise idle server. Progress goes to stderr, "
+                + "the table to stdout.",
                 "",
-                "Exit code: 0 when every run completed, 2 for bad options or an unreachable --redis, 4 if a run failed."})
+                "Exit code: 0 when every run completed, 2 for bad options or an unreachable --target, 4 if a run failed."})
 public final class BenchCommand implements Callable<Integer> {
+    /** A target one Redis server answers (not Sentinel, not Cluster): the raw EVAL limit and hold10k's INFO apply. */
+    private static final Pattern PLAIN_REDIS = Pattern.compile("rediss?://", Pattern.CASE_INSENSITIVE);
+
     @Spec
     CommandSpec spec;
 
-    @Mixin
-    RedisOption redis = new RedisOption();
+    @Option(names = "--target", paramLabel = "URI",
+            description = "Measure on your server: redis://, redis-sentinel://, redis-cluster://, zk://, etcd://, jdbc:postgresql://, "
+                    + "jdbc:mariadb://, jdbc:h2:... ('distlock backends' shows each form). Default: a redis-server the bench starts.")
+    @Nullable String target;
 
     @Option(names = "--scenarios", split = ",", defaultValue = "u1,u16,c16", paramLabel = "NAME",
             description = "Scenarios to run: u1, u16, c16, hold10k, names300k. Default: ${DEFAULT-VALUE}; add hold10k for the watchdog cost, "
@@ -83,14 +93,26 @@ public final class BenchCommand implements Callable<Integer> {
                 throw new ParameterException(spec.commandLine(), "--scenarios: " + e.getMessage() + ", hold10k, names300k");
             }
         }
-        String given = redis.reachable(spec).orElse(null);
-        RedisServer embedded = given == null ? RedisServer.launch() : null;
-        String uri = embedded == null ? Objects.requireNonNull(given) : embedded.uri();
+        String backendId = "redis";
+        if (target != null) {
+            try (LockClient probe = Targets.open(spec, "--target", target, OpenOptions.defaults())) {
+                backendId = LockClients.providerFor(target).id();
+            }
+        }
+        boolean plainRedis = target == null || PLAIN_REDIS.matcher(target).lookingAt();
+        if (holdScenario && !plainRedis) {
+            throw new ParameterException(spec.commandLine(), "--scenarios hold10k reads the Redis server's own counters (INFO): it needs a "
+                    + "redis:// or rediss:// --target, or none");
+        }
+        RedisServer embedded = target == null ? RedisServer.launch() : null;
+        String uri = embedded == null ? Objects.requireNonNull(target) : embedded.uri();
+        String distlockId = "distlock-" + backendId;
+        List<String> contenders = plainRedis ? List.of("raw-eval", distlockId) : List.of(distlockId);
         try {
             List<Measurement> medians = new ArrayList<>();
             for (Scenario scenario : chosen) {
-                medians.addAll(ScenarioRun.medians(List.of("raw-eval", "distlock-redis"),
-                        id -> id.equals("raw-eval") ? BasicContenders.rawEval(uri) : BasicContenders.distlock(id, RedisLockClient.create(uri)),
+                medians.addAll(ScenarioRun.medians(contenders,
+                        id -> id.equals("raw-eval") ? BasicContenders.rawEval(uri) : BasicContenders.distlock(id, LockClients.open(uri)),
                         scenario, rounds, warmup, duration, System.err));
             }
             if (!medians.isEmpty()) {
@@ -98,7 +120,7 @@ public final class BenchCommand implements Callable<Integer> {
             }
             if (holdScenario) {
                 System.err.printf(Locale.ROOT, "hold10k: holding %d locks for %s ...%n", holdLocks, DurationConverter.format(hold));
-                HoldManyLocks.Result result = HoldManyLocks.run("distlock-redis", HoldManyLocks.distlock(uri), uri, holdLocks, hold, System.err);
+                HoldManyLocks.Result result = HoldManyLocks.run(distlockId, HoldManyLocks.distlock(uri), uri, holdLocks, hold, System.err);
                 System.out.println(HoldManyLocks.Result.header());
                 System.out.println(result.row());
             }

@@ -3,7 +3,7 @@ package io.distlock.cli.bench;
 import io.distlock.DistributedLock;
 import io.distlock.LockClient;
 import io.distlock.redis.RedisKeys;
-import io.distlock.redis.RedisLockClient;
+import io.distlock.LockClients;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
@@ -137,7 +137,7 @@ public final class HoldManyLocks {
         private final List<DistributedLock> held = new ArrayList<>();
 
         DistlockHolder(String uri) {
-            client = RedisLockClient.create(uri);
+            client = LockClients.open(uri);
         }
 
         @Override

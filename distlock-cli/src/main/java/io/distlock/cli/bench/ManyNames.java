@@ -2,7 +2,7 @@ package io.distlock.cli.bench;
 
 import io.distlock.DistributedLock;
 import io.distlock.LockClient;
-import io.distlock.redis.RedisLockClient;
+import io.distlock.LockClients;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,7 +38,7 @@ final class ManyNames {
     }
 
     static Result run(String uri, int names, PrintStream progress) throws Exception {
-        try (LockClient client = RedisLockClient.create(uri)) {
+        try (LockClient client = LockClients.open(uri)) {
             cycle(client, "warm", 10_000, null); // classes loaded, pools and connections sized
             long before = settledHeap();
             long start = System.nanoTime();

@@ -1,21 +1,27 @@
 package io.distlock.cli.demo;
 
+import io.distlock.OpenOptions;
+import io.distlock.cli.options.DeploymentConverter;
 import io.distlock.cli.options.EnumIdConverter;
 import io.distlock.cli.options.LeaseOption;
-import io.distlock.cli.options.RedisOption;
 import io.distlock.cli.options.SeedOption;
-import io.distlock.etcd.testing.EtcdBinary;
-import io.distlock.etcd.testing.EtcdCluster;
+import io.distlock.cli.options.StoreOption;
+import io.distlock.cli.options.Targets;
 import io.distlock.redis.testing.RedisServer;
-import io.distlock.zookeeper.testing.ZooKeeperServer;
+import io.distlock.servers.deployment.Deployment;
+import io.distlock.servers.deployment.DeploymentSettings;
+import io.distlock.servers.deployment.DeploymentType;
+import io.distlock.servers.deployment.WorkerClient;
 import io.lettuce.core.RedisURI;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
@@ -26,15 +32,18 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code distlock demo}: the stock-deduction race with real worker processes against a real Redis,
- * once per locking strategy, with the faults that break the textbook locks in production.
+ * {@code distlock demo}: the stock-deduction race with real worker processes, once per locking strategy, with the
+ * faults that break the textbook locks in production. The stock and the textbook locks live in a Redis (the demo's
+ * store); distlock's own locks live wherever the registry can open: the store's Redis by default, a deployment the demo
+ * starts ({@code --backend ID}, the checker's deployments) or the user's server ({@code --target URI}).
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
         description = {"Race textbook Redis locks against distlock, selling the last items of a product.",
                 "",
                 "Several worker processes buy from one stock at once, once per locking strategy, while some holders stall "
                         + "or are frozen (SIGSTOP) mid-purchase, as in a long GC pause. The table shows which locks oversell. "
-                        + "With --redis, the demo uses databases n and n+1 of that Redis.",
+                        + "The stock and the textbook locks live in a Redis (--store, databases db and db+1); distlock's locks "
+                        + "live there too unless --backend or --target says otherwise.",
                 "",
                 "Exit code: 0 when distlock-fenced did not oversell, 1 if it did, 2 for bad options."})
 public final class DemoCommand implements Callable<Integer> {
@@ -42,24 +51,17 @@ public final class DemoCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Mixin
-    RedisOption redis = new RedisOption();
+    StoreOption store = new StoreOption();
 
-    @Option(names = "--backend", defaultValue = "redis", paramLabel = "redis|zookeeper|etcd|postgres|mysql|h2", converter = BackendConverter.class,
-            description = "Backend of distlock's strategies (the textbook locks and the stock always use Redis). Default: ${DEFAULT-VALUE}.")
-    DemoBackend backend;
+    @Option(names = "--backend", paramLabel = "ID", converter = DeploymentConverter.class,
+            description = "Keep distlock's locks on a deployment the demo starts: redis, sentinel, cluster, redlock, zookeeper, etcd, postgres, "
+                    + "mysql, h2 (those on the classpath; 'distlock backends' lists them). Default: the store's Redis.")
+    @Nullable DeploymentType backend;
 
-    @Option(names = "--zookeeper", paramLabel = "HOST:PORT",
-            description = "With --backend zookeeper: use this ensemble instead of starting an in-process ZooKeeper.")
-    @Nullable String zookeeper;
-
-    @Option(names = "--etcd", paramLabel = "URLS",
-            description = "With --backend etcd: use these endpoints (http://host:port, comma-separated) instead of starting an etcd server.")
-    @Nullable String etcd;
-
-    @Option(names = "--jdbc-url", paramLabel = "URL",
-            description = "With --backend postgres, mysql or h2: keep the locks in this database (user and password in the URL) instead of "
-                    + "one the demo starts; required for mysql.")
-    @Nullable String jdbcUrl;
+    @Option(names = "--target", paramLabel = "URI",
+            description = "Keep distlock's locks on your server instead: redis://, redis-sentinel://, redis-cluster://, zk://, etcd://, "
+                    + "jdbc:postgresql://, jdbc:mariadb://, jdbc:h2:... ('distlock backends' shows each form).")
+    @Nullable String target;
 
     @Option(names = "--workers", paramLabel = "N", defaultValue = "4", description = "Worker processes (JVMs). Default: ${DEFAULT-VALUE}.")
     int workers;
@@ -90,13 +92,6 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print the results as JSON on stdout (progress still goes to stderr).")
     boolean json;
 
-    /** Reads {@code --backend}. */
-    static final class BackendConverter extends EnumIdConverter<DemoBackend> {
-        BackendConverter() {
-            super(DemoBackend.class, DemoBackend::id, "backend");
-        }
-    }
-
     /** Reads {@code --strategies}. */
     static final class StrategyConverter extends EnumIdConverter<Strategy> {
         StrategyConverter() {
@@ -107,50 +102,38 @@ public final class DemoCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         List<Strategy> chosen = validate();
-        long leaseMs = lease.resolve(spec).toMillis();
+        Duration lease = this.lease.resolve(spec);
         long runSeed = seed.resolve();
         PrintStream progress = System.err;
-        RedisServer embedded = null;
-        ZooKeeperServer embeddedZooKeeper = null;
-        String zooKeeperConnect = zookeeper;
-        String database = jdbcUrl;
-        String etcdEndpoints = etcd;
-        EtcdCluster embeddedEtcd = null;
-        AutoCloseable embeddedDatabase = null;
-        String uri = redis.uri().orElse(null);
-        if (uri == null) {
-            progress.print("starting an embedded redis-server ... ");
-            embedded = RedisServer.launch();
-            uri = embedded.uri();
-            progress.println(uri);
-        }
+        RedisServer embeddedStore = null;
+        Deployment deployment = null;
         try {
-            if (backend == DemoBackend.ZOOKEEPER && zooKeeperConnect == null) {
-                progress.print("starting an in-process ZooKeeper ... ");
-                embeddedZooKeeper = ZooKeeperServer.launch();
-                zooKeeperConnect = embeddedZooKeeper.connectString();
-                progress.println(zooKeeperConnect);
+            String storeUri = store.uri().orElse(null);
+            if (storeUri == null) {
+                progress.print("starting a redis-server for the stock and the textbook locks ... ");
+                embeddedStore = RedisServer.launch();
+                storeUri = embeddedStore.uri();
+                progress.println(storeUri);
             }
-            if (backend == DemoBackend.ETCD && etcdEndpoints == null) {
-                progress.print("starting an etcd server (" + EtcdBinary.version() + ") ... ");
-                embeddedEtcd = EtcdCluster.launch();
-                etcdEndpoints = embeddedEtcd.endpoints();
-                progress.println(etcdEndpoints);
+            List<WorkerClient> clients = new ArrayList<>();
+            String locksAt;
+            if (backend != null) {
+                progress.print("starting " + backend.id() + " for distlock's locks (" + backend.description() + ") ... ");
+                deployment = backend.create(new DeploymentSettings(workers, lease, 0));
+                progress.println(deployment.start(Set.of()));
+                for (int slot = 0; slot < workers; slot++) {
+                    clients.add(deployment.workerClient(slot));
+                }
+                locksAt = backend.id();
+            } else {
+                String locks = target != null ? target : storeUri;
+                clients.addAll(Collections.nCopies(workers, WorkerClient.of(locks)));
+                locksAt = target != null ? Targets.redacted(target) : "the store's Redis";
             }
-            if (backend.sql() && database == null) {
-                progress.print("starting " + (backend == DemoBackend.POSTGRES ? "a PostgreSQL server" : "an in-process H2 TCP server") + " ... ");
-                EmbeddedDatabase started = EmbeddedDatabase.start(backend);
-                embeddedDatabase = started;
-                database = started.jdbcUrl();
-                progress.println(database.replaceAll("(?i)(password=)[^&;]*", "$1***"));
-            }
-            progress.printf(Locale.ROOT, "racing %d attempts for %d items: %d worker processes x %d threads, lease %d ms, distlock on %s, seed %d%n",
-                    attempts, stock, workers, threads, leaseMs, backend.id(), runSeed);
+            progress.printf(Locale.ROOT, "racing %d attempts for %d items: %d worker processes x %d threads, lease %d ms, distlock's locks on %s, seed %d%n",
+                    attempts, stock, workers, threads, lease.toMillis(), locksAt, runSeed);
             List<DemoResult> results = new ArrayList<>();
-            List<String> backendArgs = zooKeeperConnect != null && backend == DemoBackend.ZOOKEEPER ? List.of("--zookeeper", zooKeeperConnect)
-                    : backend == DemoBackend.ETCD ? List.of("--etcd", etcdEndpoints)
-                    : database != null ? List.of("--jdbc", database) : List.of();
-            DemoRace race = new DemoRace(uri, backendArgs, workers, threads, stock, attempts, runSeed, leaseMs, stallRate, progress);
+            DemoRace race = new DemoRace(storeUri, clients, threads, stock, attempts, runSeed, lease.toMillis(), stallRate, progress);
             for (int i = 0; i < chosen.size(); i++) {
                 results.add(race.run(chosen.get(i), i + 1, chosen.size()));
             }
@@ -161,26 +144,20 @@ public final class DemoCommand implements Callable<Integer> {
                 System.out.print(DemoResult.table(results));
                 System.out.println();
                 System.out.println("faults: p = worker processes frozen mid-purchase (SIGSTOP), s = purchases whose work outlived the lease");
-                System.out.println("repeat this run: ./distlock demo --seed " + runSeed
-                        + (backend == DemoBackend.REDIS ? "" : " --backend " + backend.id()) + redis.uri().map(u -> " --redis " + u).orElse("")
-                        + (jdbcUrl == null ? "" : " --jdbc-url '" + jdbcUrl + "'") + (etcd == null ? "" : " --etcd " + etcd));
+                System.out.println("repeat this run: ./distlock demo --seed " + runSeed + (backend == null ? "" : " --backend " + backend.id())
+                        + (target == null ? "" : " --target '" + Targets.redacted(target) + "'")
+                        + store.uri().map(uri -> " --store '" + Targets.redacted(uri) + "'").orElse(""));
             }
             // the guarantee distlock claims is the fenced one; the unfenced lease check is best effort
             boolean fencedOversold = results.stream()
                     .anyMatch(r -> r.strategy() == Strategy.DISTLOCK_FENCED && (r.oversold() > 0 || r.doubleSoldItems() > 0));
             return fencedOversold ? 1 : 0;
         } finally {
-            if (embeddedDatabase != null) {
-                embeddedDatabase.close();
+            if (deployment != null) {
+                deployment.close();
             }
-            if (embeddedZooKeeper != null) {
-                embeddedZooKeeper.close();
-            }
-            if (embeddedEtcd != null) {
-                embeddedEtcd.close();
-            }
-            if (embedded != null) {
-                embedded.close();
+            if (embeddedStore != null) {
+                embeddedStore.close();
             }
         }
     }
@@ -191,16 +168,15 @@ public final class DemoCommand implements Callable<Integer> {
         require(stock >= 1 && stock <= 1_000_000, "--stock must be between 1 and 1000000, was " + stock);
         require(attempts >= 1 && attempts <= 1_000_000, "--attempts must be between 1 and 1000000, was " + attempts);
         require(stallRate >= 0 && stallRate <= 1, "--stall-rate must be between 0 and 1, was " + stallRate);
-        require(zookeeper == null || backend == DemoBackend.ZOOKEEPER, "--zookeeper needs --backend zookeeper");
-        require(etcd == null || backend == DemoBackend.ETCD, "--etcd needs --backend etcd");
-        require(backend != DemoBackend.ETCD || etcd != null || EtcdBinary.available(), "--backend etcd needs an etcd server: "
-                + EtcdBinary.HOW_TO_INSTALL + ", or pass --etcd http://host:port");
-        require(jdbcUrl == null || backend.sql(), "--jdbc-url needs --backend postgres, mysql or h2");
-        require(jdbcUrl == null || jdbcUrl.startsWith("jdbc:"), "--jdbc-url must start with jdbc:");
-        require(backend != DemoBackend.MYSQL || jdbcUrl != null, "--backend mysql needs --jdbc-url (the demo cannot start a MySQL or MariaDB "
-                + "server: their binaries are not in the CLI), e.g. --jdbc-url 'jdbc:mariadb://127.0.0.1:3306/test?user=root'");
-        redis.reachable(spec).ifPresent(uri -> require(RedisURI.create(uri).getDatabase() < 15,
-                "--redis must select a database below 15 (the store uses the next one)"));
+        require(backend == null || target == null, "--backend starts a deployment and --target names your server: give one of them");
+        if (backend != null) {
+            backend.unavailable().get().ifPresent(why -> require(false, why + "; or keep distlock's locks on your own server with --target URI"));
+        }
+        if (target != null) {
+            Targets.check(spec, "--target", target, OpenOptions.defaults());
+        }
+        store.reachable(spec).ifPresent(uri -> require(RedisURI.create(uri).getDatabase() < 15,
+                "--store must select a database below 15 (the stock uses the next one)"));
         if (strategies == null || strategies.isEmpty()) {
             return Arrays.asList(Strategy.values());
         }

@@ -1,5 +1,6 @@
 package io.distlock.cli.demo;
 
+import io.distlock.servers.deployment.WorkerClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -15,7 +16,7 @@ final class DemoRace {
     private static final long RACE_TIMEOUT_SECONDS = 300;
 
     private final String uri;
-    private final List<String> backendArgs;
+    private final List<WorkerClient> clients;
     private final int workers;
     private final int threads;
     private final int stock;
@@ -26,11 +27,14 @@ final class DemoRace {
     private final PrintStream progress;
     private final boolean interactive = System.console() != null;
 
-    /** {@code backendArgs}: what tells each worker where distlock's locks live ({@code --zookeeper X}, {@code --jdbc URL}, {@code --etcd URLS}; none for Redis). */
-    DemoRace(String uri, List<String> backendArgs, int workers, int threads, int stock, int attempts, long seed, long leaseMs, double stallRate, PrintStream progress) {
+    /**
+     * @param uri the store's Redis (the stock in database db+1, the textbook locks in db)
+     * @param clients where each worker keeps distlock's locks, one per worker
+     */
+    DemoRace(String uri, List<WorkerClient> clients, int threads, int stock, int attempts, long seed, long leaseMs, double stallRate, PrintStream progress) {
         this.uri = uri;
-        this.backendArgs = List.copyOf(backendArgs);
-        this.workers = workers;
+        this.clients = List.copyOf(clients);
+        this.workers = clients.size();
         this.threads = threads;
         this.stock = stock;
         this.attempts = attempts;
@@ -53,11 +57,10 @@ final class DemoRace {
             String label = String.format(Locale.ROOT, "[%d/%d] %-19s", number, of, strategy.id());
             progress.print(label + " starting " + workers + " worker JVMs ...");
             progress.flush();
-            List<String> args = new java.util.ArrayList<>(List.of("--redis", uri, "--strategy", strategy.id(), "--threads", Integer.toString(threads),
+            List<String> args = new java.util.ArrayList<>(List.of("--store", uri, "--strategy", strategy.id(), "--threads", Integer.toString(threads),
                     "--attempts", Integer.toString(attempts), "--seed", Long.toString(seed), "--lease-ms", Long.toString(leaseMs),
                     "--stall-rate", Double.toString(stallRate)));
-            args.addAll(backendArgs);
-            try (WorkerProcesses processes = new WorkerProcesses(workers, args)) {
+            try (WorkerProcesses processes = new WorkerProcesses(workers, args, worker -> clients.get(worker).args())) {
                 processes.awaitReady(Duration.ofSeconds(120));
                 long start = System.nanoTime();
                 processes.go();

@@ -1,13 +1,11 @@
 package io.distlock.cli.demo;
 
 import io.distlock.LockClient;
+import io.distlock.LockListener;
 import io.distlock.LockOptions;
 import io.distlock.cli.options.WorkerArgs;
-import io.distlock.jdbc.JdbcLockClient;
-import io.distlock.etcd.EtcdLockClient;
-import io.distlock.zookeeper.ZooKeeperLockClient;
-import io.distlock.redis.RedisLockClient;
 import io.distlock.servers.ParentJvm;
+import io.distlock.servers.deployment.WorkerClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -38,7 +36,10 @@ public final class DemoWorker {
         this.args = args;
     }
 
-    /** Arguments as {@code --name value} pairs: redis, strategy, threads, attempts, index, seed, lease-ms, stall-rate. */
+    /**
+     * Arguments as {@code --name value} pairs: store, strategy, threads, attempts, index, seed, lease-ms, stall-rate, and
+     * where distlock's locks live (those of {@link WorkerClient}).
+     */
     public static void main(String[] argv) throws Exception {
         Map<String, String> args = new HashMap<>();
         for (int i = 0; i + 1 < argv.length; i += 2) {
@@ -55,13 +56,13 @@ public final class DemoWorker {
         long leaseMs = Long.parseLong(args.get("lease-ms"));
         Faults faults = new Faults(Long.parseLong(args.get("seed")) * 31 + index, leaseMs, Double.parseDouble(args.get("stall-rate")));
 
-        RedisURI locksUri = RedisURI.create(args.get("redis"));
-        RedisURI storeUri = RedisURI.create(args.get("redis"));
+        RedisURI locksUri = RedisURI.create(WorkerArgs.required(args, "store"));
+        RedisURI storeUri = RedisURI.create(WorkerArgs.required(args, "store"));
         storeUri.setDatabase(locksUri.getDatabase() + 1);
         RedisClient lettuce = RedisClient.create();
         try (StatefulRedisConnection<String, String> locksConnection = lettuce.connect(locksUri);
                 StatefulRedisConnection<String, String> storeConnection = lettuce.connect(storeUri);
-                LockClient distlock = strategy.isDistlock() ? distlockClient(locksUri, leaseMs) : null) {
+                LockClient distlock = strategy.isDistlock() ? distlockClient(leaseMs) : null) {
             StockStore store = new StockStore(storeConnection.sync());
             String lockKey = "demo:lock:" + strategy.id();
             DemoLock lock = switch (strategy) {
@@ -108,22 +109,10 @@ public final class DemoWorker {
         }
     }
 
-    private LockClient distlockClient(RedisURI locksUri, long leaseMs) {
+    /** Opens distlock's client where the coordinator said, through the backend registry. */
+    private LockClient distlockClient(long leaseMs) {
         LockOptions options = LockOptions.builder().leaseTime(Duration.ofMillis(leaseMs)).build();
-        String jdbcUrl = args.get("jdbc");
-        if (jdbcUrl != null) {
-            return JdbcLockClient.builder().jdbcUrl(jdbcUrl).table("distlock_demo_locks").lockOptions(options).build();
-        }
-        String etcd = args.get("etcd");
-        if (etcd != null) {
-            return EtcdLockClient.builder().endpoints(etcd).sessionTtl(Duration.ofSeconds(2)).namespace("distlock-demo").lockOptions(options).build();
-        }
-        String zooKeeper = args.get("zookeeper");
-        if (zooKeeper != null) {
-            return ZooKeeperLockClient.builder().connectString(zooKeeper).sessionTimeout(Duration.ofSeconds(2))
-                    .namespace("distlock-demo").lockOptions(options).build();
-        }
-        return RedisLockClient.builder().uri(locksUri.toURI().toString()).lockOptions(options).build();
+        return WorkerClient.from(args).create(options, new LockListener() {});
     }
 
     private void buyUntilDone(StockStore store, DemoLock lock, Faults faults, long attempts) throws InterruptedException {

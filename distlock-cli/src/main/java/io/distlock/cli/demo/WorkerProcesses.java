@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.IntFunction;
 
 /** Starts the worker JVMs of one race, releases them together, and collects their reports. */
 final class WorkerProcesses implements AutoCloseable {
@@ -12,11 +13,13 @@ final class WorkerProcesses implements AutoCloseable {
     private final List<String> results = new CopyOnWriteArrayList<>();
     private final List<String> output = new CopyOnWriteArrayList<>();
 
-    WorkerProcesses(int count, List<String> workerArgs) {
+    /** Starts {@code count} workers with the shared arguments, and each with its own ({@code ownArgs} of its index). */
+    WorkerProcesses(int count, List<String> workerArgs, IntFunction<List<String>> ownArgs) {
         try {
             for (int i = 0; i < count; i++) {
                 workers.add(ChildJvm.of(DemoWorker.class).name("demo-worker-" + i).jvmFlags(ChildJvm.QUICK_START_FLAGS)
-                        .jvmFlags("-Xmx256m").args("--index", Integer.toString(i)).args(workerArgs).onLine(this::collect).start());
+                        .jvmFlags("-Xmx256m").args("--index", Integer.toString(i)).args(workerArgs).args(ownArgs.apply(i))
+                        .onLine(this::collect).start());
             }
         } catch (RuntimeException e) {
             close();

