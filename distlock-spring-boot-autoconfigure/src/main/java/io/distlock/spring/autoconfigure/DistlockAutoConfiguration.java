@@ -1,15 +1,20 @@
 package io.distlock.spring.autoconfigure;
 
 import io.distlock.LockClient;
+import io.distlock.LockClients;
 import io.distlock.LockListener;
+import io.distlock.LockOptions;
+import io.distlock.OpenOptions;
 import io.distlock.spi.ClientBuilder;
+import io.distlock.spi.LockBackendProvider;
 import io.distlock.spring.HeldLocks;
 import io.distlock.redis.RedisLockClient;
-import io.distlock.spring.autoconfigure.DistlockProperties.Backend;
 import io.distlock.zookeeper.ZooKeeperLockClient;
 import io.lettuce.core.resource.ClientResources;
-import java.util.Map;
-import org.jspecify.annotations.Nullable;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Collectors;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -24,14 +29,19 @@ import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotatedTypeMetadata;
-import org.springframework.util.ClassUtils;
 
 /**
- * One {@link LockClient} bean, {@code distlockClient}, for the backend {@code distlock.backend} names (by
- * default the one distlock backend module on the classpath; with several, the first of Redis, ZooKeeper and
- * JDBC), closed when the context closes. Backs off when the application defines its own {@code LockClient}.
- *
- * <p>A new backend adds a nested configuration guarded by {@link OnBackend} and a {@link Backend} constant.
+ * One {@link LockClient} bean, {@code distlockClient}, closed when the context closes; backs off when the application
+ * defines its own {@code LockClient}. Where it connects:
+ * <ul>
+ *   <li>{@code distlock.target} set: any backend of the registry ({@link LockClients}) opens it, with
+ *       {@code distlock.namespace}, the lease and the operation timeout as {@link OpenOptions};</li>
+ *   <li>otherwise the backend {@code distlock.backend} names (by default the first of redis, zookeeper and jdbc on the
+ *       classpath) from its own properties and what the application already has: Redis from {@code spring.data.redis.*} on
+ *       the application's Lettuce {@code ClientResources}, SQL on the application's {@code DataSource}. Those Spring
+ *       integrations are why three backends keep a configuration of their own here; any other backend needs
+ *       {@code distlock.target}.</li>
+ * </ul>
  */
 @AutoConfiguration(afterName = {
         "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration", // Boot 3.5
@@ -42,22 +52,54 @@ import org.springframework.util.ClassUtils;
 @ConditionalOnProperty(prefix = "distlock", name = "enabled", havingValue = "true", matchIfMissing = true)
 @EnableConfigurationProperties(DistlockProperties.class)
 public class DistlockAutoConfiguration {
-    /** Backend module classes, by backend. */
-    static final Map<Backend, String> MODULES = Map.of(
-            Backend.REDIS, "io.distlock.redis.RedisLockClient",
-            Backend.ZOOKEEPER, "io.distlock.zookeeper.ZooKeeperLockClient",
-            Backend.JDBC, "io.distlock.jdbc.JdbcLockClient");
-    private static final Map<Backend, String> ARTIFACTS = Map.of(
-            Backend.REDIS, "io.distlock:distlock-redis",
-            Backend.ZOOKEEPER, "io.distlock:distlock-zookeeper",
-            Backend.JDBC, "io.distlock:distlock-jdbc");
+    /** The backends with a Spring integration of their own here, in the order the default picks them. */
+    static final List<String> INTEGRATED = List.of("redis", "zookeeper", "jdbc");
 
-    /** Fails at startup, naming the missing module, when distlock.backend names a backend that is not on the classpath. */
+    /**
+     * Fails at startup, naming the problem, when distlock.backend names a backend that is not on the classpath,
+     * distlock.target is one no backend opens or of another backend than distlock.backend, distlock.target comes with a
+     * backend's own location property, or the backend has no integration here and no distlock.target says where it is.
+     */
     public DistlockAutoConfiguration(DistlockProperties properties) {
-        Backend backend = properties.getBackend();
-        if (backend != null && !ClassUtils.isPresent(MODULES.get(backend), DistlockAutoConfiguration.class.getClassLoader())) {
-            throw new IllegalStateException("distlock.backend=" + backendName(backend) + " but "
-                    + ARTIFACTS.get(backend) + " is not on the classpath: add it as a dependency, or choose another backend");
+        String configured = properties.getBackend() == null ? null : properties.getBackend().trim().toLowerCase(Locale.ROOT);
+        if (configured != null && LockClients.find(configured).isEmpty()) {
+            throw new IllegalStateException("distlock.backend=" + configured + " but no backend '" + configured + "' is on the classpath (there "
+                    + (LockClients.providers().isEmpty() ? "is none" : "are "
+                    + LockClients.providers().stream().map(LockBackendProvider::id).collect(Collectors.joining(", "))) + "): add its module (io.distlock:distlock-redis "
+                    + "for redis and redlock, distlock-zookeeper, distlock-etcd, distlock-jdbc), or choose another backend");
+        }
+        String target = properties.getTarget();
+        if (target != null) {
+            String id;
+            try {
+                id = LockClients.providerFor(target).id();
+            } catch (IllegalArgumentException e) {
+                throw new IllegalStateException("distlock.target: " + e.getMessage(), e);
+            }
+            if (configured != null && !configured.equals(id)) {
+                throw new IllegalStateException("distlock.backend=" + configured + " but distlock.target is a " + id + " target: set one of them, "
+                        + "or make them agree");
+            }
+            List<String> alsoSet = new ArrayList<>();
+            if (properties.getRedis().getUri() != null) {
+                alsoSet.add("distlock.redis.uri");
+            }
+            if (properties.getZookeeper().getConnectString() != null) {
+                alsoSet.add("distlock.zookeeper.connect-string");
+            }
+            if (properties.getJdbc().getUrl() != null) {
+                alsoSet.add("distlock.jdbc.url");
+            }
+            if (!alsoSet.isEmpty()) {
+                throw new IllegalStateException("distlock.target and " + String.join(", ", alsoSet) + " both say where the locks live: keep one");
+            }
+        } else if (configured != null && !INTEGRATED.contains(configured)) {
+            throw new IllegalStateException("distlock.backend=" + configured + " needs distlock.target, the URI of its servers ("
+                    + String.join(", ", LockClients.provider(configured).exampleTargets()) + ")");
+        }
+        if (target == null && properties.getNamespace() != null) {
+            throw new IllegalStateException("distlock.namespace applies to distlock.target; without it, set the backend's own "
+                    + "(distlock.redis.key-prefix, distlock.zookeeper.namespace, distlock.jdbc.table)");
         }
     }
 
@@ -65,7 +107,7 @@ public class DistlockAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     HeldLocks distlockHeldLocks(Environment environment) {
-        return new HeldLocks(backendName(OnBackend.effective(environment, DistlockAutoConfiguration.class.getClassLoader())));
+        return new HeldLocks(OnBackend.effective(environment));
     }
 
     /** Micrometer meters for the auto-configured client, when Micrometer and distlock-micrometer are on the classpath. */
@@ -78,13 +120,8 @@ public class DistlockAutoConfiguration {
             if (meters == null) {
                 return new LockListener() {}; // no registry in this application: nothing to meter into
             }
-            return io.distlock.micrometer.DistlockMetrics.of(meters,
-                    backendName(OnBackend.effective(environment, DistlockAutoConfiguration.class.getClassLoader())));
+            return io.distlock.micrometer.DistlockMetrics.of(meters, OnBackend.effective(environment));
         }
-    }
-
-    static String backendName(Backend backend) {
-        return backend.name().toLowerCase(java.util.Locale.ROOT);
     }
 
     /**
@@ -100,6 +137,27 @@ public class DistlockAutoConfiguration {
         }
         listeners.orderedStream().forEach(builder::listener);
         return builder;
+    }
+
+    /** Any backend of the registry, from distlock.target. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnProperty(prefix = "distlock", name = "target")
+    static class TargetConfiguration {
+        @Bean(destroyMethod = "close")
+        @ConditionalOnMissingBean(LockClient.class)
+        LockClient distlockClient(DistlockProperties properties, ObjectProvider<LockListener> listeners) {
+            OpenOptions options = OpenOptions.defaults().namespace(properties.getNamespace()); // immutable: each setter returns a copy
+            if (properties.getLeaseTime() != null) {
+                options = options.lockOptions(LockOptions.builder().leaseTime(properties.getLeaseTime()).build());
+            }
+            if (properties.getOperationTimeout() != null) {
+                options = options.operationTimeout(properties.getOperationTimeout());
+            }
+            for (LockListener listener : listeners.orderedStream().toList()) {
+                options = options.listener(listener);
+            }
+            return LockClients.open(java.util.Objects.requireNonNull(properties.getTarget()), options);
+        }
     }
 
     /** Redis, from distlock.redis.uri or else the application's spring.data.redis.*, on its Lettuce ClientResources if it has one. */
@@ -138,7 +196,7 @@ public class DistlockAutoConfiguration {
             DistlockProperties.Zookeeper zookeeper = properties.getZookeeper();
             if (zookeeper.getConnectString() == null || zookeeper.getConnectString().isBlank()) {
                 throw new IllegalStateException("distlock.backend is zookeeper but distlock.zookeeper.connect-string is not set "
-                        + "(host:port[,host:port...])");
+                        + "(host:port[,host:port...]); or give distlock.target=zk://host:port");
             }
             ZooKeeperLockClient.Builder builder = ZooKeeperLockClient.builder()
                     .connectString(zookeeper.getConnectString())
@@ -182,47 +240,52 @@ public class DistlockAutoConfiguration {
         }
     }
 
-    /** Matches the backend in effect: distlock.backend, or else the first backend module on the classpath (Redis, ZooKeeper, JDBC). */
+    /**
+     * Matches the backend in effect when distlock.target is not set (with it, {@link TargetConfiguration} serves every
+     * backend): distlock.backend, or else the first of redis, zookeeper and jdbc on the classpath.
+     */
     abstract static class OnBackend implements Condition {
-        private final Backend backend;
+        private final String backend;
 
-        OnBackend(Backend backend) {
+        OnBackend(String backend) {
             this.backend = backend;
         }
 
         @Override
         public boolean matches(ConditionContext context, AnnotatedTypeMetadata metadata) {
-            return backend == effective(context.getEnvironment(), context.getClassLoader());
+            return !Binder.get(context.getEnvironment()).bind("distlock.target", String.class).isBound()
+                    && backend.equals(effective(context.getEnvironment()));
         }
 
-        static Backend effective(Environment environment, @Nullable ClassLoader loader) {
-            Backend configured = Binder.get(environment).bind("distlock.backend", Backend.class).orElse(null);
+        /** Returns the id of the backend in effect: of distlock.target, distlock.backend, or the first integrated one on the classpath. */
+        static String effective(Environment environment) {
+            Binder binder = Binder.get(environment);
+            String target = binder.bind("distlock.target", String.class).orElse(null);
+            if (target != null) {
+                return LockClients.providerFor(target).id();
+            }
+            String configured = binder.bind("distlock.backend", String.class).orElse(null);
             if (configured != null) {
-                return configured;
+                return configured.trim().toLowerCase(Locale.ROOT);
             }
-            for (Backend candidate : Backend.values()) {
-                if (ClassUtils.isPresent(MODULES.get(candidate), loader)) {
-                    return candidate;
-                }
-            }
-            return Backend.REDIS;
+            return INTEGRATED.stream().filter(id -> LockClients.find(id).isPresent()).findFirst().orElse("redis");
         }
 
         static final class Redis extends OnBackend {
             Redis() {
-                super(Backend.REDIS);
+                super("redis");
             }
         }
 
         static final class ZooKeeper extends OnBackend {
             ZooKeeper() {
-                super(Backend.ZOOKEEPER);
+                super("zookeeper");
             }
         }
 
         static final class Jdbc extends OnBackend {
             Jdbc() {
-                super(Backend.JDBC);
+                super("jdbc");
             }
         }
     }

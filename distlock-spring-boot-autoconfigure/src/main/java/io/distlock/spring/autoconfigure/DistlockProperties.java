@@ -11,24 +11,26 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  */
 @ConfigurationProperties(prefix = "distlock")
 public class DistlockProperties {
-    /** The backends the starter can configure. */
-    public enum Backend {
-        /** Redis through distlock-redis (standalone, Sentinel or Cluster). */
-        REDIS,
-        /** ZooKeeper through distlock-zookeeper. */
-        ZOOKEEPER,
-        /** A SQL database (PostgreSQL, MySQL/MariaDB, H2) through distlock-jdbc, by default the application's DataSource. */
-        JDBC
-    }
-
     /** Whether to auto-configure a LockClient (@WithLock still works with a LockClient bean of the application's). */
     private boolean enabled = true;
 
     /**
-     * The backend. Default: the only distlock backend module on the classpath; with several, the first of Redis,
-     * ZooKeeper and JDBC.
+     * The backend, by the id of its provider (redis, redlock, zookeeper, etcd, jdbc: 'distlock backends' lists those on
+     * the classpath). Default: the backend of distlock.target; else the first of redis, zookeeper and jdbc whose module
+     * is on the classpath.
      */
-    private @Nullable Backend backend;
+    private @Nullable String backend;
+
+    /**
+     * Where the locks live, as a target URI of the backend registry (redis://, redis-sentinel://, redis-cluster://,
+     * redlock://, zk://, etcd://, jdbc:postgresql://, jdbc:mariadb://, jdbc:h2:...), with backend settings as URI
+     * parameters. Opens any backend on the classpath; excludes distlock.redis.uri, distlock.zookeeper.connect-string and
+     * distlock.jdbc.url. Default: none (the backend's own properties, the application's spring.data.redis.* or DataSource).
+     */
+    private @Nullable String target;
+
+    /** With distlock.target: where on the server the locks live (Redis key prefix, ZooKeeper or etcd path, SQL table). Default: the backend's. */
+    private @Nullable String namespace;
 
     /** Lease of each lock unless @WithLock says otherwise; renewed while held. Default 30 s (ZooKeeper: the session timeout). */
     private @Nullable Duration leaseTime;
@@ -56,12 +58,28 @@ public class DistlockProperties {
         this.enabled = enabled;
     }
 
-    public @Nullable Backend getBackend() {
+    public @Nullable String getBackend() {
         return backend;
     }
 
-    public void setBackend(@Nullable Backend backend) {
+    public void setBackend(@Nullable String backend) {
         this.backend = backend;
+    }
+
+    public @Nullable String getTarget() {
+        return target;
+    }
+
+    public void setTarget(@Nullable String target) {
+        this.target = target;
+    }
+
+    public @Nullable String getNamespace() {
+        return namespace;
+    }
+
+    public void setNamespace(@Nullable String namespace) {
+        this.namespace = namespace;
     }
 
     public @Nullable Duration getLeaseTime() {

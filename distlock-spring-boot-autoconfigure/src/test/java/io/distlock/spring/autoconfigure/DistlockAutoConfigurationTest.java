@@ -141,6 +141,44 @@ class DistlockAutoConfigurationTest {
                 .getFailure().rootCause().hasMessageContaining("distlock.zookeeper.connect-string"));
     }
 
+    @Test
+    void distlockTargetOpensAnyBackendOfTheRegistryWithTheNamespaceLeaseAndListeners() {
+        String target = "zk://" + zookeeper.directTarget() + "?sessionTimeout=3s";
+        runner.withPropertyValues("distlock.target=" + target, "distlock.namespace=shop-locks").run(context -> {
+            assertThat(context).hasSingleBean(LockClient.class).doesNotHaveBean(RedisLockClient.class);
+            assertThat(context.getBean(io.distlock.spring.HeldLocks.class).backend()).isEqualTo("zookeeper");
+            try (Lease lease = context.getBean(LockClient.class).getLock("by-target").acquire(Duration.ofSeconds(5))) {
+                assertThat(context.getBean(io.distlock.spring.HeldLocks.class).list()).extracting(held -> held.name()).containsExactly("by-target");
+                try (LockClient sameNamespace = io.distlock.LockClients.open(target, "shop-locks");
+                        LockClient otherNamespace = io.distlock.LockClients.open(target, "elsewhere")) {
+                    assertThat(sameNamespace.getLock("by-target").tryAcquire(Duration.ZERO)).as("held in distlock.namespace").isEmpty();
+                    assertThat(otherNamespace.getLock("by-target").tryAcquire(Duration.ZERO)).as("another namespace's lock").isPresent();
+                }
+            }
+        });
+        runner.withPropertyValues("distlock.target=" + redis.server().uri(), "distlock.namespace=tgt:", "distlock.lease-time=7s").run(context -> {
+            try (Lease lease = context.getBean(LockClient.class).getLock("auto").acquire(Duration.ofSeconds(5))) {
+                assertThat(rawConnection.sync().pttl("tgt:{auto}")).isBetween(1L, 7000L);
+            }
+        });
+    }
+
+    @Test
+    void aTargetNoBackendOpensOrThatContradictsTheOtherPropertiesFailsTheStartupNamingIt() {
+        runner.withPropertyValues("distlock.target=consul://127.0.0.1:8500").run(context -> assertThat(context).hasFailed()
+                .getFailure().rootCause().hasMessageContaining("consul://127.0.0.1:8500").hasMessageContaining("zk:"));
+        runner.withPropertyValues("distlock.target=" + redis.server().uri(), "distlock.backend=zookeeper").run(context -> assertThat(context)
+                .hasFailed().getFailure().rootCause().hasMessageContaining("distlock.backend=zookeeper but distlock.target is a redis target"));
+        runner.withPropertyValues("distlock.target=" + redis.server().uri(), "distlock.redis.uri=" + redis.server().uri()).run(context -> assertThat(context)
+                .hasFailed().getFailure().rootCause().hasMessageContaining("distlock.target and distlock.redis.uri both say where the locks live"));
+        runner.withPropertyValues("distlock.backend=redlock").run(context -> assertThat(context).hasFailed()
+                .getFailure().rootCause().hasMessageContaining("distlock.backend=redlock needs distlock.target").hasMessageContaining("redlock://"));
+        runner.withPropertyValues("distlock.backend=consul").run(context -> assertThat(context).hasFailed()
+                .getFailure().rootCause().hasMessageContaining("no backend 'consul' is on the classpath").hasMessageContaining("zookeeper"));
+        runner.withPropertyValues("distlock.namespace=x").run(context -> assertThat(context).hasFailed()
+                .getFailure().rootCause().hasMessageContaining("distlock.namespace applies to distlock.target"));
+    }
+
     /** An H2 database in this JVM, alive until the JVM ends, as an application's DataSource. */
     private static DataSource h2(String name) {
         org.h2.jdbcx.JdbcDataSource dataSource = new org.h2.jdbcx.JdbcDataSource();
@@ -234,7 +272,7 @@ class DistlockAutoConfigurationTest {
         try (var in = getClass().getClassLoader().getResourceAsStream("META-INF/spring-configuration-metadata.json")) {
             assertThat(in).isNotNull();
             String metadata = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-            assertThat(metadata).contains("\"distlock.backend\"", "\"distlock.lease-time\"", "\"distlock.wait-time\"",
+            assertThat(metadata).contains("\"distlock.backend\"", "\"distlock.target\"", "\"distlock.namespace\"", "\"distlock.lease-time\"", "\"distlock.wait-time\"",
                     "\"distlock.operation-timeout\"", "\"distlock.redis.uri\"", "\"distlock.redis.key-prefix\"",
                     "\"distlock.zookeeper.connect-string\"", "\"distlock.zookeeper.namespace\"", "\"distlock.jdbc.url\"",
                     "\"distlock.jdbc.table\"", "\"distlock.jdbc.create-table\"");
