@@ -1,5 +1,6 @@
 package io.distlock.benchmarks;
 
+import io.distlock.LockClients;
 import io.distlock.cli.bench.Contender;
 import io.distlock.cli.bench.HoldManyLocks;
 import io.distlock.cli.bench.Measurement;
@@ -19,14 +20,19 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * Runs every scenario for every implementation against the same servers in one run, alternating the
@@ -37,21 +43,24 @@ import picocli.CommandLine.Option;
         description = "Lock+unlock throughput and latency of distlock, Redisson, Curator, Spring Integration, ShedLock, a textbook lock "
                 + "and the raw Redis limit.")
 public final class BenchMain implements Callable<Integer> {
-    @Option(names = "--redis", description = "Redis to use (default: start one on a free port).")
-    String redis;
+    @Spec
+    CommandSpec spec;
 
-    @Option(names = "--zookeeper", description = "ZooKeeper to use (default: start one in-process).")
-    String zookeeper;
+    @Option(names = "--target", paramLabel = "URI",
+            description = "A server of yours to measure on instead of one the run starts, as a registry target (repeatable; one each of "
+                    + "redis://host:6379, zk://host:2181, etcd://host:2379, and any number of jdbc:postgresql:// or jdbc:mariadb:// URLs, "
+                    + "which replace --databases). Default: a redis-server on a free port, an in-process ZooKeeper, an etcd server "
+                    + "(needs an etcd binary), and the --databases.")
+    List<String> targets;
 
-    @Option(names = "--etcd", description = "etcd endpoints to use (default: start one etcd server; needs an etcd binary).")
-    String etcd;
+    private @Nullable String redis;
+    private @Nullable String zookeeper;
+    private @Nullable String etcd;
+    private final List<String> jdbcUrls = new ArrayList<>();
 
     @Option(names = "--databases", split = ",", defaultValue = "postgres,mariadb",
             description = "Databases to start for the SQL implementations (postgres, mariadb). Default: ${DEFAULT-VALUE}.")
     List<String> databases;
-
-    @Option(names = "--jdbc-url", description = "A PostgreSQL or MariaDB/MySQL database to use instead of starting them (repeatable).")
-    List<String> jdbcUrls;
 
     @Option(names = "--scenarios", split = ",", defaultValue = "u1,u16,c16,x4,hold10k", description = "Default: ${DEFAULT-VALUE}.")
     List<String> scenarios;
@@ -89,9 +98,14 @@ public final class BenchMain implements Callable<Integer> {
 
     /** Runs the benchmarks. */
     public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
+    }
+
+    /** Returns the command line of the benchmarks, with our duration syntax. */
+    static CommandLine commandLine() {
         CommandLine commandLine = new CommandLine(new BenchMain());
         commandLine.registerConverter(Duration.class, new DurationConverter());
-        System.exit(commandLine.execute(args));
+        return commandLine;
     }
 
     @Override
@@ -99,6 +113,7 @@ public final class BenchMain implements Callable<Integer> {
         if (chart != null) {
             return redraw(chart);
         }
+        readTargets();
         boolean holdScenario = scenarios.stream().anyMatch(s -> s.trim().equalsIgnoreCase("hold10k"));
         boolean crossProcess = scenarios.stream().anyMatch(s -> s.trim().equalsIgnoreCase("x4"));
         List<Scenario> chosen = scenarios.stream().filter(s -> !s.trim().equalsIgnoreCase("hold10k") && !s.trim().equalsIgnoreCase("x4"))
@@ -254,14 +269,62 @@ public final class BenchMain implements Callable<Integer> {
         }
     }
 
+    /**
+     * Sorts the {@code --target}s by the backend the registry opens each with: the peers measured beside distlock need a
+     * server of the same backend, in the form each takes (a ZooKeeper connect string, etcd endpoints over HTTP).
+     */
+    private void readTargets() {
+        for (String target : targets == null ? List.<String>of() : targets) {
+            String backend;
+            try {
+                backend = LockClients.providerFor(target).id();
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--target: " + e.getMessage());
+            }
+            switch (backend) {
+                case "redis" -> redis = only(redis, target, target.matches("(?i)rediss?://.*"), "a redis:// or rediss:// URI of one server");
+                case "zookeeper" -> zookeeper = only(zookeeper, hosts(target), true, "");
+                case "etcd" -> etcd = only(etcd, Arrays.stream(hosts(target).split(",")).map(host -> "http://" + host)
+                        .collect(Collectors.joining(",")), true, "");
+                case "jdbc" -> jdbcUrls.add(target);
+                default -> throw new CommandLine.ParameterException(spec.commandLine(), "--target: the benchmarks measure on redis, zookeeper, "
+                        + "etcd and jdbc targets, not " + backend + " ('" + target + "')");
+            }
+        }
+    }
+
+    private @Nullable String only(@Nullable String earlier, String value, boolean rightForm, String form) {
+        if (earlier != null) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--target: one server per backend; two given: " + earlier + " and " + value);
+        }
+        if (!rightForm) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--target: the peers need " + form + ", was " + value);
+        }
+        return value;
+    }
+
+    /** The hosts of a target: what lies between {@code scheme://} (and any user) and the path or parameters. */
+    static String hosts(String target) {
+        String rest = target.substring(target.indexOf("://") + 3);
+        rest = rest.substring(rest.indexOf('@') + 1);
+        int end = rest.length();
+        for (char c : new char[] {'/', '?', '#'}) {
+            int at = rest.indexOf(c);
+            if (at >= 0) {
+                end = Math.min(end, at);
+            }
+        }
+        return rest.substring(0, end);
+    }
+
     /** The databases to measure on: the given JDBC URLs, else the names of the databases to start. */
     private List<String> sqlDatabases() {
-        if (jdbcUrls != null && !jdbcUrls.isEmpty()) {
+        if (!jdbcUrls.isEmpty()) {
             return jdbcUrls;
         }
         for (String database : databases) {
             if (!List.of("postgres", "mariadb").contains(database.trim().toLowerCase(Locale.ROOT))) {
-                throw new CommandLine.ParameterException(new CommandLine(this), "unknown database '" + database + "'; choose from postgres, mariadb");
+                throw new CommandLine.ParameterException(spec.commandLine(), "unknown database '" + database + "'; choose from postgres, mariadb");
             }
         }
         return databases;

@@ -1,11 +1,9 @@
 package io.distlock.benchmarks;
 
+import io.distlock.LockClients;
 import io.distlock.cli.bench.BasicContenders;
 import io.distlock.cli.bench.Contender;
-import io.distlock.redis.RedisLockClient;
 import io.distlock.LockClient;
-import io.distlock.etcd.EtcdLockClient;
-import io.distlock.zookeeper.ZooKeeperLockClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
@@ -59,16 +57,24 @@ final class Contenders {
         return Redisson.create(config);
     }
 
+    /** The registry's target for etcd endpoints as jetcd takes them ({@code http://host:port,http://host:port}). */
+    static String etcdTarget(@Nullable String endpoints) {
+        if (endpoints == null) {
+            throw new IllegalArgumentException("no etcd endpoints for distlock-etcd");
+        }
+        return "etcd://" + endpoints.replace("http://", "");
+    }
+
     static Contender create(String id, Targets targets) {
         String redisUri = targets.redis();
         String zooKeeper = targets.zooKeeper();
         return switch (id) {
-            case "distlock-etcd" -> BasicContenders.distlock(id, EtcdLockClient.builder().endpoints(targets.etcd()).namespace("bench").build());
+            case "distlock-etcd" -> BasicContenders.distlock(id, LockClients.open(etcdTarget(targets.etcd()), "bench"));
             case "jetcd-lock" -> new JetcdLock(targets.etcd());
             case "raw-eval" -> BasicContenders.rawEval(redisUri);
-            case "distlock-redis" -> BasicContenders.distlock(id, RedisLockClient.create(redisUri));
-            case "distlock-zookeeper" -> BasicContenders.distlock(id, ZooKeeperLockClient.builder().connectString(zooKeeper).namespace("bench").build());
-            case "distlock-fair" -> new FairDistlock(RedisLockClient.create(redisUri));
+            case "distlock-redis" -> BasicContenders.distlock(id, LockClients.open(redisUri));
+            case "distlock-zookeeper" -> BasicContenders.distlock(id, LockClients.open("zk://" + zooKeeper, "bench"));
+            case "distlock-fair" -> new FairDistlock(LockClients.open(redisUri));
             case "redisson-rlock" -> new RedissonLock(id, redisUri, false);
             case "redisson-fenced" -> new RedissonLock(id, redisUri, true);
             case "redisson-fair" -> new RedissonFairLock(redisUri);

@@ -5,7 +5,7 @@ import io.distlock.DistributedSemaphore;
 import io.distlock.Lease;
 import io.distlock.LockClient;
 import io.distlock.cli.bench.Contender;
-import io.distlock.redis.RedisLockClient;
+import io.distlock.LockClients;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
@@ -40,8 +40,8 @@ final class KindContenders {
 
     static Contender create(String id, String redisUri) {
         return switch (id) {
-            case "distlock-rw" -> new DistlockReadWrite(RedisLockClient.create(redisUri));
-            case "distlock-semaphore" -> new DistlockSemaphore(RedisLockClient.create(redisUri));
+            case "distlock-rw" -> new DistlockReadWrite(LockClients.open(redisUri));
+            case "distlock-semaphore" -> new DistlockSemaphore(LockClients.open(redisUri));
             case "redisson-rw" -> new RedissonReadWrite(Contenders.redissonOn(redisUri));
             case "redisson-semaphore" -> new RedissonSemaphore(Contenders.redissonOn(redisUri));
             default -> throw new IllegalArgumentException("unknown implementation '" + id + "'");

@@ -4,7 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.distlock.cli.bench.BasicContenders;
 import io.distlock.cli.bench.Contender;
-import io.distlock.jdbc.JdbcLockClient;
+import io.distlock.LockClients;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -84,7 +84,7 @@ final class SqlContenders {
         String shown = resultId(id, target);
         return switch (id) {
             case "distlock-jdbc" -> BasicContenders.distlock(shown,
-                    JdbcLockClient.builder().jdbcUrl(target.jdbcUrl()).table("distlock_bench_locks").build());
+                    LockClients.open(target.jdbcUrl(), "distlock_bench_locks"));
             case "shedlock-jdbc" -> new ShedLock(shown, target);
             case "spring-jdbc" -> new SpringJdbcLock(shown, target);
             default -> throw new IllegalArgumentException("unknown SQL implementation '" + id + "'; choose from " + IDS);
