@@ -8,13 +8,10 @@ import io.distlock.cli.bench.Report;
 import io.distlock.cli.bench.Scenario;
 import io.distlock.cli.bench.ScenarioRun;
 import io.distlock.cli.options.DurationConverter;
-import io.distlock.etcd.testing.EtcdBinary;
-import io.distlock.etcd.testing.EtcdCluster;
-import io.distlock.jdbc.testing.MariaDbServer;
-import io.distlock.jdbc.testing.PostgresServer;
-import io.distlock.redis.testing.RedisServer;
 import io.distlock.servers.TcpProxy;
-import io.distlock.zookeeper.testing.ZooKeeperServer;
+import io.distlock.servers.deployment.Deployments;
+import io.distlock.servers.deployment.ServerType;
+import io.distlock.servers.deployment.ServerType.StartedServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
@@ -121,24 +119,26 @@ public final class BenchMain implements Callable<Integer> {
         List<String> all = impls == null ? new ArrayList<>(Contenders.REDIS) : new ArrayList<>(impls);
         if (impls == null) {
             all.addAll(Contenders.ZOOKEEPER);
-            if (EtcdBinary.available()) {
+            Optional<String> noEtcd = etcd != null ? Optional.empty() : Deployments.server("etcd").unavailable().get();
+            if (noEtcd.isEmpty()) {
                 all.addAll(Contenders.ETCD);
             } else {
-                System.err.println("no etcd binary: distlock-etcd and jetcd-lock are not measured (" + EtcdBinary.HOW_TO_INSTALL + ")");
+                System.err.println("distlock-etcd and jetcd-lock are not measured: " + noEtcd.get());
             }
             all.addAll(SqlContenders.IDS);
         }
         List<String> sqlContenders = all.stream().filter(SqlContenders.IDS::contains).toList();
         List<String> contenders = all.stream().filter(id -> !SqlContenders.IDS.contains(id)).toList();
-        RedisServer redisServer = redis == null && !contenders.isEmpty() ? RedisServer.launch() : null;
-        String redisUri = redis != null ? redis : redisServer != null ? redisServer.uri() : null;
+        // the servers the run starts where no --target names one, through the -testing modules' providers
+        StartedServer redisServer = redis == null && !contenders.isEmpty() ? Deployments.server("redis").launch() : null;
+        String redisUri = redis != null ? redis : redisServer != null ? redisServer.target() : null;
         boolean needsZooKeeper = contenders.stream().anyMatch(Contenders.ZOOKEEPER::contains);
-        ZooKeeperServer zooKeeperServer = needsZooKeeper && zookeeper == null ? ZooKeeperServer.launch() : null;
-        String zooKeeperConnect = zookeeper != null ? zookeeper : zooKeeperServer != null ? zooKeeperServer.connectString() : null;
+        StartedServer zooKeeperServer = needsZooKeeper && zookeeper == null ? Deployments.server("zookeeper").launch() : null;
+        String zooKeeperConnect = zookeeper != null ? zookeeper : zooKeeperServer != null ? hosts(zooKeeperServer.target()) : null;
         boolean needsEtcd = contenders.stream().anyMatch(Contenders.ETCD::contains);
-        EtcdCluster etcdServer = needsEtcd && etcd == null ? EtcdCluster.launch() : null;
+        StartedServer etcdServer = needsEtcd && etcd == null ? Deployments.server("etcd").launch() : null;
         Contenders.Targets targets = new Contenders.Targets(redisUri, zooKeeperConnect,
-                etcd != null ? etcd : etcdServer != null ? etcdServer.endpoints() : null);
+                etcd != null ? etcd : etcdServer != null ? httpEndpoints(etcdServer.target()) : null);
         try {
             List<Measurement> medians = new ArrayList<>();
             for (Scenario scenario : chosen) {
@@ -212,7 +212,7 @@ public final class BenchMain implements Callable<Integer> {
             environment.put("cpu", cpuModel());
             environment.put("jdk", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
             environment.put("redis", String.valueOf(redisUri));
-            environment.put("etcd", targets.etcd() == null ? "null" : EtcdBinary.version());
+            environment.put("etcd", targets.etcd() == null ? "null" : etcdServer != null ? etcdServer.version() : "yours: " + targets.etcd());
             environment.put("databases", databasesMeasured.toString());
             environment.put("rounds", Integer.toString(this.rounds));
             environment.put("secondsPerRun", warmup.toMillis() / 1e3 + "+" + duration.toMillis() / 1e3);
@@ -284,8 +284,7 @@ public final class BenchMain implements Callable<Integer> {
             switch (backend) {
                 case "redis" -> redis = only(redis, target, target.matches("(?i)rediss?://.*"), "a redis:// or rediss:// URI of one server");
                 case "zookeeper" -> zookeeper = only(zookeeper, hosts(target), true, "");
-                case "etcd" -> etcd = only(etcd, Arrays.stream(hosts(target).split(",")).map(host -> "http://" + host)
-                        .collect(Collectors.joining(",")), true, "");
+                case "etcd" -> etcd = only(etcd, httpEndpoints(target), true, "");
                 case "jdbc" -> jdbcUrls.add(target);
                 default -> throw new CommandLine.ParameterException(spec.commandLine(), "--target: the benchmarks measure on redis, zookeeper, "
                         + "etcd and jdbc targets, not " + backend + " ('" + target + "')");
@@ -301,6 +300,11 @@ public final class BenchMain implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--target: the peers need " + form + ", was " + value);
         }
         return value;
+    }
+
+    /** The endpoints of an {@code etcd://} target as jetcd takes them: {@code http://host:port,http://host:port}. */
+    static String httpEndpoints(String target) {
+        return Arrays.stream(hosts(target).split(",")).map(host -> "http://" + host).collect(Collectors.joining(","));
     }
 
     /** The hosts of a target: what lies between {@code scheme://} (and any user) and the path or parameters. */
@@ -334,15 +338,11 @@ public final class BenchMain implements Callable<Integer> {
     private record Database(SqlContenders.Target target, AutoCloseable server) implements AutoCloseable {
         static Database open(String database) {
             switch (database.trim().toLowerCase(Locale.ROOT)) {
-                case "postgres" -> {
-                    System.err.println("starting PostgreSQL ...");
-                    PostgresServer server = PostgresServer.launch();
-                    return new Database(new SqlContenders.Target("postgres", server.jdbcUrl()), server);
-                }
-                case "mariadb" -> {
-                    System.err.println("starting MariaDB ...");
-                    MariaDbServer server = MariaDbServer.launch();
-                    return new Database(new SqlContenders.Target("mariadb", server.jdbcUrl()), server);
+                case "postgres", "mariadb" -> {
+                    ServerType type = Deployments.server(database.trim().toLowerCase(Locale.ROOT));
+                    System.err.println("starting " + type.description() + " ...");
+                    StartedServer server = type.launch();
+                    return new Database(new SqlContenders.Target(type.id(), server.target()), server);
                 }
                 default -> {
                     return new Database(new SqlContenders.Target(SqlContenders.Target.labelOf(database), database), () -> { });

@@ -66,4 +66,12 @@ class ModuleArchitectureTest {
                 .because("the demo, the bench, the checker and 'locks' open --backend and --target through LockClients (issue 29, item 1)")
                 .check(SHIPPED);
     }
+
+    @Test
+    void theDemoAndTheBenchStartTheirServersThroughTheProviders() {
+        noClasses().that().resideInAnyPackage("io.distlock.cli.demo..", "io.distlock.cli.bench..", "io.distlock.cli.options..")
+                .should().dependOnClassesThat().resideInAnyPackage(BACKENDS.stream().map(backend -> backend + ".testing..").toArray(String[]::new))
+                .because("the demo's store and the bench's default server come from Deployments.server(id) (issue 29, item 1)")
+                .check(SHIPPED);
+    }
 }

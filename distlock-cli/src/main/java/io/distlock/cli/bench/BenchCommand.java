@@ -5,7 +5,8 @@ import io.distlock.LockClients;
 import io.distlock.OpenOptions;
 import io.distlock.cli.options.DurationConverter;
 import io.distlock.cli.options.Targets;
-import io.distlock.redis.testing.RedisServer;
+import io.distlock.servers.deployment.Deployments;
+import io.distlock.servers.deployment.ServerType.StartedServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -104,8 +105,8 @@ public final class BenchCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--scenarios hold10k reads the Redis server's own counters (INFO): it needs a "
                     + "redis:// or rediss:// --target, or none");
         }
-        RedisServer embedded = target == null ? RedisServer.launch() : null;
-        String uri = embedded == null ? Objects.requireNonNull(target) : embedded.uri();
+        StartedServer embedded = target == null ? Deployments.server("redis").launch() : null;
+        String uri = embedded == null ? Objects.requireNonNull(target) : embedded.target();
         String distlockId = "distlock-" + backendId;
         List<String> contenders = plainRedis ? List.of("raw-eval", distlockId) : List.of(distlockId);
         try {

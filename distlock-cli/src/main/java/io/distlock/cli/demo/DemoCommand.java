@@ -7,10 +7,11 @@ import io.distlock.cli.options.LeaseOption;
 import io.distlock.cli.options.SeedOption;
 import io.distlock.cli.options.StoreOption;
 import io.distlock.cli.options.Targets;
-import io.distlock.redis.testing.RedisServer;
 import io.distlock.servers.deployment.Deployment;
 import io.distlock.servers.deployment.DeploymentSettings;
 import io.distlock.servers.deployment.DeploymentType;
+import io.distlock.servers.deployment.Deployments;
+import io.distlock.servers.deployment.ServerType.StartedServer;
 import io.distlock.servers.deployment.WorkerClient;
 import io.lettuce.core.RedisURI;
 import java.io.PrintStream;
@@ -105,14 +106,14 @@ public final class DemoCommand implements Callable<Integer> {
         Duration lease = this.lease.resolve(spec);
         long runSeed = seed.resolve();
         PrintStream progress = System.err;
-        RedisServer embeddedStore = null;
+        StartedServer embeddedStore = null;
         Deployment deployment = null;
         try {
             String storeUri = store.uri().orElse(null);
             if (storeUri == null) {
                 progress.print("starting a redis-server for the stock and the textbook locks ... ");
-                embeddedStore = RedisServer.launch();
-                storeUri = embeddedStore.uri();
+                embeddedStore = Deployments.server("redis").launch();
+                storeUri = embeddedStore.target();
                 progress.println(storeUri);
             }
             List<WorkerClient> clients = new ArrayList<>();

