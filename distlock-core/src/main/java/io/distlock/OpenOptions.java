@@ -9,26 +9,29 @@ import org.jspecify.annotations.Nullable;
 /**
  * What a client opened from a target URI ({@link LockClients#open(String, OpenOptions)}) is set up with, besides the
  * target: the namespace its locks live in, the default lock options, the operation timeout, the fallback poll and
- * listeners; whatever is not set keeps the backend's default. The same settings every backend's builder has, so that
+ * listeners, and the application's objects a backend may open its client with ({@link #resource}); whatever is not set
+ * keeps the backend's default. The same settings every backend's builder has, so that
  * tools that open any backend (the checker's workers, the CLI, configuration) set them one way. Immutable: each
  * setter returns a copy.
  */
 public final class OpenOptions {
-    private static final OpenOptions DEFAULTS = new OpenOptions(null, null, null, null, List.of());
+    private static final OpenOptions DEFAULTS = new OpenOptions(null, null, null, null, List.of(), List.of());
 
     private final @Nullable String namespace;
     private final @Nullable LockOptions lockOptions;
     private final @Nullable Duration operationTimeout;
     private final @Nullable Duration fallbackPoll;
     private final List<LockListener> listeners;
+    private final List<Object> resources;
 
     private OpenOptions(@Nullable String namespace, @Nullable LockOptions lockOptions, @Nullable Duration operationTimeout,
-            @Nullable Duration fallbackPoll, List<LockListener> listeners) {
+            @Nullable Duration fallbackPoll, List<LockListener> listeners, List<Object> resources) {
         this.namespace = namespace;
         this.lockOptions = lockOptions;
         this.operationTimeout = operationTimeout;
         this.fallbackPoll = fallbackPoll;
         this.listeners = List.copyOf(listeners);
+        this.resources = List.copyOf(resources);
     }
 
     /** Returns options that leave everything at the backend's defaults. */
@@ -41,7 +44,7 @@ public final class OpenOptions {
      * table), or in the backend's default namespace if it is null; the backend checks its form when it opens the client.
      */
     public OpenOptions namespace(@Nullable String namespace) {
-        return new OpenOptions(namespace, lockOptions, operationTimeout, fallbackPoll, listeners);
+        return new OpenOptions(namespace, lockOptions, operationTimeout, fallbackPoll, listeners, resources);
     }
 
     /** Returns a copy with these options for {@code getLock(name)} and the other kinds. */
@@ -49,17 +52,17 @@ public final class OpenOptions {
         if (lockOptions == null) {
             throw new IllegalArgumentException("lockOptions must not be null");
         }
-        return new OpenOptions(namespace, lockOptions, operationTimeout, fallbackPoll, listeners);
+        return new OpenOptions(namespace, lockOptions, operationTimeout, fallbackPoll, listeners, resources);
     }
 
     /** Returns a copy whose backend operations fail with {@link BackendUnavailableException} after this long. */
     public OpenOptions operationTimeout(Duration operationTimeout) {
-        return new OpenOptions(namespace, lockOptions, positive(operationTimeout, "operationTimeout"), fallbackPoll, listeners);
+        return new OpenOptions(namespace, lockOptions, positive(operationTimeout, "operationTimeout"), fallbackPoll, listeners, resources);
     }
 
     /** Returns a copy whose waiters ask the backend again after this long without a notification. */
     public OpenOptions fallbackPoll(Duration fallbackPoll) {
-        return new OpenOptions(namespace, lockOptions, operationTimeout, positive(fallbackPoll, "fallbackPoll"), listeners);
+        return new OpenOptions(namespace, lockOptions, operationTimeout, positive(fallbackPoll, "fallbackPoll"), listeners, resources);
     }
 
     /** Returns a copy that also tells {@code listener} what happens to the client's leases. */
@@ -69,7 +72,22 @@ public final class OpenOptions {
         }
         List<LockListener> more = new ArrayList<>(listeners);
         more.add(listener);
-        return new OpenOptions(namespace, lockOptions, operationTimeout, fallbackPoll, more);
+        return new OpenOptions(namespace, lockOptions, operationTimeout, fallbackPoll, more, resources);
+    }
+
+    /**
+     * Returns a copy that offers the backend an object of the application's to open its client with, for what a target
+     * URI cannot carry: a {@code javax.sql.DataSource} to take connections from (SQL; the target then names the
+     * database only, to pick the backend), a {@link java.net.PasswordAuthentication} with the credentials (SQL). A
+     * backend uses those of the types it documents (the last offered of each) and ignores the rest.
+     */
+    public OpenOptions resource(Object resource) {
+        if (resource == null) {
+            throw new IllegalArgumentException("resource must not be null");
+        }
+        List<Object> more = new ArrayList<>(resources);
+        more.add(resource);
+        return new OpenOptions(namespace, lockOptions, operationTimeout, fallbackPoll, listeners, more);
     }
 
     /** Returns the namespace, if set. */
@@ -97,6 +115,16 @@ public final class OpenOptions {
         return listeners;
     }
 
+    /** Returns the last resource offered that is a {@code type}, if any. */
+    public <T> Optional<T> resourceOf(Class<T> type) {
+        for (int i = resources.size() - 1; i >= 0; i--) {
+            if (type.isInstance(resources.get(i))) {
+                return Optional.of(type.cast(resources.get(i)));
+            }
+        }
+        return Optional.empty();
+    }
+
     private static Duration positive(@Nullable Duration value, String what) {
         if (value == null || value.isNegative() || value.isZero()) {
             throw new IllegalArgumentException(what + " must be positive, was " + value);
@@ -107,6 +135,7 @@ public final class OpenOptions {
     @Override
     public String toString() {
         return "OpenOptions[namespace=" + namespace + ", lockOptions=" + lockOptions + ", operationTimeout=" + operationTimeout
-                + ", fallbackPoll=" + fallbackPoll + ", listeners=" + listeners.size() + "]";
+                + ", fallbackPoll=" + fallbackPoll + ", listeners=" + listeners.size()
+                + ", resources=" + resources.stream().map(resource -> resource.getClass().getSimpleName()).toList() + "]";
     }
 }

@@ -132,4 +132,20 @@ public final class TargetParameters {
         }
         return OptionalInt.of(Integer.parseInt(value));
     }
+
+    /**
+     * Returns the truth value given for {@code name}, if given.
+     *
+     * @throws IllegalArgumentException naming the parameter, if it is neither {@code true} nor {@code false}
+     */
+    public Optional<Boolean> bool(String name) {
+        String value = taken.get(name);
+        if (value == null) {
+            return Optional.empty();
+        }
+        if (!value.equals("true") && !value.equals("false")) {
+            throw new IllegalArgumentException("target '" + masked + "': parameter '" + name + "' must be true or false, was '" + value + "'");
+        }
+        return Optional.of(Boolean.parseBoolean(value));
+    }
 }

@@ -70,4 +70,17 @@ class OpenOptionsTest {
         assertThat(set.fallbackPoll()).isEqualTo(Duration.ofMillis(700));
         assertThat(set.settings().listeners()).containsExactly(listener);
     }
+
+    @Test
+    void aResourceIsFoundByTypeTheLastOfferedWinsAndNullIsRefused() {
+        java.net.PasswordAuthentication first = new java.net.PasswordAuthentication("a", new char[0]);
+        java.net.PasswordAuthentication second = new java.net.PasswordAuthentication("b", new char[0]);
+        OpenOptions options = OpenOptions.defaults().resource(first).resource("not a credential").resource(second);
+
+        assertThat(options.resourceOf(java.net.PasswordAuthentication.class)).containsSame(second);
+        assertThat(options.resourceOf(CharSequence.class)).contains("not a credential");
+        assertThat(options.resourceOf(Runnable.class)).isEmpty();
+        assertThat(OpenOptions.defaults().resourceOf(Object.class)).as("the defaults offer nothing").isEmpty();
+        assertThatThrownBy(() -> OpenOptions.defaults().resource(null)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("resource");
+    }
 }

@@ -3,14 +3,25 @@ package io.distlock.jdbc;
 import io.distlock.LockClient;
 import io.distlock.OpenOptions;
 import io.distlock.spi.LockBackendProvider;
+import io.distlock.spi.TargetParameters;
+import java.net.PasswordAuthentication;
 import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import javax.sql.DataSource;
 
 /**
  * SQL databases in the registry: a JDBC URL of PostgreSQL, MySQL/MariaDB or H2, with the user and password as the
  * driver takes them (usually {@code ?user=...&password=...}); the driver must be on the classpath. The namespace
- * is the lock table (created if missing).
+ * is the lock table, created if missing unless the target says {@code ?createTable=false} (then it must exist).
+ *
+ * <p>Resources ({@link OpenOptions#resource}): a {@link DataSource} to take connections from instead of opening its own
+ * (the target then names the database, the application's own, to pick this backend: its URL as the driver reports it);
+ * a {@link PasswordAuthentication} with the user and password for the target (not with a DataSource, which has its own).
  */
 public final class JdbcBackendProvider implements LockBackendProvider {
+    /** The target parameter that says whether to create a missing lock table. */
+    private static final String CREATE_TABLE = "createTable";
 
     /** For {@link java.util.ServiceLoader}. */
     public JdbcBackendProvider() {}
@@ -39,7 +50,22 @@ public final class JdbcBackendProvider implements LockBackendProvider {
 
     @Override
     public LockClient open(String target, OpenOptions options) {
-        JdbcLockClient.Builder builder = JdbcLockClient.builder().jdbcUrl(target);
+        TargetParameters parameters = TargetParameters.take(target, Set.of(CREATE_TABLE));
+        JdbcLockClient.Builder builder = JdbcLockClient.builder();
+        Optional<DataSource> dataSource = options.resourceOf(DataSource.class);
+        Optional<PasswordAuthentication> credentials = options.resourceOf(PasswordAuthentication.class);
+        if (dataSource.isPresent()) {
+            if (credentials.isPresent()) {
+                throw new IllegalArgumentException("credentials apply to a database the client connects to itself; the DataSource "
+                        + "offered has its own");
+            }
+            builder.dataSource(dataSource.get());
+        } else {
+            builder.jdbcUrl(parameters.target());
+            credentials.ifPresent(user -> builder.credentials(user.getUserName(),
+                    user.getPassword().length == 0 ? null : new String(user.getPassword()))); // no password: none, as the builder takes it
+        }
+        parameters.bool(CREATE_TABLE).ifPresent(builder::createTable);
         options.namespace().ifPresent(builder::table);
         return builder.apply(options).build();
     }

@@ -38,8 +38,8 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
  *       {@code distlock.namespace}, the lease and the operation timeout as {@link OpenOptions};</li>
  *   <li>otherwise the backend {@code distlock.backend} names (by default the first of redis, zookeeper and jdbc on the
  *       classpath) from its own properties and what the application already has: Redis from {@code spring.data.redis.*} on
- *       the application's Lettuce {@code ClientResources}, SQL on the application's {@code DataSource}. Those Spring
- *       integrations are why three backends keep a configuration of their own here; any other backend needs
+ *       the application's Lettuce {@code ClientResources}, ZooKeeper from its connect string, SQL through the registry on
+ *       the application's {@code DataSource} (a resource of the jdbc backend). Any other backend needs
  *       {@code distlock.target}.</li>
  * </ul>
  */
@@ -63,10 +63,10 @@ public class DistlockAutoConfiguration {
     public DistlockAutoConfiguration(DistlockProperties properties) {
         String configured = properties.getBackend() == null ? null : properties.getBackend().trim().toLowerCase(Locale.ROOT);
         if (configured != null && LockClients.find(configured).isEmpty()) {
+            String present = LockClients.providers().stream().map(LockBackendProvider::id).collect(Collectors.joining(", "));
             throw new IllegalStateException("distlock.backend=" + configured + " but no backend '" + configured + "' is on the classpath (there "
-                    + (LockClients.providers().isEmpty() ? "is none" : "are "
-                    + LockClients.providers().stream().map(LockBackendProvider::id).collect(Collectors.joining(", "))) + "): add its module (io.distlock:distlock-redis "
-                    + "for redis and redlock, distlock-zookeeper, distlock-etcd, distlock-jdbc), or choose another backend");
+                    + (present.isEmpty() ? "is none" : "are " + present) + "): add its module (io.distlock:distlock-redis for redis and redlock, "
+                    + "distlock-zookeeper, distlock-etcd, distlock-jdbc), or choose another backend");
         }
         String target = properties.getTarget();
         if (target != null) {
@@ -139,6 +139,21 @@ public class DistlockAutoConfiguration {
         return builder;
     }
 
+    /** What every backend shares, as options of the registry: the default lease, the operation timeout, the listeners. */
+    static OpenOptions openOptions(DistlockProperties properties, ObjectProvider<LockListener> listeners) {
+        OpenOptions options = OpenOptions.defaults(); // immutable: each setter returns a copy
+        if (properties.getLeaseTime() != null) {
+            options = options.lockOptions(LockOptions.builder().leaseTime(properties.getLeaseTime()).build());
+        }
+        if (properties.getOperationTimeout() != null) {
+            options = options.operationTimeout(properties.getOperationTimeout());
+        }
+        for (LockListener listener : listeners.orderedStream().toList()) {
+            options = options.listener(listener);
+        }
+        return options;
+    }
+
     /** Any backend of the registry, from distlock.target. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnProperty(prefix = "distlock", name = "target")
@@ -146,17 +161,8 @@ public class DistlockAutoConfiguration {
         @Bean(destroyMethod = "close")
         @ConditionalOnMissingBean(LockClient.class)
         LockClient distlockClient(DistlockProperties properties, ObjectProvider<LockListener> listeners) {
-            OpenOptions options = OpenOptions.defaults().namespace(properties.getNamespace()); // immutable: each setter returns a copy
-            if (properties.getLeaseTime() != null) {
-                options = options.lockOptions(LockOptions.builder().leaseTime(properties.getLeaseTime()).build());
-            }
-            if (properties.getOperationTimeout() != null) {
-                options = options.operationTimeout(properties.getOperationTimeout());
-            }
-            for (LockListener listener : listeners.orderedStream().toList()) {
-                options = options.listener(listener);
-            }
-            return LockClients.open(java.util.Objects.requireNonNull(properties.getTarget()), options);
+            return LockClients.open(java.util.Objects.requireNonNull(properties.getTarget()),
+                    openOptions(properties, listeners).namespace(properties.getNamespace()));
         }
     }
 
@@ -208,24 +214,25 @@ public class DistlockAutoConfiguration {
 
     /**
      * A SQL database, from distlock.jdbc.url or else the application's one DataSource bean (the client borrows up to four
-     * of its connections and runs every statement in autocommit, outside the application's transactions).
+     * of its connections and runs every statement in autocommit, outside the application's transactions). Opened through
+     * the registry: the DataSource and the credentials are resources of the jdbc backend, the table its namespace.
      */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(name = "io.distlock.jdbc.JdbcLockClient")
     @Conditional(OnBackend.Jdbc.class)
     static class JdbcBackendConfiguration {
         @Bean(destroyMethod = "close")
         @ConditionalOnMissingBean(LockClient.class)
-        io.distlock.jdbc.JdbcLockClient distlockClient(DistlockProperties properties, ObjectProvider<javax.sql.DataSource> dataSources,
+        LockClient distlockClient(DistlockProperties properties, ObjectProvider<javax.sql.DataSource> dataSources,
                 ObjectProvider<LockListener> listeners) {
             DistlockProperties.Jdbc jdbc = properties.getJdbc();
-            io.distlock.jdbc.JdbcLockClient.Builder builder = io.distlock.jdbc.JdbcLockClient.builder()
-                    .table(jdbc.getTable())
-                    .createTable(jdbc.isCreateTable());
+            OpenOptions options = openOptions(properties, listeners).namespace(jdbc.getTable());
+            String database;
             if (jdbc.getUrl() != null) {
-                builder.jdbcUrl(jdbc.getUrl());
+                database = jdbc.getUrl();
                 if (jdbc.getUsername() != null) {
-                    builder.credentials(jdbc.getUsername(), jdbc.getPassword());
+                    String password = jdbc.getPassword();
+                    options = options.resource(new java.net.PasswordAuthentication(jdbc.getUsername(),
+                            password == null ? new char[0] : password.toCharArray()));
                 }
             } else {
                 javax.sql.DataSource dataSource = dataSources.getIfUnique();
@@ -234,9 +241,25 @@ public class DistlockAutoConfiguration {
                             + (dataSources.stream().findAny().isPresent() ? "several DataSource beans and none is primary" : "no DataSource bean")
                             + ": set distlock.jdbc.url, or define one (primary) DataSource");
                 }
-                builder.dataSource(dataSource);
+                database = urlOf(dataSource);
+                options = options.resource(dataSource);
             }
-            return configureCommon(builder, properties, listeners).build();
+            return LockClients.open(jdbc.isCreateTable() ? database : withParameter(database, "createTable=false"), options);
+        }
+
+        /** The URL of the DataSource's database as its driver reports it: what picks the backend (and, in it, the SQL dialect). */
+        private static String urlOf(javax.sql.DataSource dataSource) {
+            try (java.sql.Connection connection = dataSource.getConnection()) {
+                return connection.getMetaData().getURL();
+            } catch (java.sql.SQLException e) {
+                throw new io.distlock.BackendUnavailableException("cannot connect to the application's DataSource: " + e.getMessage(), e);
+            }
+        }
+
+        private static String withParameter(String url, String parameter) {
+            int hash = url.indexOf('#');
+            String head = hash < 0 ? url : url.substring(0, hash);
+            return head + (head.contains("?") ? "&" : "?") + parameter + (hash < 0 ? "" : url.substring(hash));
         }
     }
 
