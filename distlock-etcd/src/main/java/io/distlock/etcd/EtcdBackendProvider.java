@@ -1,10 +1,12 @@
 package io.distlock.etcd;
 
 import io.distlock.LockClient;
+import io.distlock.LockKind;
 import io.distlock.OpenOptions;
 import io.distlock.spi.LockBackendProvider;
 import io.distlock.spi.TargetParameters;
 import io.distlock.spi.TargetUri;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -28,6 +30,12 @@ public final class EtcdBackendProvider implements LockBackendProvider {
     @Override
     public String description() {
         return "etcd v3 cluster (jetcd); one session lease per client, waiters ordered by create revision";
+    }
+
+    /** The plain lock and the fair lock; read-write locks and semaphores are not stored on etcd yet. */
+    @Override
+    public Set<LockKind> kinds() {
+        return EnumSet.of(LockKind.LOCK, LockKind.FAIR_LOCK);
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.distlock.etcd;
 import io.distlock.LockException;
 import io.distlock.LockOptions;
 import io.distlock.spi.LockBackend;
+import io.distlock.spi.LockKinds;
 import io.distlock.spi.OwnerCheck;
 import io.distlock.spi.QueueingAcquire;
 import io.distlock.spi.SessionEvents;
@@ -40,7 +41,7 @@ import org.slf4j.LoggerFactory;
  * lock; each waiter watches only the key created just before its own, for its deletion. The fencing token
  * is the holder key's create revision: revisions only grow, across restarts and leader elections.
  */
-final class EtcdLockBackend implements LockBackend, QueueingAcquire, SessionEvents, StateCounts {
+final class EtcdLockBackend implements LockBackend, QueueingAcquire, SessionEvents, LockKinds, StateCounts {
     /*
      * etcd's own concurrency.Mutex, on KV, Txn and Watch; not the server's Lock RPC, which blocks on the
      * server and cannot be cancelled cleanly.
@@ -82,6 +83,30 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, SessionEven
         this.timeout = timeout;
         this.scheduler = scheduler;
         this.ownerValue = LockKeys.bytes(ownerDescription);
+    }
+
+    /** Another kind's storage on {@code base}'s connection and session, with its keys under {@code keys}; closing it is the base's. */
+    private EtcdLockBackend(EtcdLockBackend base, LockKeys keys) {
+        this.client = base.client;
+        this.ownsClient = false;
+        this.kv = base.kv;
+        this.keys = keys;
+        this.session = base.session;
+        this.errors = base.errors;
+        this.endpoints = base.endpoints;
+        this.timeout = base.timeout;
+        this.scheduler = base.scheduler;
+        this.ownerValue = base.ownerValue;
+    }
+
+    /**
+     * Fair locks: the plain lock's recipe (the oldest key holds; each waiter watches the key just before its own), which
+     * is first come, first served already, under keys of their own ({@code <namespace>/~fair/<name>/...}: '~' never
+     * starts an encoded name, so no plain lock's prefix covers them).
+     */
+    @Override
+    public LockBackend fairLocks() {
+        return new EtcdLockBackend(this, keys.kind("~fair"));
     }
 
     @Override

@@ -16,6 +16,17 @@ final class LockKeys {
         this.namespace = namespace;
     }
 
+    /**
+     * Returns the keys of another kind of lock, under {@code <namespace>/<marker>/}. The marker must not be an encoded
+     * name ({@code URLEncoder} encodes '~', so a marker starting with it is none), or a plain lock would share its keys.
+     */
+    LockKeys kind(String marker) {
+        if (!marker.startsWith("~")) {
+            throw new IllegalArgumentException("a kind's marker starts with '~', was '" + marker + "'");
+        }
+        return new LockKeys(namespace + "/" + marker);
+    }
+
     /** Returns the prefix of every key of lock {@code name}, ending in '/'. */
     ByteSequence prefix(String name) {
         return bytes(prefixText(name));

@@ -127,6 +127,30 @@ class EtcdLockClientTest {
         }
     }
 
+    /**
+     * Fair locks live under {@code distlock/~fair/}; '~' never starts an encoded name, so a plain lock named like the
+     * marker (or like a fair lock's whole key path) has keys of its own: were the marker a plain segment ("fair"), the
+     * plain lock "fair" would have every fair lock's keys in its queue and never be free while one is held.
+     */
+    @Test
+    void fairLocksHaveKeysOfTheirOwnThatNoPlainLockNameReaches() throws Exception {
+        String name = "fair-layout-" + System.nanoTime();
+        EtcdLockClient client = (EtcdLockClient) client();
+        LockClient other = client();
+        try (Lease fair = client.getFairLock(name).acquire()) {
+            var key = raw.fairQueue(name).get(0);
+            assertThat(RawEtcd.keyText(key)).startsWith("distlock/~fair/" + name + "/" + Long.toHexString(client.sessionLease()) + "-");
+            assertThat(fair.fencingToken()).as("the token is the key's create revision").isEqualTo(key.getCreateRevision());
+            for (String plain : List.of("~fair", "fair", "~fair/" + name)) {
+                Optional<Lease> lease = other.getLock(plain).tryAcquire(Duration.ZERO);
+                assertThat(lease).as("the plain lock '%s' while the fair lock '%s' is held", plain, name).isPresent();
+                lease.get().close();
+            }
+            assertThat(raw.queue(name)).as("plain keys of '%s'", name).isEmpty();
+        }
+        assertThatThrownBy(() -> new LockKeys("distlock").kind("fair")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'~'");
+    }
+
     @Test
     void aLockClientOnTheApplicationsOwnJetcdClientLocksAndLeavesThatClientOpen() throws Exception {
         String name = "own-jetcd-" + System.nanoTime();

@@ -54,12 +54,12 @@ class EtcdLockContractTest extends BackendContract {
 
             @Override
             public Set<LockKind> kinds() {
-                return Set.of(LockKind.LOCK);
+                return Set.of(LockKind.LOCK, LockKind.FAIR_LOCK);
             }
 
             @Override
             public boolean heldInBackend(LockKind kind, String name) {
-                return !raw.queue(name).isEmpty();
+                return !(kind == LockKind.FAIR_LOCK ? raw.fairQueue(name) : raw.queue(name)).isEmpty();
             }
 
             @Override

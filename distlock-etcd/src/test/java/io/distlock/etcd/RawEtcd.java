@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 final class RawEtcd implements AutoCloseable {
     private final Client client;
     private final LockKeys keys = new LockKeys(EtcdLockClient.DEFAULT_NAMESPACE);
+    private final LockKeys fairKeys = keys.kind("~fair");
 
     RawEtcd(String endpoints) {
         client = Client.builder().endpoints(endpoints.split(",")).build();
@@ -19,6 +20,15 @@ final class RawEtcd implements AutoCloseable {
 
     /** Returns the queue keys of a lock, oldest first. */
     List<KeyValue> queue(String name) {
+        return queue(keys, name);
+    }
+
+    /** Returns the queue keys of a fair lock, oldest first. */
+    List<KeyValue> fairQueue(String name) {
+        return queue(fairKeys, name);
+    }
+
+    private List<KeyValue> queue(LockKeys keys, String name) {
         try {
             return client.getKVClient().get(keys.prefix(name), GetOption.builder().isPrefix(true)
                     .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND).build())
@@ -28,8 +38,14 @@ final class RawEtcd implements AutoCloseable {
         }
     }
 
-    /** Returns the keys of lock {@code name} (and of names that start with it) the server still keeps, with their leases. */
+    /** Returns the keys of lock {@code name} of every kind (and of names that start with it) the server still keeps, with their leases. */
     List<String> leftovers(String name) {
+        List<String> all = new java.util.ArrayList<>(leftovers(keys, name));
+        all.addAll(leftovers(fairKeys, name));
+        return all;
+    }
+
+    private List<String> leftovers(LockKeys keys, String name) {
         String prefix = keys.prefix(name).toString(StandardCharsets.UTF_8);
         try {
             return client.getKVClient().get(LockKeys.bytes(prefix.substring(0, prefix.length() - 1)), GetOption.builder().isPrefix(true).build())
