@@ -137,6 +137,13 @@ class CheckCommandTest {
         for (String fault : faultsInHistory) {
             assertThat(history).as("fault %s injected", fault).contains(fault);
         }
+        // what the client processes logged, kept on the history's time axis (a finding is read against it)
+        for (String line : Files.readAllLines(out.resolve("workers.log"))) {
+            assertThat(line).matches("\\[ *-?\\d+\\.\\d{3} s\\] process \\d+: .*");
+        }
+        if (run.stdout().contains("other lines")) {
+            assertThat(Files.readAllLines(out.resolve("workers.log"))).as("the lines the summary counts").isNotEmpty();
+        }
         return counts;
     }
 

@@ -141,6 +141,7 @@ public final class CheckCommand implements Callable<Integer> {
         Workload workload = new Workload(lock, kind, permits == null ? (kind == LockKind.SEMAPHORE ? 2 : 1) : permits);
         History history;
         List<String> workerOutput = List.of();
+        List<CheckWorkers.OutputLine> stampedOutput = List.of();
         String title;
         Long runSeed = null;
         List<String> faultIds = List.of();
@@ -184,6 +185,7 @@ public final class CheckCommand implements Callable<Integer> {
             try (CheckRun run = new CheckRun(workload, deployment, processes, leaseTime, runSeed, progress)) {
                 history = run.run(time, faultKinds);
                 workerOutput = run.workerOutput();
+                stampedOutput = run.stampedWorkerOutput();
             }
             title = "distlock check: " + workload.describe() + " on " + backend.id() + (minReplicas > 0 ? " (minReplicas " + minReplicas + ")" : "")
                     + ", " + DurationConverter.format(time) + ", faults " + (faultIds.isEmpty() ? "none" : String.join(",", faultIds))
@@ -198,8 +200,15 @@ public final class CheckCommand implements Callable<Integer> {
         Files.writeString(html, TimelineReport.html(new TimelineReport.Header(title, verdict, coverage.conclusive(), repeat), history, report),
                 StandardCharsets.UTF_8);
         Path historyFile = replay != null ? replay : outDir.resolve("history.txt");
+        Path workersLog = outDir.resolve("workers.log");
         if (replay == null) {
             HistoryFile.write(history, historyFile);
+            // what the client processes logged, on the history's time axis, for reading a finding against the events
+            List<String> logLines = new java.util.ArrayList<>();
+            for (CheckWorkers.OutputLine line : stampedOutput) {
+                logLines.add(String.format(Locale.ROOT, "[%8.3f s] %s", (line.nanos() - history.startNanos()) / 1e9, line.text()));
+            }
+            Files.write(workersLog, logLines, StandardCharsets.UTF_8);
         }
 
         System.out.println();
@@ -208,7 +217,8 @@ public final class CheckCommand implements Callable<Integer> {
         System.out.println();
         System.out.println(verdict);
         if (!workerOutput.isEmpty()) {
-            System.out.println("client processes also printed " + workerOutput.size() + " other lines; the first: " + workerOutput.get(0));
+            System.out.println("client processes also printed " + workerOutput.size() + " other lines (" + workersLog.toAbsolutePath()
+                    + "); the first: " + workerOutput.get(0));
         }
         System.out.println("report: " + html.toAbsolutePath() + "  history: " + historyFile.toAbsolutePath());
         if (repeat != null) {

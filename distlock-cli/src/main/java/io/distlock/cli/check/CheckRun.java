@@ -109,6 +109,11 @@ final class CheckRun implements AutoCloseable {
         return workers == null ? List.of() : workers.output();
     }
 
+    /** The same output, each line with when it was read (the events' clock), for workers.log. */
+    List<CheckWorkers.OutputLine> stampedWorkerOutput() {
+        return workers == null ? List.of() : workers.stampedOutput();
+    }
+
     private List<String> workerArgs(RedisServer storeServer, int slot) {
         List<String> args = new ArrayList<>(workload.workerArgs());
         args.addAll(List.of("--store", storeServer.uri(), "--lease-ms", Long.toString(leaseMs), "--seed", Long.toString(seed)));

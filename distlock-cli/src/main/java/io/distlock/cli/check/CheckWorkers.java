@@ -26,6 +26,8 @@ final class CheckWorkers implements AutoCloseable {
     private final IntFunction<List<String>> argsForSlot;
     private final List<Event> events = new CopyOnWriteArrayList<>();
     private final List<String> output = new CopyOnWriteArrayList<>();
+    /** The same lines, each with when this process read it ({@link System#nanoTime}, the clock of the events). */
+    private final List<OutputLine> stampedOutput = new CopyOnWriteArrayList<>();
     private final Map<Integer, ChildJvm> byProcess = new ConcurrentHashMap<>();
     private final int[] slotProcess;
     private int nextProcess;
@@ -112,11 +114,25 @@ final class CheckWorkers implements AutoCloseable {
                 events.add(event);
                 track(event);
             } catch (RuntimeException e) {
-                output.add("process " + id + ": " + line); // cut off mid-line by a kill
+                keep(id, line); // cut off mid-line by a kill
             }
         } else if (!line.isBlank()) {
-            output.add("process " + id + ": " + line);
+            keep(id, line);
         }
+    }
+
+    private void keep(int id, String line) {
+        String text = "process " + id + ": " + line;
+        stampedOutput.add(new OutputLine(System.nanoTime(), text));
+        output.add(text);
+    }
+
+    /** One line a worker printed that is not an event, and when it was read. */
+    record OutputLine(long nanos, String text) {}
+
+    /** Returns what the workers printed besides events, each line with when it was read. */
+    List<OutputLine> stampedOutput() {
+        return stampedOutput;
     }
 
     /**

@@ -50,6 +50,19 @@ class DeploymentRulesTest {
         }
     }
 
+    /**
+     * Issue 30, the first etcd fair-lock soak (seed 3002): waiters overtaken across a leader's kill, which outlasted the
+     * workers' 2 s session TTL, so their clients gave their sessions up and they joined again at the tail, as
+     * documented. Nothing overlapped.
+     */
+    @Test
+    void anEtcdMembersOrLeadersLossMayRequeueWaitersButLosesNoLock() {
+        try (Deployment etcd = Deployments.byId("etcd").create(settings(0))) {
+            assertThat(etcd.lockLosingFaults()).isEmpty();
+            assertThat(etcd.requeueFaults()).containsExactlyInAnyOrder(FaultKind.MEMBER, FaultKind.LEADER);
+        }
+    }
+
     /** Issue 29: the checker finds every deployment through the -testing modules' providers, with the kinds each backend has. */
     @Test
     void everyDeploymentIsFoundByItsIdWithItsBackendsKinds() {
