@@ -111,7 +111,7 @@ class EtcdLockContractTest extends BackendContract {
 
             @Override
             public Optional<String> registryTarget() {
-                return Optional.of("etcd://" + etcd.target().replace("http://", ""));
+                return Optional.of(etcd.cluster().registryTarget());
             }
         };
     }
@@ -121,7 +121,7 @@ class EtcdLockContractTest extends BackendContract {
     class Targets {
         @Test
         void aTargetsSessionTtlIsTheSessionLeasesTtl() throws Exception {
-            try (LockClient client = LockClients.open("etcd://" + etcd.target().replace("http://", "") + "?sessionTtl=3s")) {
+            try (LockClient client = LockClients.open(etcd.cluster().registryTarget() + "?sessionTtl=3s")) {
                 client.getLock("targets-" + System.nanoTime()).acquire(Duration.ofSeconds(20)).close();
                 // the default is 15 s
                 assertThat(raw.ttl(((EtcdLockClient) client).sessionLease())).isBetween(1L, 3L);

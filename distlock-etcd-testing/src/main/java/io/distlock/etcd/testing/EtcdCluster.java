@@ -94,6 +94,11 @@ public final class EtcdCluster implements AutoCloseable {
         return cluster;
     }
 
+    /** Returns the cluster as the backend registry opens it: {@code etcd://127.0.0.1:p1,127.0.0.1:p2,...}. */
+    public String registryTarget() {
+        return "etcd://" + endpoints().replace("http://", "");
+    }
+
     /** Returns the client URLs of all members, comma-separated ({@code http://127.0.0.1:p1,http://...}). */
     public String endpoints() {
         return members.stream().map(EtcdMember::endpoint).collect(Collectors.joining(","));

@@ -43,7 +43,7 @@ final class EtcdDeployment extends Deployment {
 
     @Override
     public WorkerClient workerClient(int slot) {
-        return new WorkerClient("etcd://" + running().endpoints().replace("http://", "") + "?sessionTtl=" + WorkerClient.parameter(sessionTtlFor(settings.lease())),
+        return new WorkerClient(started(cluster).registryTarget() + "?sessionTtl=" + WorkerClient.parameter(sessionTtlFor(settings.lease())),
                 NAMESPACE, OPERATION_TIMEOUT);
     }
 
@@ -71,7 +71,7 @@ final class EtcdDeployment extends Deployment {
 
     @Override
     public String injectServerFault(FaultKind kind) throws InterruptedException {
-        EtcdCluster members = running();
+        EtcdCluster members = started(cluster);
         int leader = members.awaitLeader();
         int victim;
         if (kind == FaultKind.LEADER) {
@@ -87,13 +87,6 @@ final class EtcdDeployment extends Deployment {
         member.start();
         members.awaitLeader();
         return "killed etcd member " + member.name() + (victim == leader ? " (the leader)" : "") + " for " + MEMBER_DOWN.toSeconds() + " s";
-    }
-
-    private EtcdCluster running() {
-        if (cluster == null) {
-            throw new IllegalStateException("the etcd deployment is not started");
-        }
-        return cluster;
     }
 
     @Override

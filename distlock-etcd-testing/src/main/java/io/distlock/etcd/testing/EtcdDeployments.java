@@ -28,7 +28,7 @@ public final class EtcdDeployments implements DeploymentProvider {
                 () -> EtcdBinary.available() ? Optional.empty() : Optional.of("no etcd binary was found: " + EtcdBinary.HOW_TO_INSTALL),
                 () -> {
                     EtcdCluster server = EtcdCluster.launch();
-                    return new ServerType.StartedServer("etcd://" + server.endpoints().replace("http://", ""), EtcdBinary.version(),
+                    return new ServerType.StartedServer(server.registryTarget(), EtcdBinary.version(),
                             server::close);
                 }));
     }

@@ -84,7 +84,7 @@ final class SqlDeployment extends Deployment {
 
     @Override
     public WorkerClient workerClient(int slot) {
-        Matcher m = urlParts(running(server).jdbcUrl());
+        Matcher m = urlParts(started(server).jdbcUrl());
         return new WorkerClient(m.group(1) + proxies.get(slot).port() + m.group(3), TABLE, DEFAULT_OPERATION_TIMEOUT);
     }
 
@@ -95,7 +95,7 @@ final class SqlDeployment extends Deployment {
 
     @Override
     public String injectServerFault(FaultKind kind) throws InterruptedException {
-        DatabaseServer current = running(server);
+        DatabaseServer current = started(server);
         return switch (kind) {
             case RESTART -> {
                 current.stop();
@@ -110,7 +110,7 @@ final class SqlDeployment extends Deployment {
     /** Ends every other session on the server, directly (not through a client's proxy); returns how many. */
     private int endSessions() {
         // the coordinator's connection goes to the server itself, as an operator's would
-        DatabaseServer current = running(server);
+        DatabaseServer current = started(server);
         try (Connection connection = DriverManager.getConnection(current.jdbcUrl())) {
             List<Long> sessions = new ArrayList<>();
             try (Statement query = connection.createStatement(); ResultSet rows = query.executeQuery(current.otherSessionsQuery())) {
@@ -131,13 +131,6 @@ final class SqlDeployment extends Deployment {
         } catch (SQLException e) {
             throw new IllegalStateException("cannot end the sessions on " + current.jdbcUrl() + ": " + e.getMessage(), e);
         }
-    }
-
-    private static <T> T running(@Nullable T part) {
-        if (part == null) {
-            throw new IllegalStateException("the SQL deployment is not started");
-        }
-        return part;
     }
 
     @Override

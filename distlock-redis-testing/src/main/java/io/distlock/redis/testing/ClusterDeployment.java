@@ -43,7 +43,7 @@ final class ClusterDeployment extends Deployment {
 
     @Override
     public WorkerClient workerClient(int slot) {
-        return WorkerClient.of(running().seedUri().replaceFirst("^redis://", "redis-cluster://"));
+        return WorkerClient.of(started(cluster).seedUri().replaceFirst("^redis://", "redis-cluster://"));
     }
 
     @Override
@@ -51,7 +51,7 @@ final class ClusterDeployment extends Deployment {
         if (kind != FaultKind.SHARD_FAILOVER) {
             return super.injectServerFault(kind);
         }
-        RedisClusterGroup nodes = running();
+        RedisClusterGroup nodes = started(cluster);
         RedisServer old = nodes.masterOf(LOCK_KEY);
         old.kill();
         Await.untilAnswered(Duration.ofSeconds(60), "a replica took over the lock's shard", () -> nodes.masterOf(LOCK_KEY) != old);
@@ -60,13 +60,6 @@ final class ClusterDeployment extends Deployment {
         nodes.awaitHealthy(Duration.ofSeconds(60));
         return "killed " + old.uri() + ", the master of the lock's shard; the cluster promoted " + promoted.uri()
                 + "; the old master rejoined empty";
-    }
-
-    private RedisClusterGroup running() {
-        if (cluster == null) {
-            throw new IllegalStateException("the cluster deployment is not started");
-        }
-        return cluster;
     }
 
     @Override

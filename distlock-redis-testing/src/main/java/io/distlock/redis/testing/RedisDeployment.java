@@ -67,7 +67,7 @@ final class RedisDeployment extends Deployment {
 
     @Override
     public String injectServerFault(FaultKind kind) throws InterruptedException {
-        RedisServer current = running(master);
+        RedisServer current = started(master);
         return switch (kind) {
             case RESTART -> {
                 current.stop();
@@ -79,7 +79,7 @@ final class RedisDeployment extends Deployment {
                 yield "restarted the lock server " + current.uri() + " without persistence (all locks gone)";
             }
             case PROMOTE -> {
-                RedisServer promoted = running(replica);
+                RedisServer promoted = started(replica);
                 Resp.call(promoted.port(), "REPLICAOF", "NO", "ONE");
                 master = promoted;
                 replica = current;
@@ -90,13 +90,6 @@ final class RedisDeployment extends Deployment {
             }
             default -> super.injectServerFault(kind);
         };
-    }
-
-    private static RedisServer running(@Nullable RedisServer server) {
-        if (server == null) {
-            throw new IllegalStateException("the Redis deployment is not started (or has no replica for promote)");
-        }
-        return server;
     }
 
     private static void replicaOf(RedisServer replica, RedisServer master) {

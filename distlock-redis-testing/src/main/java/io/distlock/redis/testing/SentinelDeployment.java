@@ -52,7 +52,7 @@ final class SentinelDeployment extends Deployment {
 
     @Override
     public WorkerClient workerClient(int slot) {
-        String sentinels = running().sentinelUri();
+        String sentinels = started(group).sentinelUri();
         int hash = sentinels.indexOf('#');
         return WorkerClient.of(sentinels.substring(0, hash) + "?minReplicas=" + settings.minReplicas() + "&replicaAckTimeout=400ms" + sentinels.substring(hash));
     }
@@ -62,20 +62,13 @@ final class SentinelDeployment extends Deployment {
         if (kind != FaultKind.FAILOVER) {
             return super.injectServerFault(kind);
         }
-        RedisReplicaGroup sentinels = running();
+        RedisReplicaGroup sentinels = started(group);
         RedisServer old = sentinels.sentinelMaster();
         old.kill();
         RedisServer promoted = sentinels.awaitFailover(old, Duration.ofSeconds(30));
         old.start(); // comes back empty; the Sentinels turn it into a replica of the new master
         sentinels.awaitConverged(Duration.ofSeconds(30)); // healed = one master again, the old one among its replicas
         return "killed the master " + old.uri() + "; Sentinel promoted " + promoted.uri() + "; the old master rejoined empty";
-    }
-
-    private RedisReplicaGroup running() {
-        if (group == null) {
-            throw new IllegalStateException("the Sentinel deployment is not started");
-        }
-        return group;
     }
 
     @Override

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One deployment the checker can build and fault ({@code distlock check --backend ID}): its servers, the faults it
@@ -94,6 +95,17 @@ public abstract class Deployment implements AutoCloseable {
     /** Returns whether the textbook locks the checker compares (SET NX and its kin) run here: on plain Redis only. */
     public boolean runsTextbookLocks() {
         return false;
+    }
+
+    /**
+     * Returns {@code part} of the running deployment (a server, a cluster), failing with one message for every
+     * deployment if {@link #start} has not made it.
+     */
+    protected final <T> T started(@Nullable T part) {
+        if (part == null) {
+            throw new IllegalStateException(getClass().getSimpleName() + " is not started (or lacks the server this fault needs)");
+        }
+        return part;
     }
 
     /** Stops every server of the deployment. */

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.ServiceLoader;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /** The deployments and plain servers of every {@code -testing} module on the class path, by id. */
@@ -14,9 +15,14 @@ public final class Deployments {
 
     /** Returns every deployment type on the class path, by id. */
     public static List<DeploymentType> all() {
-        List<DeploymentType> all = new ArrayList<>();
-        ServiceLoader.load(DeploymentProvider.class, Deployments.class.getClassLoader()).forEach(provider -> all.addAll(provider.deployments()));
-        all.sort(Comparator.comparing(DeploymentType::id));
+        return load(DeploymentProvider::deployments, DeploymentType::id);
+    }
+
+    /** Collects what every provider on the class path names, sorted by id. */
+    private static <T> List<T> load(Function<DeploymentProvider, List<T>> named, Function<T, String> id) {
+        List<T> all = new ArrayList<>();
+        ServiceLoader.load(DeploymentProvider.class, Deployments.class.getClassLoader()).forEach(provider -> all.addAll(named.apply(provider)));
+        all.sort(Comparator.comparing(id));
         return all;
     }
 
@@ -42,10 +48,7 @@ public final class Deployments {
 
     /** Returns every plain server on the class path, by id. */
     public static List<ServerType> servers() {
-        List<ServerType> all = new ArrayList<>();
-        ServiceLoader.load(DeploymentProvider.class, Deployments.class.getClassLoader()).forEach(provider -> all.addAll(provider.servers()));
-        all.sort(Comparator.comparing(ServerType::id));
-        return all;
+        return load(DeploymentProvider::servers, ServerType::id);
     }
 
     /**

@@ -53,7 +53,7 @@ final class ZooKeeperDeployment extends Deployment {
 
     @Override
     public WorkerClient workerClient(int slot) {
-        return new WorkerClient("zk://" + running().connectString() + "?sessionTimeout=" + WorkerClient.parameter(sessionTimeoutFor(settings.lease()))
+        return new WorkerClient("zk://" + started(ensemble).connectString() + "?sessionTimeout=" + WorkerClient.parameter(sessionTimeoutFor(settings.lease()))
                 + "&connectionTimeout=2s", NAMESPACE, OPERATION_TIMEOUT);
     }
 
@@ -72,19 +72,12 @@ final class ZooKeeperDeployment extends Deployment {
         if (kind != FaultKind.MEMBER) {
             return super.injectServerFault(kind);
         }
-        ZooKeeperEnsemble members = running();
+        ZooKeeperEnsemble members = started(ensemble);
         int member = nextMember++ % members.size();
         members.kill(member);
         Thread.sleep(MEMBER_DOWN.toMillis());
         members.restart(member);
         return "killed ZooKeeper member " + member + " for " + MEMBER_DOWN.toSeconds() + " s";
-    }
-
-    private ZooKeeperEnsemble running() {
-        if (ensemble == null) {
-            throw new IllegalStateException("the ZooKeeper deployment is not started");
-        }
-        return ensemble;
     }
 
     @Override
