@@ -35,7 +35,7 @@ public final class EtcdBackendProvider implements LockBackendProvider {
     /** The plain lock and the fair lock; read-write locks and semaphores are not stored on etcd yet. */
     @Override
     public Set<LockKind> kinds() {
-        return EnumSet.of(LockKind.LOCK, LockKind.FAIR_LOCK);
+        return EnumSet.allOf(LockKind.class);
     }
 
     @Override

@@ -18,13 +18,17 @@ final class EtcdErrors {
         this.endpoints = endpoints;
     }
 
-    LockException translate(Throwable failure, String operation, String lockName) {
+    /** Returns the distlock exception for {@code failure}; a use the backend refused ({@link Refused}) is passed on as it is. */
+    RuntimeException translate(Throwable failure, String operation, String lockName) {
         Throwable cause = failure;
         while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) {
             cause = cause.getCause();
         }
         if (cause instanceof LockException lockException) {
             return lockException;
+        }
+        if (cause instanceof Refused refused) {
+            return refused;
         }
         String what = operation + " of lock '" + lockName + "'";
         if (cause instanceof TimeoutException) {
@@ -60,5 +64,12 @@ final class EtcdErrors {
     private LockException refused(String what, @Nullable String message, Throwable cause) {
         return new LockException(what + " was refused by etcd at " + endpoints + ": " + message
                 + " (check the user and password, and that the user's role may read and write the namespace's key range)", cause);
+    }
+
+    /** A use the backend refuses, such as a semaphore asked with another number of permits than it is in use with. */
+    static final class Refused extends IllegalStateException {
+        Refused(String message) {
+            super(message);
+        }
     }
 }

@@ -6,6 +6,8 @@ import io.distlock.spi.LockBackend;
 import io.distlock.spi.LockKinds;
 import io.distlock.spi.OwnerCheck;
 import io.distlock.spi.QueueingAcquire;
+import io.distlock.spi.ReadWriteStorage;
+import io.distlock.spi.SemaphoreStorage;
 import io.distlock.spi.SessionEvents;
 import io.distlock.spi.StateCounts;
 import io.etcd.jetcd.ByteSequence;
@@ -69,7 +71,13 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, SessionEven
     private final Duration timeout;
     private final ScheduledExecutorService scheduler;
     private final ByteSequence ownerValue;
-    private final ConcurrentHashMap<String, QueueEntry> entries = new ConcurrentHashMap<>();
+    /** This kind's policy (which keys hold), and a semaphore's number of permits (0 for the other kinds). */
+    private final QueueRule rule;
+    private final int permits;
+    /** What a queue key of this kind holds: who made it, and a semaphore's number of permits. */
+    private final ByteSequence value;
+    /** The queue key of every owner id of this client, in every kind (owner ids are unique per acquisition). */
+    private final ConcurrentHashMap<String, QueueEntry> entries;
 
     EtcdLockBackend(Client client, boolean ownsClient, LockKeys keys, EtcdSession session, String endpoints, Duration timeout,
             ScheduledExecutorService scheduler, String ownerDescription) {
@@ -83,10 +91,14 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, SessionEven
         this.timeout = timeout;
         this.scheduler = scheduler;
         this.ownerValue = LockKeys.bytes(ownerDescription);
+        this.rule = QueueRule.EXCLUSIVE;
+        this.permits = 0;
+        this.value = ownerValue;
+        this.entries = new ConcurrentHashMap<>();
     }
 
     /** Another kind's storage on {@code base}'s connection and session, with its keys under {@code keys}; closing it is the base's. */
-    private EtcdLockBackend(EtcdLockBackend base, LockKeys keys) {
+    private EtcdLockBackend(EtcdLockBackend base, LockKeys keys, QueueRule rule, int permits) {
         this.client = base.client;
         this.ownsClient = false;
         this.kv = base.kv;
@@ -97,6 +109,11 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, SessionEven
         this.timeout = base.timeout;
         this.scheduler = base.scheduler;
         this.ownerValue = base.ownerValue;
+        this.rule = rule;
+        this.permits = permits;
+        this.value = rule == QueueRule.PERMIT
+                ? LockKeys.bytes(base.ownerValue.toString(StandardCharsets.UTF_8) + " " + PERMITS + permits) : base.ownerValue;
+        this.entries = base.entries;
     }
 
     /**
@@ -106,7 +123,51 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, SessionEven
      */
     @Override
     public LockBackend fairLocks() {
-        return new EtcdLockBackend(this, keys.kind("~fair"));
+        return new EtcdLockBackend(this, keys.kind("~fair"), QueueRule.EXCLUSIVE, 0);
+    }
+
+    /**
+     * Read-write locks: readers' ({@code r-}), writers' ({@code w-}) and downgraded readers' ({@code d<writer>-}) keys in
+     * one queue per name under {@code <namespace>/~rw/}; see {@link QueueRule} and {@link EtcdReadWrite}.
+     */
+    @Override
+    public ReadWriteStorage readWriteLocks() {
+        LockKeys readWrite = keys.kind("~rw");
+        return new EtcdReadWrite(new EtcdLockBackend(this, readWrite, QueueRule.READ, 0), new EtcdLockBackend(this, readWrite, QueueRule.WRITE, 0));
+    }
+
+    /**
+     * Semaphores: the {@code permits} oldest keys of a name under {@code <namespace>/~sem/} hold. Each key carries its
+     * number of permits in its value; a join that finds the oldest key with another number is refused.
+     */
+    @Override
+    public SemaphoreStorage semaphores() {
+        EtcdLockBackend base = this;
+        return new SemaphoreStorage() {
+            @Override
+            public LockBackend withPermits(int count) {
+                return new EtcdLockBackend(base, base.keys.kind("~sem"), QueueRule.PERMIT, count);
+            }
+
+            @Override
+            public CompletableFuture<Integer> availablePermits(String name, int count) {
+                EtcdLockBackend view = (EtcdLockBackend) withPermits(count);
+                return view.bounded("availablePermits", name, () -> view.retried(attempt -> view.queue(name, false))
+                        .thenApply(queue -> Math.max(0, (queue.isEmpty() ? count : storedPermits(queue.get(0), count)) - queue.size())));
+            }
+        };
+    }
+
+    QueueRule rule() {
+        return rule;
+    }
+
+    int permits() {
+        return permits;
+    }
+
+    ByteSequence value() {
+        return value;
     }
 
     @Override
@@ -151,27 +212,28 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, SessionEven
     }
 
     private CompletableFuture<QueueTicket> join(String name, String ownerId, long lease) {
-        ByteSequence key = keys.key(name, lease, ownerId);
+        ByteSequence key = keys.key(name, rule.role, lease, ownerId);
         // create-if-absent, else read: a retry after an ambiguous error finds its own key instead of a second one.
-        // Both branches also read the oldest key of the lock, as etcd's concurrency.Mutex does: when it is ours,
-        // the lock is held after this one round trip
-        GetOption oldest = GetOption.builder().isPrefix(true).withKeysOnly(true).withSortField(GetOption.SortTarget.CREATE)
-                .withSortOrder(GetOption.SortOrder.ASCEND).withLimit(1).build();
-        ByteSequence prefix = keys.prefix(name);
+        // Both branches also read what tells whether the new key holds at once, as etcd's concurrency.Mutex reads the
+        // oldest key: when it does, the lock is held after this one round trip
+        Op look = lookAtJoin(name);
         CompletableFuture<QueueTicket> joined = retried(attempt -> kv.txn()
                 .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-                .Then(Op.put(key, ownerValue, PutOption.builder().withLeaseId(lease).build()), Op.get(prefix, oldest))
-                .Else(Op.get(key, GetOption.DEFAULT), Op.get(prefix, oldest))
+                .Then(Op.put(key, value, PutOption.builder().withLeaseId(lease).build()), look)
+                .Else(Op.get(key, GetOption.DEFAULT), look)
                 .commit()
                 .thenApply(response -> {
                     List<GetResponse> reads = response.getGetResponses();
-                    long revision = response.isSucceeded() ? response.getHeader().getRevision()
+                    boolean created = response.isSucceeded();
+                    long revision = created ? response.getHeader().getRevision()
                             : reads.get(0).getKvs().get(0).getCreateRevision(); // our own earlier try
-                    List<KeyValue> first = reads.get(reads.size() - 1).getKvs();
-                    boolean holds = !first.isEmpty() && first.get(0).getCreateRevision() == revision;
+                    List<KeyValue> seen = reads.get(reads.size() - 1).getKvs();
+                    if (rule == QueueRule.PERMIT) {
+                        checkPermits(name, seen, key, revision, lease);
+                    }
                     QueueEntry entry = new QueueEntry(key, revision, lease);
                     entries.put(ownerId, entry);
-                    return new QueueKey(this, name, ownerId, entry, holds);
+                    return new QueueKey(this, name, ownerId, entry, holdsAtJoin(seen, created, revision));
                 }));
         joined.whenComplete((ticket, failure) -> {
             if (failure != null && !EtcdSession.leaseNotFound(failure)) {
@@ -186,6 +248,69 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, SessionEven
             }
         });
         return joined;
+    }
+
+    /** What the join reads beside its own key: enough to tell whether the new key holds at once (see {@link #holdsAtJoin}). */
+    private Op lookAtJoin(String name) {
+        return switch (rule) {
+            case EXCLUSIVE, WRITE -> Op.get(keys.prefix(name), GetOption.builder().isPrefix(true).withKeysOnly(true)
+                    .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND).withLimit(1).build());
+            case READ -> Op.get(keys.rolePrefix(name, QueueRule.WRITE.role), GetOption.builder().isPrefix(true).withKeysOnly(true).withLimit(1).build());
+            case PERMIT -> Op.get(keys.prefix(name), GetOption.builder().isPrefix(true).withSortField(GetOption.SortTarget.CREATE)
+                    .withSortOrder(GetOption.SortOrder.ASCEND).withLimit(permits + 1L).build());
+        };
+    }
+
+    /**
+     * Whether the key at {@code revision} holds, from {@link #lookAtJoin}'s read. A reader or writer key that was not
+     * created by this very transaction (a retry found it) is judged by the turn check instead: younger keys may exist
+     * by now (a downgraded reader that keeps writers out), which a fresh key cannot have.
+     */
+    private boolean holdsAtJoin(List<KeyValue> seen, boolean created, long revision) {
+        return switch (rule) {
+            case EXCLUSIVE -> !seen.isEmpty() && seen.get(0).getCreateRevision() == revision;
+            case WRITE -> created && !seen.isEmpty() && seen.get(0).getCreateRevision() == revision;
+            case READ -> created && seen.isEmpty();
+            case PERMIT -> seen.stream().limit(permits).anyMatch(key -> key.getCreateRevision() == revision);
+        };
+    }
+
+    /**
+     * Refuses a permit key of a semaphore in use with another number of permits: the oldest key's number is the
+     * semaphore's (every key was admitted with the number of the oldest key at its join, and keys leave oldest first or
+     * with their sessions, so the keys that may hold all carry one number). The refused key is deleted again; while it
+     * exists it only counts as one more key ahead of later waiters, which holds up nobody's safety.
+     */
+    private void checkPermits(String name, List<KeyValue> oldestFirst, ByteSequence key, long revision, long lease) {
+        if (oldestFirst.isEmpty() || oldestFirst.get(0).getCreateRevision() == revision) {
+            return;
+        }
+        int stored = storedPermits(oldestFirst.get(0), permits);
+        if (stored != permits) {
+            deleteInBackground(key, revision, lease);
+            throw new EtcdErrors.Refused("acquire of semaphore '" + name + "' on " + describe() + ": the semaphore is in use with "
+                    + stored + " permits, asked with " + permits + "; every client must use the same number");
+        }
+    }
+
+    private static final String PERMITS = "permits=";
+
+    /** Returns the number of permits a semaphore key carries in its value, or {@code otherwise} if it carries none. */
+    static int storedPermits(KeyValue key, int otherwise) {
+        String text = key.getValue().toString(StandardCharsets.UTF_8);
+        int at = text.lastIndexOf(PERMITS);
+        try {
+            return at < 0 ? otherwise : Integer.parseInt(text.substring(at + PERMITS.length()).trim());
+        } catch (NumberFormatException notOurs) {
+            return otherwise;
+        }
+    }
+
+    /** Reads every key of {@code name}'s queue in this kind, oldest first ({@code keysOnly}: without their values). */
+    CompletableFuture<List<KeyValue>> queue(String name, boolean keysOnly) {
+        return kv.get(keys.prefix(name), GetOption.builder().isPrefix(true).withKeysOnly(keysOnly)
+                .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND).build())
+                .thenApply(GetResponse::getKvs);
     }
 
     @Override
@@ -229,21 +354,79 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, SessionEven
 
     @Override
     public CompletableFuture<Boolean> forceRelease(String name) {
-        return bounded("forceUnlock", name, () -> retried(attempt -> kv.get(keys.prefix(name), GetOption.builder().isPrefix(true).withKeysOnly(true)
-                        .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND).withLimit(1).build())
-                .thenCompose(response -> {
-                    if (response.getKvs().isEmpty()) {
-                        return CompletableFuture.completedFuture(false);
-                    }
-                    KeyValue holder = response.getKvs().get(0);
-                    return deleteIfRevision(holder.getKey(), holder.getCreateRevision());
-                })));
+        return endHolders(name, queue -> rule.holders(queue, permits)).thenApply(ended -> ended > 0);
+    }
+
+    /**
+     * Deletes the keys {@code pick} chooses from one read of {@code name}'s queue, in one transaction that compares
+     * their create revisions: if any of them left meanwhile (someone may have been granted since the read), nothing is
+     * deleted and the queue is read again. A transaction whose answer was lost (UNAVAILABLE after the server applied it)
+     * is not sent blind again: if every key it would delete is gone when the queue is read again, it ran (or they left
+     * on their own), and nobody granted after it is ended. Returns how many keys it deleted.
+     */
+    CompletableFuture<Integer> endHolders(String name, java.util.function.Function<List<KeyValue>, List<KeyValue>> pick) {
+        CompletableFuture<Integer> result = new CompletableFuture<>();
+        endHoldersAttempt(name, pick, List.of(), 0, System.nanoTime() + timeout.toNanos(), result);
+        return bounded("forceUnlock", name, () -> result);
+    }
+
+    private void endHoldersAttempt(String name, java.util.function.Function<List<KeyValue>, List<KeyValue>> pick, List<KeyValue> unanswered,
+            int number, long deadline, CompletableFuture<Integer> result) {
+        if (result.isDone()) {
+            return; // timed out: the caller has its answer
+        }
+        List<KeyValue> sent = new java.util.ArrayList<>();
+        CompletableFuture<List<KeyValue>> read;
+        try {
+            read = queue(name, true);
+        } catch (RuntimeException closed) {
+            result.completeExceptionally(closed);
+            return;
+        }
+        CompletableFuture<Integer> attempt = read.thenCompose(queue -> {
+            if (!unanswered.isEmpty() && unanswered.stream().noneMatch(gone -> queue.stream()
+                    .anyMatch(key -> key.getCreateRevision() == gone.getCreateRevision()))) {
+                return CompletableFuture.completedFuture(unanswered.size()); // the unanswered transaction ran
+            }
+            List<KeyValue> holders = pick.apply(queue);
+            if (holders.isEmpty()) {
+                return CompletableFuture.completedFuture(0);
+            }
+            sent.addAll(holders);
+            var txn = kv.txn().If(holders.stream().map(key -> new Cmp(key.getKey(), Cmp.Op.EQUAL, CmpTarget.createRevision(key.getCreateRevision())))
+                    .toArray(Cmp[]::new));
+            return txn.Then(holders.stream().map(key -> Op.delete(key.getKey(), DeleteOption.DEFAULT)).toArray(Op[]::new)).commit()
+                    .thenApply(response -> response.isSucceeded() ? holders.size() : -1);
+        });
+        attempt.whenComplete((ended, failure) -> {
+            boolean changed = failure == null && ended < 0;
+            if (failure == null && !changed) {
+                result.complete(ended);
+                return;
+            }
+            if ((failure != null && !transientFailure(failure)) || System.nanoTime() - deadline > 0) {
+                result.completeExceptionally(failure != null ? failure : new LockException("force-unlock of lock '" + name + "' on "
+                        + describe() + ": its holders changed under every try for " + timeout));
+                return;
+            }
+            // changed: read again, with nothing unanswered; failed in transit: read again, and judge what was sent by it
+            List<KeyValue> judge = failure != null && !sent.isEmpty() ? List.copyOf(sent) : changed ? List.of() : unanswered;
+            try {
+                scheduler.schedule(() -> endHoldersAttempt(name, pick, judge, number + 1, deadline, result),
+                        changed ? 0 : Math.min(500, 50L << Math.min(number, 4)), TimeUnit.MILLISECONDS);
+            } catch (RuntimeException shutDown) {
+                result.completeExceptionally(failure != null ? failure : new LockException("the client is closed"));
+            }
+        });
     }
 
     @Override
     public CompletableFuture<Boolean> isLocked(String name) {
-        return bounded("isLocked", name, () -> retried(attempt -> kv.get(keys.prefix(name), GetOption.builder().isPrefix(true)
-                .withCountOnly(true).build()).thenApply(response -> response.getCount() > 0)));
+        if (rule == QueueRule.EXCLUSIVE || rule == QueueRule.PERMIT) { // some key holds whenever there is one
+            return bounded("isLocked", name, () -> retried(attempt -> kv.get(keys.prefix(name), GetOption.builder().isPrefix(true)
+                    .withCountOnly(true).build()).thenApply(response -> response.getCount() > 0)));
+        }
+        return bounded("isLocked", name, () -> retried(attempt -> queue(name, true)).thenApply(queue -> !rule.holders(queue, permits).isEmpty()));
     }
 
     @Override
@@ -349,6 +532,25 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, SessionEven
     /** Forgets that {@code ownerId} holds {@code entry} (its ticket left the queue). */
     void forget(String ownerId, QueueEntry entry) {
         entries.remove(ownerId, entry);
+    }
+
+    /** Forgets the key of {@code ownerId}, whichever it is. */
+    void forget(String ownerId) {
+        entries.remove(ownerId);
+    }
+
+    /** Records that {@code ownerId} holds {@code entry} (a downgrade made it outside enqueue). */
+    void remember(String ownerId, QueueEntry entry) {
+        entries.put(ownerId, entry);
+    }
+
+    /** Returns the key of {@code ownerId}, if it has one in any kind of this client. */
+    @org.jspecify.annotations.Nullable QueueEntry entry(String ownerId) {
+        return entries.get(ownerId);
+    }
+
+    ScheduledExecutorService scheduler() {
+        return scheduler;
     }
 
     Client client() {

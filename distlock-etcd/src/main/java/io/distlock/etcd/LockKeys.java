@@ -34,7 +34,22 @@ final class LockKeys {
 
     /** Returns the key of one waiter. */
     ByteSequence key(String name, long leaseId, String ownerId) {
-        return bytes(prefixText(name) + Long.toHexString(leaseId) + "-" + ownerId);
+        return key(name, "", leaseId, ownerId);
+    }
+
+    /** Returns the key of one waiter whose key starts with {@code role} (see {@link QueueRule#role}). */
+    ByteSequence key(String name, String role, long leaseId, String ownerId) {
+        return bytes(prefixText(name) + role + Long.toHexString(leaseId) + "-" + ownerId);
+    }
+
+    /** Returns the prefix of the keys of lock {@code name} whose last segment starts with {@code role}. */
+    ByteSequence rolePrefix(String name, String role) {
+        return bytes(prefixText(name) + role);
+    }
+
+    /** Returns the role of a reader made by the downgrade of the writer created at {@code writerRevision}. */
+    static String downgradedRole(long writerRevision) {
+        return QueueRule.DOWNGRADED + Long.toHexString(writerRevision) + "-";
     }
 
     /** Returns the prefix of every lock of this namespace, for listings. */

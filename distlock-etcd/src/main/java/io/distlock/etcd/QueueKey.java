@@ -4,30 +4,39 @@ import io.distlock.etcd.EtcdLockBackend.QueueEntry;
 import io.distlock.spi.AcquireResult;
 import io.distlock.spi.QueueingAcquire.QueueTicket;
 import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.PutOption;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
 import io.etcd.jetcd.watch.WatchResponse;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
-/** A waiter's key in a lock's queue, and its one watch on the key created just before it. */
+/** A waiter's key in a lock's queue, and its one watch on what it must outlive. */
 final class QueueKey implements QueueTicket {
     /*
-     * The join already told whether the key is the oldest (then the first check answers at once). After
-     * that, one turn check is one read-only transaction: does my key still exist, and which key of this lock
-     * has the highest create revision below mine? None: my turn (the token is my create revision). One:
-     * watch it for deletion from the transaction's revision + 1, so a delete between the read and the
-     * watch is still delivered (etcd replays history from that revision). A watch that errs (compacted,
-     * cancelled) or completes also wakes the waiter, which reads again; the engine's fallback poll covers
-     * a watch that never fires. A key keeps at most one watch: asking again while the same predecessor is
-     * ahead only swaps the callback.
+     * The join already told whether the key holds (then the first check answers at once). After that, one
+     * turn check is one read-only transaction: does my key still exist, and what must go before I hold (the
+     * kind's QueueRule)? Plain and fair locks: the key with the highest create revision below mine. Readers:
+     * the newest older writer. Writers: the key just ahead, or when none, a reader downgraded by another
+     * writer. Permits: the keys ahead, counted up to the number of permits. Nothing: my turn (the token is my
+     * create revision, or the revision of a write at the grant for readers and writers). Otherwise watch that
+     * key - a permit waiter the name's whole prefix, since any key ahead may go first - for deletion from the
+     * transaction's revision + 1, so a delete between the read and the watch is still delivered (etcd replays
+     * history from that revision). A watch that errs (compacted, cancelled) or completes also wakes the waiter,
+     * which reads again; the engine's fallback poll covers a watch that never fires. A key keeps at most one
+     * watch: asking again while the same key is ahead only swaps the callback.
      */
     private final EtcdLockBackend backend;
     private final String name;
@@ -55,25 +64,71 @@ final class QueueKey implements QueueTicket {
         if (heldAtJoin.getAndSet(false)) {
             return CompletableFuture.completedFuture(AcquireResult.granted(entry.revision()));
         }
-        GetOption mine = GetOption.builder().withKeysOnly(true).build();
-        GetOption predecessor = GetOption.builder().isPrefix(true).withKeysOnly(true).withMaxCreateRevision(entry.revision() - 1)
-                .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.DESCEND).withLimit(1).build();
+        QueueRule rule = backend.rule();
+        ByteSequence prefix = backend.keys().prefix(name);
+        List<Op> reads = new ArrayList<>();
+        reads.add(Op.get(entry.key(), GetOption.builder().withKeysOnly(true).build()));
+        switch (rule) {
+            case EXCLUSIVE -> reads.add(Op.get(prefix, newestOlder(1)));
+            case READ -> reads.add(Op.get(backend.keys().rolePrefix(name, QueueRule.WRITE.role), newestOlder(1)));
+            case WRITE -> {
+                reads.add(Op.get(prefix, newestOlder(1)));
+                reads.add(Op.get(backend.keys().rolePrefix(name, QueueRule.DOWNGRADED), GetOption.builder().isPrefix(true).withKeysOnly(true).build()));
+            }
+            case PERMIT -> reads.add(Op.get(prefix, newestOlder(backend.permits())));
+        }
         return backend.bounded("acquire", name, () -> backend.retried(attempt -> backend.kv().txn()
-                .Then(Op.get(entry.key(), mine), Op.get(backend.keys().prefix(name), predecessor))
+                .Then(reads.toArray(Op[]::new))
                 .commit()
                 .thenCompose(response -> {
-                    GetResponse own = response.getGetResponses().get(0);
-                    if (own.getKvs().stream().noneMatch(kv -> kv.getCreateRevision() == entry.revision())) {
+                    List<GetResponse> got = response.getGetResponses();
+                    if (got.get(0).getKvs().stream().noneMatch(kv -> kv.getCreateRevision() == entry.revision())) {
                         return sessionAskedThenVanished();
                     }
-                    GetResponse ahead = response.getGetResponses().get(1);
-                    if (ahead.getKvs().isEmpty()) {
-                        stopWatching();
-                        return CompletableFuture.completedFuture(AcquireResult.granted(entry.revision()));
+                    long from = response.getHeader().getRevision() + 1;
+                    List<KeyValue> ahead = got.get(1).getKvs();
+                    if (rule == QueueRule.PERMIT) {
+                        if (ahead.size() < backend.permits()) {
+                            return grant();
+                        }
+                        watch(prefix, true, from); // any of the keys ahead may go first
+                        return CompletableFuture.completedFuture(AcquireResult.busy(Duration.ZERO));
                     }
-                    watch(ahead.getKvs().get(0).getKey(), response.getHeader().getRevision() + 1);
+                    if (ahead.isEmpty() && rule == QueueRule.WRITE) {
+                        // oldest; a reader downgraded by another writer (younger than us, made while that writer held) keeps us out
+                        ahead = got.get(2).getKvs().stream().filter(key -> QueueRule.downgradedByAnother(key, entry.revision())).limit(1).toList();
+                    }
+                    if (ahead.isEmpty()) {
+                        return grant();
+                    }
+                    watch(ahead.get(0).getKey(), false, from);
                     return CompletableFuture.completedFuture(AcquireResult.busy(Duration.ZERO));
                 })));
+    }
+
+    /** The keys of a range created before this key, newest first, at most {@code limit}. */
+    private GetOption newestOlder(int limit) {
+        return GetOption.builder().isPrefix(true).withKeysOnly(true).withMaxCreateRevision(entry.revision() - 1)
+                .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.DESCEND).withLimit(limit).build();
+    }
+
+    /**
+     * Grants the turn. The fencing token is the key's create revision, or for readers and writers (see
+     * {@link QueueRule#tokenAtGrant}) the revision of a write of the key now, compared on its create revision: a key
+     * that vanished since the check is not granted.
+     */
+    private CompletableFuture<AcquireResult> grant() {
+        stopWatching();
+        if (!backend.rule().tokenAtGrant()) {
+            return CompletableFuture.completedFuture(AcquireResult.granted(entry.revision()));
+        }
+        return backend.kv().txn()
+                .If(new Cmp(entry.key(), Cmp.Op.EQUAL, CmpTarget.createRevision(entry.revision())))
+                .Then(Op.put(entry.key(), backend.value(), PutOption.builder().withLeaseId(entry.lease()).build()))
+                .commit()
+                .thenCompose(response -> response.isSucceeded()
+                        ? CompletableFuture.completedFuture(AcquireResult.granted(response.getHeader().getRevision()))
+                        : sessionAskedThenVanished());
     }
 
     /**
@@ -87,14 +142,15 @@ final class QueueKey implements QueueTicket {
         });
     }
 
-    private void watch(ByteSequence predecessor, long fromRevision) {
+    /** Watches {@code predecessor} (or every key under it, if {@code prefix}) for deletions from {@code fromRevision} on. */
+    private void watch(ByteSequence predecessor, boolean prefix, long fromRevision) {
         lock.lock();
         try {
             if (left.get() || predecessor.equals(watching)) {
                 return; // already watched: the newest callback is called when it fires
             }
             stopWatching();
-            WatchOption option = WatchOption.builder().withRevision(fromRevision).withNoPut(true).build();
+            WatchOption option = WatchOption.builder().withRevision(fromRevision).withNoPut(true).isPrefix(prefix).build();
             watcher = backend.client().getWatchClient().watch(predecessor, option, new Watch.Listener() {
                 @Override
                 public void onNext(WatchResponse response) {

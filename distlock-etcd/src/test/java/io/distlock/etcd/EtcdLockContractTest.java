@@ -54,12 +54,17 @@ class EtcdLockContractTest extends BackendContract {
 
             @Override
             public Set<LockKind> kinds() {
-                return Set.of(LockKind.LOCK, LockKind.FAIR_LOCK);
+                return Set.of(LockKind.LOCK, LockKind.FAIR_LOCK, LockKind.READ_WRITE_LOCK, LockKind.SEMAPHORE);
             }
 
             @Override
             public boolean heldInBackend(LockKind kind, String name) {
-                return !(kind == LockKind.FAIR_LOCK ? raw.fairQueue(name) : raw.queue(name)).isEmpty();
+                return switch (kind) {
+                    case LOCK -> !raw.queue(name).isEmpty();
+                    case FAIR_LOCK -> !raw.fairQueue(name).isEmpty();
+                    case READ_WRITE_LOCK -> raw.readWriteHeld(name);
+                    case SEMAPHORE -> !raw.semaphoreQueue(name).isEmpty(); // the oldest key holds whenever there is one
+                };
             }
 
             @Override

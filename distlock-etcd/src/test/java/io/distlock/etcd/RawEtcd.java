@@ -13,6 +13,8 @@ final class RawEtcd implements AutoCloseable {
     private final Client client;
     private final LockKeys keys = new LockKeys(EtcdLockClient.DEFAULT_NAMESPACE);
     private final LockKeys fairKeys = keys.kind("~fair");
+    private final LockKeys readWriteKeys = keys.kind("~rw");
+    private final LockKeys semaphoreKeys = keys.kind("~sem");
 
     RawEtcd(String endpoints) {
         client = Client.builder().endpoints(endpoints.split(",")).build();
@@ -26,6 +28,22 @@ final class RawEtcd implements AutoCloseable {
     /** Returns the queue keys of a fair lock, oldest first. */
     List<KeyValue> fairQueue(String name) {
         return queue(fairKeys, name);
+    }
+
+    /** Returns the queue keys of a read-write lock (readers' and writers'), oldest first. */
+    List<KeyValue> readWriteQueue(String name) {
+        return queue(readWriteKeys, name);
+    }
+
+    /** Returns the queue keys of a semaphore, oldest first. */
+    List<KeyValue> semaphoreQueue(String name) {
+        return queue(semaphoreKeys, name);
+    }
+
+    /** Returns whether the read-write lock {@code name} has a holder now, reader or writer (waiters do not count). */
+    boolean readWriteHeld(String name) {
+        List<KeyValue> queue = readWriteQueue(name);
+        return !QueueRule.READ.holders(queue, 0).isEmpty() || !QueueRule.WRITE.holders(queue, 0).isEmpty();
     }
 
     private List<KeyValue> queue(LockKeys keys, String name) {
@@ -42,6 +60,8 @@ final class RawEtcd implements AutoCloseable {
     List<String> leftovers(String name) {
         List<String> all = new java.util.ArrayList<>(leftovers(keys, name));
         all.addAll(leftovers(fairKeys, name));
+        all.addAll(leftovers(readWriteKeys, name));
+        all.addAll(leftovers(semaphoreKeys, name));
         return all;
     }
 
@@ -52,6 +72,15 @@ final class RawEtcd implements AutoCloseable {
                     .get(10, TimeUnit.SECONDS).getKvs().stream().map(kv -> keyText(kv) + " (lease " + Long.toHexString(kv.getLease()) + ")").toList();
         } catch (Exception e) {
             throw new IllegalStateException("cannot read the keys of lock '" + name + "'", e);
+        }
+    }
+
+    /** Deletes one key, as an operator's {@code etcdctl del} would. */
+    void delete(KeyValue key) {
+        try {
+            client.getKVClient().delete(key.getKey()).get(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot delete " + keyText(key), e);
         }
     }
 

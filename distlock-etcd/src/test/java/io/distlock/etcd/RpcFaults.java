@@ -28,10 +28,13 @@ final class RpcFaults implements ClientInterceptor {
     static final String KEEP_ALIVE = "etcdserverpb.Lease/LeaseKeepAlive";
     /** The lease revoke call. */
     static final String REVOKE = "etcdserverpb.Lease/LeaseRevoke";
+    /** Transactions (every compare-and-write of distlock). */
+    static final String TXN = "etcdserverpb.KV/Txn";
 
     private final Set<String> silenced = ConcurrentHashMap.newKeySet();
     private final Set<String> dropped = ConcurrentHashMap.newKeySet();
     private final Map<String, AtomicInteger> silenceNext = new ConcurrentHashMap<>();
+    private final Map<String, AtomicInteger> loseNext = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> started = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> answered = new ConcurrentHashMap<>();
 
@@ -47,6 +50,14 @@ final class RpcFaults implements ClientInterceptor {
     /** The next call of {@code method} gets no answer, ever; later calls are answered as usual. */
     void silenceNextCall(String method) {
         silenceNext.computeIfAbsent(method, m -> new AtomicInteger()).incrementAndGet();
+    }
+
+    /**
+     * The next call of {@code method} reaches the server and is carried out, but its answer is lost: the client sees
+     * UNAVAILABLE instead (a connection that broke after the server applied the request). Later calls are answered.
+     */
+    void loseNextAnswer(String method) {
+        loseNext.computeIfAbsent(method, m -> new AtomicInteger()).incrementAndGet();
     }
 
     /** Calls of {@code method} started from now on never reach the server and never end. */
@@ -80,7 +91,8 @@ final class RpcFaults implements ClientInterceptor {
         if (dropped.contains(name)) {
             return new NeverSent<>();
         }
-        boolean mute = silenced.contains(name) || takeOne(name);
+        boolean mute = silenced.contains(name) || takeOne(silenceNext, name);
+        boolean lose = !mute && takeOne(loseNext, name);
         LongAdder answers = answered.computeIfAbsent(name, m -> new LongAdder());
         return new SimpleForwardingClientCall<>(next.newCall(method, options)) {
             @Override
@@ -88,7 +100,7 @@ final class RpcFaults implements ClientInterceptor {
                 super.start(new SimpleForwardingClientCallListener<>(listener) {
                     @Override
                     public void onMessage(R message) {
-                        if (!mute) {
+                        if (!mute && !lose) {
                             answers.increment();
                             super.onMessage(message);
                         }
@@ -96,7 +108,9 @@ final class RpcFaults implements ClientInterceptor {
 
                     @Override
                     public void onClose(Status status, Metadata trailers) {
-                        if (!mute) {
+                        if (lose) {
+                            super.onClose(Status.UNAVAILABLE.withDescription("the answer was lost (RpcFaults)"), new Metadata());
+                        } else if (!mute) {
                             super.onClose(status, trailers);
                         }
                     }
@@ -105,8 +119,8 @@ final class RpcFaults implements ClientInterceptor {
         };
     }
 
-    private boolean takeOne(String name) {
-        AtomicInteger left = silenceNext.get(name);
+    private static boolean takeOne(Map<String, AtomicInteger> counts, String name) {
+        AtomicInteger left = counts.get(name);
         while (left != null) {
             int now = left.get();
             if (now <= 0) {

@@ -16,7 +16,7 @@ public final class EtcdDeployments implements DeploymentProvider {
     @Override
     public List<DeploymentType> deployments() {
         return List.of(new DeploymentType("etcd", "a three-member etcd cluster (Debian's etcd-server, or DISTLOCK_ETCD)",
-                Set.of(LockKind.LOCK, LockKind.FAIR_LOCK), false,
+                Set.of(LockKind.values()), false,
                 () -> EtcdBinary.available() ? Optional.empty()
                         : Optional.of("--backend etcd runs etcd processes, and no etcd binary was found: " + EtcdBinary.HOW_TO_INSTALL),
                 EtcdDeployment::new));
