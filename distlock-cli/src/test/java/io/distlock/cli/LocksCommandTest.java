@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.distlock.Lease;
 import io.distlock.LockClient;
+import io.distlock.LockClients;
+import io.distlock.etcd.testing.EtcdCluster;
 import io.distlock.redis.RedisLockClient;
 import io.distlock.redis.testing.RedisServer;
 import io.distlock.zookeeper.ZooKeeperLockClient;
@@ -22,7 +24,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
-/** {@code distlock locks} against a real redis-server and an in-process ZooKeeper. */
+/** {@code distlock locks} against a real redis-server, an in-process ZooKeeper and a real etcd server. */
 class LocksCommandTest {
     private static RedisServer redis;
     private static ZooKeeperServer zooKeeper;
@@ -122,6 +124,47 @@ class LocksCommandTest {
     }
 
     /**
+     * Issue 30: etcd's inspector. A writer that downgraded holds beside its reader, a second writer waits (shown as a
+     * waiter, not a holder), a semaphore shows its number of permits; then every kind of one name, as on Redis.
+     */
+    @Test
+    void listAndUnlockWorkOnEtcdForEveryKind() throws Exception {
+        try (EtcdCluster etcd = EtcdCluster.launch(); LockClient client = LockClients.open(etcd.registryTarget());
+                LockClient other = LockClients.open(etcd.registryTarget())) {
+            String target = etcd.registryTarget();
+            io.distlock.DistributedReadWriteLock prices = client.getReadWriteLock("prices");
+            prices.writeLock().lock();
+            long writeToken = prices.writeLock().heldLease().fencingToken();
+            var waiting = java.util.concurrent.Executors.newSingleThreadExecutor();
+            var waiter = waiting.submit(() -> other.getReadWriteLock("prices").writeLock().tryAcquire(Duration.ofSeconds(60)));
+            io.distlock.servers.Await.until(Duration.ofSeconds(30), "the other writer waits", () -> LockClients.open(target).inspector()
+                    .orElseThrow().show("prices").get(0).waiters() == 1);
+            prices.readLock().lock(); // the downgrade: granted at once, though a writer waits
+            long readToken = prices.readLock().heldLease().fencingToken();
+            Lease permit = client.getSemaphore("pool", 3).acquire(Duration.ofSeconds(5));
+
+            Run list = run("", "locks", "--target", target, "list");
+            assertThat(list.exit()).as(list.err()).isZero();
+            assertThat(list.out()).contains("prices", "read-write-lock", "write", "read", Long.toString(writeToken), Long.toString(readToken),
+                    "pool", "semaphore", "permit", Long.toString(permit.fencingToken()));
+            Run json = run("", "locks", "--target", target, "--json", "show", "prices");
+            assertThat(json.out()).contains("\"waiters\": 1");
+
+            Run done = run("", "locks", "--target", target, "unlock", "prices", "--yes");
+            assertThat(done.out()).contains("unlocked 'prices'");
+            assertThat(waiter.get(30, java.util.concurrent.TimeUnit.SECONDS)).as("the waiting writer, once both holds were ended at once")
+                    .isPresent().get().satisfies(Lease::close);
+            waiting.shutdownNow();
+            for (io.distlock.DistributedLock ended : List.of(prices.readLock(), prices.writeLock())) {
+                org.assertj.core.api.Assertions.assertThatThrownBy(ended::unlock).as("each learns its loss at its release")
+                        .isInstanceOf(io.distlock.LeaseLostException.class);
+            }
+            permit.close();
+            unlockWithKindFreesOnlyThatKind(client, "etcd", target);
+        }
+    }
+
+    /**
      * A plain lock, a fair lock, a read-write lock and a semaphore, all named "shared" and all held: without
      * --kind, unlock refuses (exit 2) naming the kinds it could free, and frees nothing; --kind frees that kind
      * only; a kind that is not one of lock, fair-lock, read-write-lock (a typo, or semaphore) is refused, not
@@ -185,9 +228,9 @@ class LocksCommandTest {
         assertThat(unknown.exit()).isEqualTo(2);
         assertThat(unknown.err()).contains("no backend on the classpath opens", "redis:", "zk:", "etcd:", "jdbc:postgresql:")
                 .doesNotContain("secret");
-        Run uninspectable = run("", "locks", "--target", "etcd://127.0.0.1:1", "list");
+        Run uninspectable = run("", "locks", "--target", "jdbc:postgresql://127.0.0.1:1/locks", "list");
         assertThat(uninspectable.exit()).isEqualTo(2);
-        assertThat(uninspectable.err()).contains("the etcd backend has no lock inspector; backends with one: redis, zookeeper");
+        assertThat(uninspectable.err()).contains("the jdbc backend has no lock inspector; backends with one: etcd, redis, zookeeper");
         Run unreachable = run("", "locks", "--target", "redis://127.0.0.1:1", "list");
         assertThat(unreachable.exit()).isEqualTo(2);
         assertThat(unreachable.err()).contains("--target").doesNotContain("\tat ");
@@ -210,7 +253,7 @@ class LocksCommandTest {
         assertThat(text.exit()).as(text.err()).isZero();
         assertThat(text.out()).contains("etcd  ", "jdbc  ", "redis  ", "redlock  ", "zookeeper  ", "target:    zk://host:2181",
                 "target:    jdbc:postgresql://");
-        assertThat(text.out().lines().filter(line -> line.startsWith("  inspector: yes")).count()).isEqualTo(2);
+        assertThat(text.out().lines().filter(line -> line.startsWith("  inspector: yes")).count()).isEqualTo(3);
         assertThat(text.out()).contains("deployments to start with --backend ID", "  sentinel   a master, two replicas and three Sentinels");
         Run json = run("", "backends", "--json");
         assertThat(json.out()).startsWith("{\"backends\":[{\"id\":\"etcd\"")

@@ -32,10 +32,15 @@ public final class EtcdBackendProvider implements LockBackendProvider {
         return "etcd v3 cluster (jetcd); one session lease per client, waiters ordered by create revision";
     }
 
-    /** The plain lock and the fair lock; read-write locks and semaphores are not stored on etcd yet. */
+    /** Every kind: plain and fair locks, read-write locks, semaphores. */
     @Override
     public Set<LockKind> kinds() {
         return EnumSet.allOf(LockKind.class);
+    }
+
+    @Override
+    public boolean hasInspector() {
+        return true;
     }
 
     @Override

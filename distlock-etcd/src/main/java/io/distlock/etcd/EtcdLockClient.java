@@ -3,6 +3,7 @@ package io.distlock.etcd;
 import io.distlock.BackendUnavailableException;
 import io.distlock.LockClient;
 import io.distlock.LockException;
+import io.distlock.LockInspector;
 import io.distlock.LockOptions;
 import io.distlock.spi.ClientBuilder;
 import io.distlock.spi.ForwardingLockClient;
@@ -16,6 +17,7 @@ import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -80,6 +82,15 @@ public final class EtcdLockClient extends ForwardingLockClient {
     /** Returns a builder for a client with non-default settings. */
     public static Builder builder() {
         return new Builder();
+    }
+
+    /**
+     * Returns an inspector of every lock in this client's namespace, of every client: names, kinds, holders with their
+     * tokens (etcd keys last as long as their holder's session, so no lease time), waiters; read in one range read.
+     */
+    @Override
+    public Optional<LockInspector> inspector() {
+        return Optional.of(new EtcdLockInspector(backend));
     }
 
     /** Returns the id of the client's current session lease, 0 if it has none (for tests and operators). */

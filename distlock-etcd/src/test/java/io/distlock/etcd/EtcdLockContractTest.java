@@ -105,6 +105,11 @@ class EtcdLockContractTest extends BackendContract {
             }
 
             @Override
+            public boolean hasInspector() {
+                return true;
+            }
+
+            @Override
             public void expireSession(LockClient client) {
                 raw.revoke(((EtcdLockClient) client).sessionLease());
             }
