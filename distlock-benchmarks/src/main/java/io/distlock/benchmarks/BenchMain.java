@@ -75,7 +75,8 @@ public final class BenchMain implements Callable<Integer> {
             + "distlock-etcd, jetcd-lock, "
             + "distlock-jdbc, shedlock-jdbc, spring-jdbc (the last three on every database); "
             + "only when named: distlock-rw, redisson-rw (90% reads, every tenth cycle of a thread writes), "
-            + "distlock-semaphore, redisson-semaphore (4 permits), meant for c16.")
+            + "distlock-semaphore, redisson-semaphore (4 permits), meant for c16; and the same kinds on ZooKeeper and etcd: "
+            + "distlock-zookeeper-fair, -rw, -semaphore, distlock-etcd-fair, -rw, -semaphore.")
     List<String> impls;
 
     @Option(names = "--warmup", defaultValue = "2s", paramLabel = "DURATION", description = "Warm-up per run. Default: ${DEFAULT-VALUE}.")
@@ -132,10 +133,10 @@ public final class BenchMain implements Callable<Integer> {
         // the servers the run starts where no --target names one, through the -testing modules' providers
         StartedServer redisServer = redis == null && !contenders.isEmpty() ? Deployments.server("redis").launch() : null;
         String redisUri = redis != null ? redis : redisServer != null ? redisServer.target() : null;
-        boolean needsZooKeeper = contenders.stream().anyMatch(Contenders.ZOOKEEPER::contains);
+        boolean needsZooKeeper = contenders.stream().anyMatch(id -> Contenders.ZOOKEEPER.contains(id) || KindContenders.ZOOKEEPER.contains(id));
         StartedServer zooKeeperServer = needsZooKeeper && zookeeper == null ? Deployments.server("zookeeper").launch() : null;
         String zooKeeperConnect = zookeeper != null ? zookeeper : zooKeeperServer != null ? hosts(zooKeeperServer.target()) : null;
-        boolean needsEtcd = contenders.stream().anyMatch(Contenders.ETCD::contains);
+        boolean needsEtcd = contenders.stream().anyMatch(id -> Contenders.ETCD.contains(id) || KindContenders.ETCD.contains(id));
         StartedServer etcdServer = needsEtcd && etcd == null ? Deployments.server("etcd").launch() : null;
         Contenders.Targets targets = new Contenders.Targets(redisUri, zooKeeperConnect,
                 etcd != null ? etcd : etcdServer != null ? httpEndpoints(etcdServer.target()) : null);

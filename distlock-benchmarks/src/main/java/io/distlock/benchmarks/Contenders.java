@@ -83,6 +83,8 @@ final class Contenders {
             case "spring-pubsub" -> new SpringRedisLock(id, redisUri, true);
             case "curator-mutex" -> new CuratorMutex(zooKeeper);
             case "distlock-rw", "redisson-rw", "distlock-semaphore", "redisson-semaphore" -> KindContenders.create(id, redisUri);
+            case "distlock-zookeeper-fair", "distlock-zookeeper-rw", "distlock-zookeeper-semaphore" -> KindContenders.onTarget(id, "zk://" + zooKeeper);
+            case "distlock-etcd-fair", "distlock-etcd-rw", "distlock-etcd-semaphore" -> KindContenders.onTarget(id, etcdTarget(targets.etcd()));
             default -> throw new IllegalArgumentException("unknown implementation '" + id + "'");
         };
     }

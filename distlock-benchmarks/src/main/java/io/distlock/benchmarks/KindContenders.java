@@ -38,10 +38,26 @@ final class KindContenders {
 
     private KindContenders() {}
 
+    /**
+     * The kinds on ZooKeeper and etcd, next to the same kinds on Redis (issue 30); only when named. Each id is
+     * {@code distlock-<backend>-<kind>}.
+     */
+    static final List<String> ZOOKEEPER = List.of("distlock-zookeeper-fair", "distlock-zookeeper-rw", "distlock-zookeeper-semaphore");
+    static final List<String> ETCD = List.of("distlock-etcd-fair", "distlock-etcd-rw", "distlock-etcd-semaphore");
+
+    /** Returns the contender {@code id} of {@link #ZOOKEEPER} or {@link #ETCD} on the registry {@code target}. */
+    static Contender onTarget(String id, String target) {
+        LockClient client = LockClients.open(target, "bench");
+        if (id.endsWith("-fair")) {
+            return new DistlockFair(id, client);
+        }
+        return id.endsWith("-rw") ? new DistlockReadWrite(id, client) : new DistlockSemaphore(id, client);
+    }
+
     static Contender create(String id, String redisUri) {
         return switch (id) {
-            case "distlock-rw" -> new DistlockReadWrite(LockClients.open(redisUri));
-            case "distlock-semaphore" -> new DistlockSemaphore(LockClients.open(redisUri));
+            case "distlock-rw" -> new DistlockReadWrite(id, LockClients.open(redisUri));
+            case "distlock-semaphore" -> new DistlockSemaphore(id, LockClients.open(redisUri));
             case "redisson-rw" -> new RedissonReadWrite(Contenders.redissonOn(redisUri));
             case "redisson-semaphore" -> new RedissonSemaphore(Contenders.redissonOn(redisUri));
             default -> throw new IllegalArgumentException("unknown implementation '" + id + "'");
@@ -66,17 +82,19 @@ final class KindContenders {
     }
 
     private static final class DistlockReadWrite implements Contender {
+        private final String id;
         private final LockClient client;
         private final Map<String, DistributedReadWriteLock> locks = new ConcurrentHashMap<>();
         private final Mix mix = new Mix();
 
-        DistlockReadWrite(LockClient client) {
+        DistlockReadWrite(String id, LockClient client) {
+            this.id = id;
             this.client = client;
         }
 
         @Override
         public String id() {
-            return "distlock-rw";
+            return id;
         }
 
         private DistributedReadWriteLock of(String name) {
@@ -136,17 +154,19 @@ final class KindContenders {
     }
 
     private static final class DistlockSemaphore implements Contender {
+        private final String id;
         private final LockClient client;
         private final Map<String, DistributedSemaphore> semaphores = new ConcurrentHashMap<>();
         private final ThreadLocal<Deque<Lease>> held = ThreadLocal.withInitial(ArrayDeque::new);
 
-        DistlockSemaphore(LockClient client) {
+        DistlockSemaphore(String id, LockClient client) {
+            this.id = id;
             this.client = client;
         }
 
         @Override
         public String id() {
-            return "distlock-semaphore";
+            return id;
         }
 
         @Override
@@ -200,6 +220,37 @@ final class KindContenders {
         @Override
         public void close() {
             redisson.shutdown();
+        }
+    }
+
+    /** distlock's fair lock on any backend of the registry. */
+    private static final class DistlockFair implements Contender {
+        private final String id;
+        private final LockClient client;
+
+        DistlockFair(String id, LockClient client) {
+            this.id = id;
+            this.client = client;
+        }
+
+        @Override
+        public String id() {
+            return id;
+        }
+
+        @Override
+        public void lock(String lockName) {
+            client.getFairLock(lockName).lock();
+        }
+
+        @Override
+        public void unlock(String lockName) {
+            client.getFairLock(lockName).unlock();
+        }
+
+        @Override
+        public void close() {
+            client.close();
         }
     }
 }
