@@ -78,8 +78,9 @@ class CheckCommandTest {
         assertThat(commandLine.execute("check", "--min-replicas", "1")).isEqualTo(2);
         assertThat(err.toString()).contains("--min-replicas needs --backend sentinel");
 
-        assertThat(commandLine.execute("check", "--backend", "h2", "--kind", "read-write-lock")).isEqualTo(2);
-        assertThat(err.toString()).contains("--kind read-write-lock runs on cluster, redis, sentinel, zookeeper; h2 has only --kind lock");
+        assertThat(commandLine.execute("check", "--backend", "redlock", "--kind", "read-write-lock")).isEqualTo(2);
+        assertThat(err.toString()).contains("--kind read-write-lock runs on cluster, etcd, h2, mysql, postgres, redis, sentinel, zookeeper; "
+                + "redlock has only --kind lock");
         assertThat(commandLine.execute("check", "--kind", "fair-lock", "--lock", "naive-set-nx")).isEqualTo(2);
         assertThat(err.toString()).contains("--kind fair-lock needs --lock distlock");
         assertThat(commandLine.execute("check", "--permits", "2")).isEqualTo(2);

@@ -259,6 +259,6 @@ class LocksCommandTest {
         assertThat(json.out()).startsWith("{\"backends\":[{\"id\":\"etcd\"")
                 .contains("\"deployments\":[{\"id\":\"cluster\"", "{\"id\":\"zookeeper\",")
                 .contains("{\"id\":\"redis\",", "\"kinds\":[\"lock\",\"fair-lock\",\"read-write-lock\",\"semaphore\"],\"inspector\":true")
-                .contains("{\"id\":\"jdbc\",", "\"kinds\":[\"lock\"],\"inspector\":false");
+                .contains("{\"id\":\"jdbc\",", "\"kinds\":[\"lock\",\"fair-lock\",\"read-write-lock\",\"semaphore\"],\"inspector\":false");
     }
 }

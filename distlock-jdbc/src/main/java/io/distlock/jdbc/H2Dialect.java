@@ -13,6 +13,11 @@ final class H2Dialect extends SqlDialect {
     }
 
     @Override
+    protected String keyColumnType() {
+        return "VARBINARY(32)";
+    }
+
+    @Override
     protected String keyType() {
         return "VARBINARY(32) PRIMARY KEY";
     }

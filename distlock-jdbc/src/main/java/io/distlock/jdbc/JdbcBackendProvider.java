@@ -36,6 +36,12 @@ public final class JdbcBackendProvider implements LockBackendProvider {
         return "SQL: PostgreSQL, MySQL/MariaDB or H2 over JDBC; one row per lock in a table";
     }
 
+    /** Every kind: the plain lock in the lock table, fair locks, read-write locks and semaphores in its queue table. */
+    @Override
+    public java.util.Set<io.distlock.LockKind> kinds() {
+        return java.util.EnumSet.allOf(io.distlock.LockKind.class);
+    }
+
     @Override
     public List<String> schemes() {
         return List.of("jdbc:postgresql", "jdbc:mysql", "jdbc:mariadb", "jdbc:h2");

@@ -3,6 +3,9 @@ package io.distlock.jdbc;
 import io.distlock.jdbc.SqlDialect.RowState;
 import io.distlock.spi.AcquireResult;
 import io.distlock.spi.LockBackend;
+import io.distlock.spi.LockKinds;
+import io.distlock.spi.ReadWriteStorage;
+import io.distlock.spi.SemaphoreStorage;
 import io.distlock.spi.OwnerCheck;
 import io.distlock.spi.PollingAcquire;
 import io.distlock.spi.ReleaseSubscription;
@@ -17,7 +20,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import org.jspecify.annotations.Nullable;
 
 /** The storage operations on a SQL table: each one or two autocommit statements on the client's own connections. */
-final class JdbcLockBackend implements LockBackend, PollingAcquire, StateCounts {
+final class JdbcLockBackend implements LockBackend, PollingAcquire, StateCounts, LockKinds {
     /*
      * Round trips: an acquire of a free lock is one UPDATE (a name never seen before: UPDATE, SELECT,
      * INSERT); a busy acquire is the UPDATE plus one SELECT for the holder's remaining lease; a renewal and
@@ -33,15 +36,56 @@ final class JdbcLockBackend implements LockBackend, PollingAcquire, StateCounts 
     private final ScheduledExecutorService timer;
     private final String describe;
     private final Duration timeout;
+    private final Duration releasePoll;
+    /** Why the queue table cannot serve fair locks, read-write locks and semaphores; null if it can. */
+    private final @Nullable String queueMissing;
 
     JdbcLockBackend(SqlConnections connections, SqlDialect dialect, ReleaseWatch releases, ScheduledExecutorService timer, String describe,
-            Duration timeout) {
+            Duration timeout, Duration releasePoll, @Nullable String queueMissing) {
         this.connections = connections;
         this.dialect = dialect;
         this.releases = releases;
         this.timer = timer;
         this.describe = describe;
         this.timeout = timeout;
+        this.releasePoll = releasePoll;
+        this.queueMissing = queueMissing;
+    }
+
+    /** Fair locks: rows of the queue table under the kind "fair" (see {@link SqlQueue}). */
+    @Override
+    public LockBackend fairLocks() {
+        return queue("fair", SqlQueue.Rule.EXCLUSIVE, 0);
+    }
+
+    /** Read-write locks: readers', writers' and downgraded readers' rows of one queue per name (see {@link SqlReadWrite}). */
+    @Override
+    public ReadWriteStorage readWriteLocks() {
+        return new SqlReadWrite(queue("rw", SqlQueue.Rule.READ, 0), queue("rw", SqlQueue.Rule.WRITE, 0));
+    }
+
+    /** Semaphores: the first N live rows of a name hold; each row carries its number of permits. */
+    @Override
+    public SemaphoreStorage semaphores() {
+        return new SemaphoreStorage() {
+            @Override
+            public LockBackend withPermits(int permits) {
+                return queue("sem", SqlQueue.Rule.PERMIT, permits);
+            }
+
+            @Override
+            public CompletableFuture<Integer> availablePermits(String name, int permits) {
+                return queue("sem", SqlQueue.Rule.PERMIT, permits).availablePermits(name, permits);
+            }
+        };
+    }
+
+    private SqlQueue queue(String kind, SqlQueue.Rule rule, int permits) {
+        if (queueMissing != null) {
+            throw new io.distlock.LockException(queueMissing);
+        }
+        ReleaseWatch notifications = releases instanceof PostgresReleaseWatch ? releases : null;
+        return new SqlQueue(connections, dialect, notifications, releasePoll, describe, timeout, kind, rule, permits);
     }
 
     @Override

@@ -94,13 +94,17 @@ public final class JdbcLockClient extends ForwardingLockClient {
         return new Builder();
     }
 
-    /** Returns the CREATE TABLE statement of the default table for {@code database}, for a DBA to run. */
+    /**
+     * Returns the CREATE TABLE statements of the default table and its queue table ({@code distlock_locks_queue}, for fair
+     * locks, read-write locks and semaphores) for {@code database}, for a DBA to run.
+     */
     public static String ddl(Database database) {
         return ddl(database, DEFAULT_TABLE);
     }
 
     /**
-     * Returns the CREATE TABLE statement of table {@code table} for {@code database}.
+     * Returns the CREATE TABLE statements of table {@code table} and of its queue table ({@code <table>_queue}, for fair
+     * locks, read-write locks and semaphores) for {@code database}.
      *
      * @throws IllegalArgumentException if {@code table} is not [schema.]name of plain identifiers
      */
@@ -245,7 +249,8 @@ public final class JdbcLockClient extends ForwardingLockClient {
                         ? new PostgresReleaseWatch(pool, (PostgresDialect) dialect, "distlock-jdbc")
                         : new PollingReleaseWatch(pool, dialect, releasePoll, "distlock-jdbc");
                 String describe = setup.database() + " " + pool.describe() + " table " + table;
-                JdbcLockBackend backend = new JdbcLockBackend(pool, dialect, releases, timer, describe, operationTimeout());
+                JdbcLockBackend backend = new JdbcLockBackend(pool, dialect, releases, timer, describe, operationTimeout(), releasePoll,
+                        setup.queueMissing());
                 try {
                     return new JdbcLockClient(LockEngine.newClient(backend, engineSettings("distlock-jdbc")), setup.database(), table.name(), describe);
                 } catch (RuntimeException e) {
@@ -294,7 +299,20 @@ public final class JdbcLockClient extends ForwardingLockClient {
                         + (createTable ? " and could not be created" : "") + "; create it with:\n" + ddl(database, table.name()), e);
             }
             checkKey(connection, database, dialect);
-            return new Setup(database, database == Database.POSTGRESQL && pgjdbcPresent() && PostgresReleaseWatch.supports(connection));
+            String queueMissing = null;
+            try {
+                dialect.checkQueueColumns(connection);
+            } catch (SQLException e) {
+                if (SqlConnections.isConnectionError(e, connection)) {
+                    throw e;
+                }
+                // plain locks work without it; fair locks, read-write locks and semaphores say what to run
+                queueMissing = "fair locks, read-write locks and semaphores need the queue table " + dialect.queueTable()
+                        + ", which does not exist or lacks distlock's columns (" + e.getMessage() + ")" + (createTable ? " and could not be created" : "")
+                        + "; create it with:\n" + dialect.ddl().get(1);
+            }
+            return new Setup(database, database == Database.POSTGRESQL && pgjdbcPresent() && PostgresReleaseWatch.supports(connection),
+                    queueMissing);
         }
 
         /** Refuses a table (made by hand, or for something else) whose lock_key is not unique: rows are inserted, not upserted. */
@@ -351,6 +369,6 @@ public final class JdbcLockClient extends ForwardingLockClient {
         }
 
         /** What the first connection found. */
-        private record Setup(Database database, boolean notifications) {}
+        private record Setup(Database database, boolean notifications, @Nullable String queueMissing) {}
     }
 }

@@ -18,6 +18,11 @@ final class MySqlDialect extends SqlDialect {
     }
 
     @Override
+    protected String keyColumnType() {
+        return "BINARY(32)";
+    }
+
+    @Override
     protected String keyType() {
         return "BINARY(32) NOT NULL PRIMARY KEY";
     }

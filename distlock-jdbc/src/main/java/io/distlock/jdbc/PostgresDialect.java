@@ -23,6 +23,11 @@ final class PostgresDialect extends SqlDialect {
     }
 
     @Override
+    protected String keyColumnType() {
+        return "BYTEA";
+    }
+
+    @Override
     protected String keyType() {
         return "BYTEA PRIMARY KEY";
     }
@@ -48,6 +53,15 @@ final class PostgresDialect extends SqlDialect {
     @Override
     protected String millisUntilExpiry() {
         return "CAST(FLOOR(EXTRACT(EPOCH FROM (expires_at - clock_timestamp())) * 1000) AS BIGINT)";
+    }
+
+    @Override
+    void notifyQueue(Connection connection, String watchKey) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement("SELECT pg_notify(?, ?)")) {
+            statement.setString(1, channel());
+            statement.setString(2, watchKey);
+            statement.executeQuery().close();
+        }
     }
 
     @Override

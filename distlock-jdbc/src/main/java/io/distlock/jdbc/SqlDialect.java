@@ -43,13 +43,58 @@ abstract class SqlDialect {
         this.t = table.name();
     }
 
-    /** Returns the CREATE TABLE statements (idempotent: IF NOT EXISTS). */
+    /** Returns the CREATE TABLE statements (idempotent: IF NOT EXISTS): the lock table, then the queue table. */
     List<String> ddl() {
-        return List.of(createTable(keyType(), nameType(), ownerType(), timeType(), tableOptions()));
+        return List.of(createTable(keyType(), nameType(), ownerType(), timeType(), tableOptions()), createQueueTable());
     }
 
     /** Returns the column type of lock_key, with its constraint. */
     protected abstract String keyType();
+
+    /** Returns the column type of lock_key without a constraint (the queue table's key has two columns). */
+    protected abstract String keyColumnType();
+
+    /** Returns the queue table's name: the lock table's, with {@code _queue} appended (in the same schema). */
+    String queueTable() {
+        return t + "_queue";
+    }
+
+    /*
+     * The queue table holds the waiters and holders of fair locks, read-write locks and semaphores, one row per
+     * acquisition, in ticket order per lock_key (the SHA-256 of the kind and the name). Ticket 0 is the name's
+     * counter row: every join and every grant takes the next number from it (under its row lock, which also
+     * serializes a grant's decision with joins, downgrades and force unlocks of the name). A row is live while
+     * expires_at (database clock) is ahead: a waiter's row is its heartbeat, refreshed by each turn check; a holder's
+     * is its lease. See SqlQueue.
+     */
+    private String createQueueTable() {
+        return "CREATE TABLE IF NOT EXISTS " + queueTable() + " (\n"
+                + column("lock_key", keyColumnType() + " NOT NULL", "SHA-256 of the kind and lock_name")
+                + column("ticket", "BIGINT NOT NULL", "place in the queue; 0: the name's counter")
+                + column("lock_name", nameType(), null)
+                + column("lock_role", "CHAR(1) NOT NULL", "C counter, X fair, R read, W write, D downgraded read, P permit")
+                + column("owner", ownerType(), "the acquisition's owner id; on the counter: the last force unlock")
+                + column("writer", "BIGINT NOT NULL", "D: the ticket of the writer that downgraded")
+                + column("permits", "INT NOT NULL", "P: the semaphore's number of permits")
+                + column("fence", "BIGINT NOT NULL", "the token once granted, 0 while waiting, -1 force-unlocked")
+                + column("lease_ms", "BIGINT NOT NULL", null)
+                + column("expires_at", timeType() + " NOT NULL", "heartbeat of a waiter, lease of a holder")
+                + "  PRIMARY KEY (lock_key, ticket)\n"
+                + ")" + tableOptions();
+    }
+
+    /** Checks that the queue table has every column distlock uses. */
+    void checkQueueColumns(Connection connection) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement("SELECT lock_key, ticket, lock_name, lock_role, owner, writer, permits, "
+                + "fence, lease_ms, expires_at FROM " + queueTable() + " WHERE 1 = 0"); ResultSet ignored = statement.executeQuery()) {
+            // the columns exist
+        }
+    }
+
+    /** Tells listening waiters that the queue behind {@code watchKey} moved, when the current transaction commits (PostgreSQL). */
+    void notifyQueue(Connection connection, String watchKey) throws SQLException {
+        // only PostgreSQL has notifications; elsewhere queue waiters poll
+    }
 
     /** Returns the column type of lock_name. */
     protected String nameType() {

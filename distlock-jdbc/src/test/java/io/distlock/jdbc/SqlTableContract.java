@@ -45,9 +45,9 @@ abstract class SqlTableContract extends SqlServerContract {
     void aTableWhoseLockKeyIsNotUniqueIsRefusedNamingTheTableAndTheFix() throws Exception {
         String suffix = Long.toString(System.nanoTime(), 36);
         String noKey = "nokey_locks_" + suffix;
-        createFromDdl(noKey, " PRIMARY KEY", "");
+        createFromDdl(noKey, " PRIMARY KEY,", ",");
         String widerKey = "widekey_locks_" + suffix; // unique on (lock_key, fence): many rows per lock_key
-        createFromDdl(widerKey, " PRIMARY KEY", "");
+        createFromDdl(widerKey, " PRIMARY KEY,", ",");
         database().execute(List.of("CREATE UNIQUE INDEX " + widerKey + "_key ON " + widerKey + " (lock_key, fence)"));
         for (String table : List.of(noKey, widerKey)) {
             for (boolean createTable : new boolean[] {true, false}) {
@@ -65,7 +65,7 @@ abstract class SqlTableContract extends SqlServerContract {
     @Test
     void aTableWithAUniqueIndexOnLockKeyInsteadOfAPrimaryKeyIsAccepted() throws Exception {
         String table = "unique_locks_" + Long.toString(System.nanoTime(), 36);
-        createFromDdl(table, " PRIMARY KEY", "");
+        createFromDdl(table, " PRIMARY KEY,", ",");
         database().execute(List.of("CREATE UNIQUE INDEX " + table + "_key ON " + table + " (lock_key)"));
         LockClient client = closeAfterTest(JdbcLockClient.builder().jdbcUrl(database().target()).table(table).createTable(false).build());
         try (Lease lease = client.getLock(uniqueName()).acquire()) {

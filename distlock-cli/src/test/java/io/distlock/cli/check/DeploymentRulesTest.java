@@ -68,12 +68,10 @@ class DeploymentRulesTest {
     void everyDeploymentIsFoundByItsIdWithItsBackendsKinds() {
         assertThat(Deployments.all()).extracting(DeploymentType::id)
                 .containsExactlyInAnyOrder("redis", "sentinel", "cluster", "redlock", "zookeeper", "etcd", "postgres", "mysql", "h2");
-        for (String id : List.of("redis", "sentinel", "cluster", "zookeeper", "etcd")) {
+        for (String id : List.of("redis", "sentinel", "cluster", "zookeeper", "etcd", "postgres", "mysql", "h2")) {
             assertThat(Deployments.byId(id).kinds()).as(id).containsExactlyInAnyOrder(LockKind.values());
         }
-        for (String id : List.of("redlock", "postgres", "mysql", "h2")) {
-            assertThat(Deployments.byId(id).kinds()).as(id).containsExactly(LockKind.LOCK);
-        }
+        assertThat(Deployments.byId("redlock").kinds()).containsExactly(LockKind.LOCK);
         assertThat(Deployments.all()).filteredOn(DeploymentType::takesMinReplicas).extracting(DeploymentType::id).containsExactly("sentinel");
         assertThatThrownBy(() -> Deployments.byId("mongo")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("'mongo'").hasMessageContaining("redis").hasMessageContaining("h2");

