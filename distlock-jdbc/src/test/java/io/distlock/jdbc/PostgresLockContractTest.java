@@ -23,4 +23,13 @@ class PostgresLockContractTest extends BackendContract {
             return database;
         }
     }
+
+    /** The queue table's own cases: a dead waiter at the head, a stale downgrade, a table without its queue table. */
+    @Nested
+    class SqlKinds extends SqlKindsContract {
+        @Override
+        protected SqlDeployment database() {
+            return database;
+        }
+    }
 }

@@ -1,0 +1,136 @@
+package io.distlock.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.distlock.DistributedReadWriteLock;
+import io.distlock.Lease;
+import io.distlock.LockClient;
+import io.distlock.LockException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The queue table's own cases (fair locks, read-write locks and semaphores on SQL) that the shared tiers cannot stage:
+ * a dead waiter at the head of the queue, a downgrade by a writer that was force-unlocked, a table made before the
+ * queue table existed.
+ */
+abstract class SqlKindsContract extends SqlContractSupport {
+
+    /** A client that never polls on its own (fallback and release polls of 5 minutes) and holds for 60 s leases. */
+    private LockClient quietClient() {
+        return closeAfterTest(JdbcLockClient.builder().jdbcUrl(database().target()).fallbackPoll(NO_POLLING).releasePoll(NO_POLLING)
+                .leaseTime(Duration.ofSeconds(60)).build());
+    }
+
+    /**
+     * Guard: a waiter checks again when the row ahead of it runs out. A waiter that died at the head of the queue (its
+     * row inserted here as a crashed client's would be left, with a 5 s heartbeat) holds up the queue only until its
+     * heartbeat ends: the live waiter behind it, whose own heartbeat check comes only every 20 s (a third of its lease)
+     * and which never polls, is woken then, well before its 20 s wait ends. Without that wake it would sleep through
+     * it (PostgreSQL; elsewhere the backoff of the release poll may wake it too).
+     */
+    @Test
+    void aDeadWaiterAtTheHeadOfTheQueueHoldsItUpOnlyUntilItsHeartbeatEnds() throws Exception {
+        String name = uniqueName();
+        Lease holder = newClient().getFairLock(name).acquire(SOON);
+        insertWaitingRow("fair", name, 'X', "a-crashed-client", 5_000);
+        Future<Optional<Lease>> waiter = queuedWaiter(quietClient().getFairLock(name), SOON);
+        holder.close();
+        Optional<Lease> granted = wokenWithin(waiter); // not by the last check at the end of its wait
+        assertThat(granted).as("the waiter behind the dead one").isPresent();
+        assertThat(granted.get().fencingToken()).isGreaterThan(holder.fencingToken());
+        granted.get().close();
+    }
+
+    /**
+     * Guard: a downgrade inserts its reader only if the writer's row is live and granted, under the name's counter
+     * lock. Here the writer was force-unlocked (its holder has not renewed since, so it does not know) and another
+     * writer was granted; a reader made without that check would hold beside that writer.
+     */
+    @Test
+    void aDowngradeByAForceUnlockedWriterIsRefusedWhileAnotherWriterHolds() throws Exception {
+        String name = uniqueName();
+        DistributedReadWriteLock stale = quietClient().getReadWriteLock(name);
+        Future<Boolean> downgraded = inBackground(() -> {
+            stale.writeLock().lock();
+            assertThat(newClient().getReadWriteLock(name).writeLock().forceUnlock()).isTrue();
+            try (Lease other = newClient().getReadWriteLock(name).writeLock().acquire(SOON)) {
+                boolean read = stale.readLock().tryLock();
+                assertThat(other.isValid()).isTrue();
+                return read;
+            }
+        });
+        assertThat(downgraded.get(60, TimeUnit.SECONDS)).as("a read by the force-unlocked writer while another writer holds").isFalse();
+    }
+
+    /**
+     * A table made before the queue table existed, with {@code createTable(false)}: plain locks work on it; fair locks,
+     * read-write locks and semaphores fail at once naming the queue table and quoting its CREATE TABLE, and once a DBA
+     * has run it, they work.
+     */
+    @Test
+    void withoutTheQueueTablePlainLocksWorkAndTheOtherKindsSayWhatToCreate() throws Exception {
+        newClient(); // the default tables, which the check for leftovers after the test reads
+        String table = "noqueue_locks_" + Long.toString(System.nanoTime(), 36);
+        List<String> ddl = database().kind().dialect(LockTable.named(table)).ddl();
+        database().execute(List.of(ddl.get(0)));
+        LockClient client = closeAfterTest(JdbcLockClient.builder().jdbcUrl(database().target()).table(table).createTable(false).build());
+        String name = uniqueName();
+        try (Lease plain = client.getLock(name).acquire(SOON)) {
+            assertThat(plain.isValid()).isTrue();
+        }
+        for (org.assertj.core.api.ThrowableAssert.ThrowingCallable kind : List.<org.assertj.core.api.ThrowableAssert.ThrowingCallable>of(
+                () -> client.getFairLock(name).tryLock(), () -> client.getReadWriteLock(name).readLock().tryLock(),
+                () -> client.getSemaphore(name, 2).tryAcquire(Duration.ZERO))) {
+            assertThatThrownBy(kind).isInstanceOf(LockException.class).hasMessageContaining("queue table " + table + "_queue")
+                    .hasMessageContaining("CREATE TABLE IF NOT EXISTS " + table + "_queue");
+        }
+        database().execute(List.of(ddl.get(1)));
+        LockClient after = closeAfterTest(JdbcLockClient.builder().jdbcUrl(database().target()).table(table).createTable(false).build());
+        try (Lease fair = after.getFairLock(name).acquire(SOON)) {
+            assertThat(fair.isValid()).isTrue();
+        }
+    }
+
+    /** Inserts a waiting row into {@code name}'s queue of {@code kind} behind every row there, as a crashed client leaves it. */
+    private void insertWaitingRow(String kind, String name, char role, String owner, long heartbeatMillis) throws Exception {
+        SqlDialect dialect = database().kind().dialect(LockTable.named(LockTable.DEFAULT_NAME));
+        try (Connection connection = database().connect()) {
+            SqlQueue.inTransaction(connection, () -> {
+                byte[] key = LockTable.key(kind + ":" + name);
+                long ticket;
+                try (PreparedStatement bump = connection.prepareStatement("UPDATE distlock_locks_queue SET fence = fence + 1 WHERE lock_key = ? "
+                        + "AND ticket = 0")) {
+                    bump.setBytes(1, key);
+                    assertThat(bump.executeUpdate()).as("the name's counter row").isOne();
+                }
+                try (PreparedStatement read = connection.prepareStatement("SELECT fence FROM distlock_locks_queue WHERE lock_key = ? AND ticket = 0")) {
+                    read.setBytes(1, key);
+                    try (var row = read.executeQuery()) {
+                        row.next();
+                        ticket = row.getLong(1);
+                    }
+                }
+                try (PreparedStatement insert = connection.prepareStatement("INSERT INTO distlock_locks_queue (lock_key, ticket, lock_name, lock_role, "
+                        + "owner, writer, permits, fence, lease_ms, expires_at) VALUES (?, ?, ?, ?, ?, 0, 0, 0, ?, " + dialect.nowPlusMillis() + ")")) {
+                    insert.setBytes(1, key);
+                    insert.setLong(2, ticket);
+                    insert.setString(3, name);
+                    insert.setString(4, String.valueOf(role));
+                    insert.setString(5, owner);
+                    insert.setLong(6, heartbeatMillis);
+                    insert.setLong(7, heartbeatMillis);
+                    insert.executeUpdate();
+                }
+                return ticket;
+            });
+        }
+    }
+}
