@@ -164,6 +164,22 @@ class LocksCommandTest {
         }
     }
 
+    /** Issue 30: the SQL inspector, on an H2 file database: every kind of one name, with lease times on the database clock. */
+    @Test
+    void listAndUnlockWorkOnSqlForEveryKind(@org.junit.jupiter.api.io.TempDir java.nio.file.Path directory) throws Exception {
+        String target = "jdbc:h2:file:" + directory.resolve("locks").toAbsolutePath();
+        try (LockClient client = LockClients.open(target)) {
+            Lease held = client.getLock("orders").acquire(Duration.ofSeconds(5));
+            Lease permit = client.getSemaphore("pool", 3).acquire(Duration.ofSeconds(5));
+            Run list = run("", "locks", "--target", target, "list");
+            assertThat(list.exit()).as(list.err()).isZero();
+            assertThat(list.out()).contains("orders", "lock", Long.toString(held.fencingToken()), "pool", "semaphore", "permit");
+            held.close();
+            permit.close();
+            unlockWithKindFreesOnlyThatKind(client, "h2", target);
+        }
+    }
+
     /**
      * A plain lock, a fair lock, a read-write lock and a semaphore, all named "shared" and all held: without
      * --kind, unlock refuses (exit 2) naming the kinds it could free, and frees nothing; --kind frees that kind
@@ -228,9 +244,9 @@ class LocksCommandTest {
         assertThat(unknown.exit()).isEqualTo(2);
         assertThat(unknown.err()).contains("no backend on the classpath opens", "redis:", "zk:", "etcd:", "jdbc:postgresql:")
                 .doesNotContain("secret");
-        Run uninspectable = run("", "locks", "--target", "jdbc:postgresql://127.0.0.1:1/locks", "list");
+        Run uninspectable = run("", "locks", "--target", "redlock://127.0.0.1:1,127.0.0.1:2,127.0.0.1:3", "list");
         assertThat(uninspectable.exit()).isEqualTo(2);
-        assertThat(uninspectable.err()).contains("the jdbc backend has no lock inspector; backends with one: etcd, redis, zookeeper");
+        assertThat(uninspectable.err()).contains("the redlock backend has no lock inspector; backends with one: etcd, jdbc, redis, zookeeper");
         Run unreachable = run("", "locks", "--target", "redis://127.0.0.1:1", "list");
         assertThat(unreachable.exit()).isEqualTo(2);
         assertThat(unreachable.err()).contains("--target").doesNotContain("\tat ");
@@ -253,12 +269,12 @@ class LocksCommandTest {
         assertThat(text.exit()).as(text.err()).isZero();
         assertThat(text.out()).contains("etcd  ", "jdbc  ", "redis  ", "redlock  ", "zookeeper  ", "target:    zk://host:2181",
                 "target:    jdbc:postgresql://");
-        assertThat(text.out().lines().filter(line -> line.startsWith("  inspector: yes")).count()).isEqualTo(3);
+        assertThat(text.out().lines().filter(line -> line.startsWith("  inspector: yes")).count()).isEqualTo(4);
         assertThat(text.out()).contains("deployments to start with --backend ID", "  sentinel   a master, two replicas and three Sentinels");
         Run json = run("", "backends", "--json");
         assertThat(json.out()).startsWith("{\"backends\":[{\"id\":\"etcd\"")
                 .contains("\"deployments\":[{\"id\":\"cluster\"", "{\"id\":\"zookeeper\",")
                 .contains("{\"id\":\"redis\",", "\"kinds\":[\"lock\",\"fair-lock\",\"read-write-lock\",\"semaphore\"],\"inspector\":true")
-                .contains("{\"id\":\"jdbc\",", "\"kinds\":[\"lock\",\"fair-lock\",\"read-write-lock\",\"semaphore\"],\"inspector\":false");
+                .contains("{\"id\":\"jdbc\",", "\"kinds\":[\"lock\",\"fair-lock\",\"read-write-lock\",\"semaphore\"],\"inspector\":true");
     }
 }

@@ -43,6 +43,11 @@ public final class JdbcBackendProvider implements LockBackendProvider {
     }
 
     @Override
+    public boolean hasInspector() {
+        return true;
+    }
+
+    @Override
     public List<String> schemes() {
         return List.of("jdbc:postgresql", "jdbc:mysql", "jdbc:mariadb", "jdbc:h2");
     }

@@ -3,6 +3,7 @@ package io.distlock.jdbc;
 import io.distlock.BackendUnavailableException;
 import io.distlock.LockClient;
 import io.distlock.LockException;
+import io.distlock.LockInspector;
 import io.distlock.LockOptions;
 import io.distlock.spi.ClientBuilder;
 import io.distlock.spi.ForwardingLockClient;
@@ -11,6 +12,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -58,12 +60,24 @@ public final class JdbcLockClient extends ForwardingLockClient {
     private final Database database;
     private final String table;
     private final String describe;
+    private final LockInspector inspector;
 
-    private JdbcLockClient(LockClient engine, Database database, String table, String describe) {
+    private JdbcLockClient(LockClient engine, Database database, String table, String describe, LockInspector inspector) {
         super(engine);
         this.database = database;
         this.table = table;
         this.describe = describe;
+        this.inspector = inspector;
+    }
+
+    /**
+     * Returns an inspector of every lock in this client's tables, of every client: the plain locks held (owner id,
+     * token, lease left on the database clock) and the fair locks, read-write locks and semaphores with their holders,
+     * waiters and permits.
+     */
+    @Override
+    public Optional<LockInspector> inspector() {
+        return Optional.of(inspector);
     }
 
     /**
@@ -252,7 +266,8 @@ public final class JdbcLockClient extends ForwardingLockClient {
                 JdbcLockBackend backend = new JdbcLockBackend(pool, dialect, releases, timer, describe, operationTimeout(), releasePoll,
                         setup.queueMissing());
                 try {
-                    return new JdbcLockClient(LockEngine.newClient(backend, engineSettings("distlock-jdbc")), setup.database(), table.name(), describe);
+                    return new JdbcLockClient(LockEngine.newClient(backend, engineSettings("distlock-jdbc")), setup.database(), table.name(), describe,
+                            new SqlInspector(pool, dialect, setup.queueMissing() == null, operationTimeout()));
                 } catch (RuntimeException e) {
                     backend.close();
                     throw e;

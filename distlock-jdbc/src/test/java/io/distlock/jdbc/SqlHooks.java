@@ -100,6 +100,11 @@ final class SqlHooks extends BackendHooks {
     }
 
     @Override
+    public boolean hasInspector() {
+        return true;
+    }
+
+    @Override
     public String providerId() {
         return "jdbc";
     }
