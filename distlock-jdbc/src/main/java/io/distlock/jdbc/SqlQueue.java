@@ -196,6 +196,13 @@ final class SqlQueue implements LockBackend, QueueingAcquire {
             byte[] key = key(name);
             long ticket = nextNumber(connection, key, name);
             deleteDead(connection, key);
+            // a row of this owner id already here is from this very join, run again after its answer was lost: owner ids
+            // are unique per acquisition, and a row nobody refreshes would stand ahead of ours for a whole heartbeat
+            try (PreparedStatement orphan = connection.prepareStatement("DELETE FROM " + q + " WHERE lock_key = ? AND owner = ? AND ticket > 0")) {
+                orphan.setBytes(1, key);
+                orphan.setString(2, ownerId);
+                orphan.executeUpdate();
+            }
             List<Row> live = live(connection, key);
             if (rule == Rule.PERMIT && !live.isEmpty() && live.get(0).permits() != permits) {
                 throw new Refused("acquire of semaphore '" + name + "' on " + describe + ": the semaphore is in use with "

@@ -99,6 +99,27 @@ abstract class SqlKindsContract extends SqlContractSupport {
         }
     }
 
+    /**
+     * Guard: a join run again (its first answer lost with its connection, so the client's connections ran it once more)
+     * leaves one row of its owner id, not a second one nobody refreshes standing ahead of it for a whole heartbeat.
+     */
+    @Test
+    void aJoinRunAgainAfterItsAnswerWasLostLeavesOneRowOfItsOwner() throws Exception {
+        String name = uniqueName();
+        Lease holder = newClient().getFairLock(name).acquire(SOON);
+        SqlQueue fair = new SqlQueue(null, database().kind().dialect(LockTable.named(LockTable.DEFAULT_NAME)), null, Duration.ofMillis(100),
+                "test", SOON, "fair", SqlQueue.Rule.EXCLUSIVE, 0);
+        try (Connection connection = database().connect()) {
+            long first = fair.join(connection, name, "a-replayed-join", 0, 30_000, 'X').ticket();
+            long again = fair.join(connection, name, "a-replayed-join", 0, 30_000, 'X').ticket();
+            assertThat(again).isGreaterThan(first);
+            assertThat(fair.live(connection, fair.key(name))).extracting(SqlQueue.Row::owner).as("the holder, then the join's one row")
+                    .containsExactly(fair.live(connection, fair.key(name)).get(0).owner(), "a-replayed-join");
+            fair.deleteOwner(connection, name, "a-replayed-join");
+        }
+        holder.close();
+    }
+
     /** Inserts a waiting row into {@code name}'s queue of {@code kind} behind every row there, as a crashed client leaves it. */
     private void insertWaitingRow(String kind, String name, char role, String owner, long heartbeatMillis) throws Exception {
         SqlDialect dialect = database().kind().dialect(LockTable.named(LockTable.DEFAULT_NAME));
