@@ -63,6 +63,20 @@ class DeploymentRulesTest {
         }
     }
 
+    /**
+     * Issue 30: on the SQL databases a waiter's row in the queue table is a heartbeat of one lease; a restart or ended
+     * sessions can outlast it, and the waiter joins again at the tail. Holds are kept (the data persists).
+     */
+    @Test
+    void aSqlRestartOrEndedSessionsMayRequeueWaitersButLoseNoLock() {
+        for (String id : List.of("postgres", "mysql", "h2")) {
+            try (Deployment database = Deployments.byId(id).create(settings(0))) {
+                assertThat(database.lockLosingFaults()).as(id).isEmpty();
+                assertThat(database.requeueFaults()).as(id).containsExactlyInAnyOrder(FaultKind.RESTART, FaultKind.CONNECTION_KILL);
+            }
+        }
+    }
+
     /** Issue 29: the checker finds every deployment through the -testing modules' providers, with the kinds each backend has. */
     @Test
     void everyDeploymentIsFoundByItsIdWithItsBackendsKinds() {

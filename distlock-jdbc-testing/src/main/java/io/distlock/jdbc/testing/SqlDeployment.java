@@ -62,6 +62,16 @@ final class SqlDeployment extends Deployment {
         return List.of(FaultKind.PAUSE, FaultKind.KILL, FaultKind.PARTITION, FaultKind.RESTART, FaultKind.CONNECTION_KILL);
     }
 
+    /**
+     * A restart, or every session ended, can outlast a waiter's heartbeat (one lease, 500 ms in the checker's runs): the
+     * waiters of the queue table's kinds whose rows ran out meanwhile join again at the tail (documented; no hold is
+     * lost: a holder's lease runs on the same database clock and ends first).
+     */
+    @Override
+    public Set<FaultKind> requeueFaults() {
+        return Set.of(FaultKind.RESTART, FaultKind.CONNECTION_KILL);
+    }
+
     @Override
     public String start(Set<FaultKind> faults) {
         DatabaseServer started = engine.launch.get();
