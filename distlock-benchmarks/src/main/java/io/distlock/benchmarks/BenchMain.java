@@ -76,7 +76,7 @@ public final class BenchMain implements Callable<Integer> {
             + "distlock-jdbc, shedlock-jdbc, spring-jdbc (the last three on every database); "
             + "only when named: distlock-rw, redisson-rw (90% reads, every tenth cycle of a thread writes), "
             + "distlock-semaphore, redisson-semaphore (4 permits), meant for c16; and the same kinds on ZooKeeper and etcd: "
-            + "distlock-zookeeper-fair, -rw, -semaphore, distlock-etcd-fair, -rw, -semaphore.")
+            + "distlock-zookeeper-fair, -rw, -semaphore, distlock-etcd-fair, -rw, -semaphore, distlock-jdbc-fair, -rw, -semaphore.")
     List<String> impls;
 
     @Option(names = "--warmup", defaultValue = "2s", paramLabel = "DURATION", description = "Warm-up per run. Default: ${DEFAULT-VALUE}.")
@@ -128,8 +128,8 @@ public final class BenchMain implements Callable<Integer> {
             }
             all.addAll(SqlContenders.IDS);
         }
-        List<String> sqlContenders = all.stream().filter(SqlContenders.IDS::contains).toList();
-        List<String> contenders = all.stream().filter(id -> !SqlContenders.IDS.contains(id)).toList();
+        List<String> sqlContenders = all.stream().filter(SqlContenders::isSql).toList();
+        List<String> contenders = all.stream().filter(id -> !SqlContenders.isSql(id)).toList();
         // the servers the run starts where no --target names one, through the -testing modules' providers
         StartedServer redisServer = redis == null && !contenders.isEmpty() ? Deployments.server("redis").launch() : null;
         String redisUri = redis != null ? redis : redisServer != null ? redisServer.target() : null;

@@ -47,7 +47,12 @@ final class KindContenders {
 
     /** Returns the contender {@code id} of {@link #ZOOKEEPER} or {@link #ETCD} on the registry {@code target}. */
     static Contender onTarget(String id, String target) {
-        LockClient client = LockClients.open(target, "bench");
+        return onTarget(id, target, "bench");
+    }
+
+    /** Returns the kind contender {@code id} (its id ends in -fair, -rw or -semaphore) on {@code target}, in {@code namespace}. */
+    static Contender onTarget(String id, String target, String namespace) {
+        LockClient client = LockClients.open(target, namespace);
         if (id.endsWith("-fair")) {
             return new DistlockFair(id, client);
         }

@@ -36,6 +36,13 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
  */
 final class SqlContenders {
     static final List<String> IDS = List.of("distlock-jdbc", "shedlock-jdbc", "spring-jdbc");
+    /** distlock's other kinds on the databases (issue 30), only when named. */
+    static final List<String> KIND_IDS = List.of("distlock-jdbc-fair", "distlock-jdbc-rw", "distlock-jdbc-semaphore");
+
+    /** Returns whether {@code id} is measured on the databases. */
+    static boolean isSql(String id) {
+        return IDS.contains(id) || KIND_IDS.contains(id);
+    }
     /** Connections of the pool ShedLock and Spring Integration get. */
     static final int POOL_SIZE = 16;
 
@@ -87,6 +94,8 @@ final class SqlContenders {
                     LockClients.open(target.jdbcUrl(), "distlock_bench_locks"));
             case "shedlock-jdbc" -> new ShedLock(shown, target);
             case "spring-jdbc" -> new SpringJdbcLock(shown, target);
+            case "distlock-jdbc-fair", "distlock-jdbc-rw", "distlock-jdbc-semaphore" -> KindContenders.onTarget(shown, target.jdbcUrl(),
+                    "distlock_bench_locks");
             default -> throw new IllegalArgumentException("unknown SQL implementation '" + id + "'; choose from " + IDS);
         };
     }

@@ -4,6 +4,7 @@ import io.distlock.spi.AcquireResult;
 import io.distlock.spi.LockBackend;
 import io.distlock.spi.OwnerCheck;
 import io.distlock.spi.QueueingAcquire;
+import io.distlock.spi.ReleaseSubscription;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -13,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -168,9 +170,15 @@ final class SqlQueue implements LockBackend, QueueingAcquire {
                     + " characters (the owner column's width), had " + ownerId.length()));
         }
         SqlTicket ticket = new SqlTicket(this, name, ownerId, leaseTime.toMillis());
-        // listen first, join second: a release between the join and the first check is heard
-        CompletableFuture<Void> listening = notifications == null ? CompletableFuture.completedFuture(null)
-                : notifications.watch(watchKey(name), ticket::maybeTurn).thenAccept(ticket::listening);
+        // listen first, join second: a release between the join and the first check is heard. The join waits for the
+        // listening connection at most half an operation timeout (one that cannot reconnect must not stop the kinds;
+        // the heartbeat checks every third of a lease all the same)
+        CompletableFuture<Void> listening = CompletableFuture.completedFuture(null);
+        if (notifications != null) {
+            CompletableFuture<ReleaseSubscription> watching = notifications.watch(watchKey(name), ticket::maybeTurn);
+            watching.thenAccept(ticket::listening);
+            listening = watching.<Void>thenApply(running -> null).completeOnTimeout(null, timeout.toMillis() / 2, TimeUnit.MILLISECONDS);
+        }
         return listening.thenCompose(ready -> connections.submit("acquire", name, connection -> {
             ticket.joined(join(connection, name, ownerId, 0, leaseTime.toMillis(), rule.role));
             return (QueueTicket) ticket;

@@ -17,6 +17,7 @@ final class SqlTicket implements QueueTicket {
     private final String ownerId;
     private final long leaseMillis;
     private final AtomicBoolean left = new AtomicBoolean();
+    private final AtomicBoolean stopped = new AtomicBoolean();
     private volatile long ticket;
     /** The token of a join that held at once, until the first check hands it out; else 0. */
     private volatile long heldAtJoin;
@@ -36,9 +37,10 @@ final class SqlTicket implements QueueTicket {
         heldAtJoin = joined.token();
     }
 
+    /** The subscription to the name's notifications, in effect now (it may come after the grant, or after leaving). */
     void listening(ReleaseSubscription running) {
         subscription = running;
-        if (left.get()) {
+        if (stopped.get()) {
             stopListening();
         }
     }
@@ -52,6 +54,7 @@ final class SqlTicket implements QueueTicket {
     }
 
     void stopListening() {
+        stopped.set(true);
         ReleaseSubscription running = subscription;
         subscription = null;
         if (running != null) {
