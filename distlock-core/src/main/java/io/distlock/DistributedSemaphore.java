@@ -47,6 +47,7 @@ public interface DistributedSemaphore {
      * @throws InterruptedException if interrupted while waiting; no permit is held then
      * @throws BackendUnavailableException if the backend does not answer within the operation timeout
      * @throws IllegalStateException if the client is closed, or the semaphore is in use with another number of permits
+     *     (a {@link io.distlock.spi.RefusedUse}, naming both numbers)
      */
     Lease acquire() throws InterruptedException;
 

@@ -3,6 +3,7 @@ package io.distlock.internal;
 import io.distlock.BackendUnavailableException;
 import io.distlock.LockException;
 import io.distlock.spi.LockBackend;
+import io.distlock.spi.RefusedUse;
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -100,8 +101,11 @@ final class BackendCalls {
         if (cause instanceof LockException) {
             return new LockException(messageOf(cause), cause);
         }
+        if (cause instanceof RefusedUse) {
+            return new RefusedUse(messageOf(cause), cause); // the backend refused a use (a semaphore's permits)
+        }
         if (cause instanceof IllegalStateException) {
-            return new IllegalStateException(cause.getMessage(), cause); // the backend refused a use (a semaphore's permits)
+            return new IllegalStateException(cause.getMessage(), cause);
         }
         return new LockException(operation + " of lock '" + lockName + "' failed on " + backend.describe() + ": " + cause, cause);
     }

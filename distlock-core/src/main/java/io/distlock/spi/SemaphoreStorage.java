@@ -12,7 +12,7 @@ public interface SemaphoreStorage {
     /**
      * Returns the storage of semaphores with {@code permits} permits: acquiring a name grants a permit while
      * fewer than {@code permits} are held. If the semaphore is in use with another number of permits, the
-     * acquire fails with an {@link IllegalStateException} naming both numbers.
+     * acquire fails with {@link RefusedUse#permits} (the same words on every backend).
      */
     LockBackend withPermits(int permits);
 

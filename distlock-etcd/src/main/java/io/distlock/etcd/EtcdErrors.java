@@ -2,6 +2,7 @@ package io.distlock.etcd;
 
 import io.distlock.BackendUnavailableException;
 import io.distlock.LockException;
+import io.distlock.spi.RefusedUse;
 import io.etcd.jetcd.common.exception.ClosedClientException;
 import io.etcd.jetcd.common.exception.EtcdException;
 import io.grpc.StatusRuntimeException;
@@ -18,7 +19,7 @@ final class EtcdErrors {
         this.endpoints = endpoints;
     }
 
-    /** Returns the distlock exception for {@code failure}; a use the backend refused ({@link Refused}) is passed on as it is. */
+    /** Returns the distlock exception for {@code failure}; a use the backend refused ({@link RefusedUse}) is passed on as it is. */
     RuntimeException translate(Throwable failure, String operation, String lockName) {
         Throwable cause = failure;
         while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) {
@@ -27,7 +28,7 @@ final class EtcdErrors {
         if (cause instanceof LockException lockException) {
             return lockException;
         }
-        if (cause instanceof Refused refused) {
+        if (cause instanceof RefusedUse refused) {
             return refused;
         }
         String what = operation + " of lock '" + lockName + "'";
@@ -64,12 +65,5 @@ final class EtcdErrors {
     private LockException refused(String what, @Nullable String message, Throwable cause) {
         return new LockException(what + " was refused by etcd at " + endpoints + ": " + message
                 + " (check the user and password, and that the user's role may read and write the namespace's key range)", cause);
-    }
-
-    /** A use the backend refuses, such as a semaphore asked with another number of permits than it is in use with. */
-    static final class Refused extends IllegalStateException {
-        Refused(String message) {
-            super(message);
-        }
     }
 }

@@ -7,6 +7,7 @@ import io.distlock.spi.LockKinds;
 import io.distlock.spi.OwnerCheck;
 import io.distlock.spi.QueueingAcquire;
 import io.distlock.spi.ReadWriteStorage;
+import io.distlock.spi.RefusedUse;
 import io.distlock.spi.SemaphoreStorage;
 import io.distlock.spi.SessionEvents;
 import io.distlock.spi.StateCounts;
@@ -288,8 +289,7 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, SessionEven
         int stored = storedPermits(oldestFirst.get(0), permits);
         if (stored != permits) {
             deleteInBackground(key, revision, lease);
-            throw new EtcdErrors.Refused("acquire of semaphore '" + name + "' on " + describe() + ": the semaphore is in use with "
-                    + stored + " permits, asked with " + permits + "; every client must use the same number");
+            throw RefusedUse.permits("acquire", name, describe(), Integer.toString(stored), permits);
         }
     }
 

@@ -12,7 +12,6 @@ import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -45,11 +44,7 @@ final class EtcdReadWrite implements ReadWriteStorage {
     /** One transaction deletes the writer and every reader that hold at one read of the queue (see {@code endHolders}). */
     @Override
     public CompletableFuture<Integer> forceReleaseAll(String name) {
-        return readers.endHolders(name, queue -> {
-            List<KeyValue> holders = new ArrayList<>(QueueRule.WRITE.holders(queue, 0));
-            holders.addAll(QueueRule.READ.holders(queue, 0));
-            return holders;
-        });
+        return readers.endHolders(name, QueueRule::readWriteHolders);
     }
 
     @Override

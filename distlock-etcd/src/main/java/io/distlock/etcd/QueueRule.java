@@ -1,13 +1,13 @@
 package io.distlock.etcd;
 
+import io.distlock.spi.QueuePolicy;
 import io.etcd.jetcd.KeyValue;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Which keys of a lock's queue hold: the policy of one kind of lock on etcd, over the queue in create-revision
- * order. A key's role is the start of its last segment ({@link #role}), so that one prefix read finds every key of a
+ * The keys of one kind of lock's queue on etcd, read by the rule every queueing backend shares ({@link QueuePolicy}),
+ * over the queue in create-revision order. A key's role is the start of its last segment ({@link #role}), so that one prefix read finds every key of a
  * role (a reader asks only for older writers).
  */
 enum QueueRule {
@@ -29,11 +29,31 @@ enum QueueRule {
      */
     static final String DOWNGRADED = "d";
 
+    /** How a key reads to the rule shared by every queueing backend. */
+    private static final QueuePolicy.Roles<KeyValue> ROLES = new QueuePolicy.Roles<>() {
+        @Override
+        public boolean isWriter(KeyValue key) {
+            return role(key).startsWith(WRITE.role);
+        }
+
+        @Override
+        public boolean isDowngradedReader(KeyValue key) {
+            return role(key).startsWith(DOWNGRADED);
+        }
+
+        @Override
+        public boolean downgradedBy(KeyValue reader, KeyValue writer) {
+            return !downgradedByAnother(reader, writer.getCreateRevision());
+        }
+    };
+
     /** The start of the last segment of this kind's keys. */
     final String role;
+    private final QueuePolicy policy;
 
     QueueRule(String role) {
         this.role = role;
+        this.policy = QueuePolicy.valueOf(name());
     }
 
     /**
@@ -47,30 +67,12 @@ enum QueueRule {
 
     /** Returns the keys of {@code queue} (oldest first, every role of one name) that hold now. */
     List<KeyValue> holders(List<KeyValue> queue, int permits) {
-        return switch (this) {
-            case EXCLUSIVE -> queue.isEmpty() ? List.of() : List.of(queue.get(0));
-            case READ -> {
-                List<KeyValue> readers = new ArrayList<>();
-                boolean writerAhead = false;
-                for (KeyValue key : queue) {
-                    String role = role(key);
-                    if (role.startsWith(WRITE.role)) {
-                        writerAhead = true;
-                    } else if (role.startsWith(DOWNGRADED) || !writerAhead) {
-                        readers.add(key);
-                    }
-                }
-                yield readers;
-            }
-            case WRITE -> {
-                if (queue.isEmpty() || !role(queue.get(0)).startsWith(WRITE.role)) {
-                    yield List.of();
-                }
-                long writer = queue.get(0).getCreateRevision();
-                yield queue.stream().anyMatch(key -> downgradedByAnother(key, writer)) ? List.of() : List.of(queue.get(0));
-            }
-            case PERMIT -> queue.subList(0, Math.min(permits, queue.size()));
-        };
+        return policy.holders(queue, permits, ROLES);
+    }
+
+    /** Returns every key of a read-write lock's {@code queue} that holds now: the writer, then the readers. */
+    static List<KeyValue> readWriteHolders(List<KeyValue> queue) {
+        return QueuePolicy.readWriteHolders(queue, ROLES);
     }
 
     /** Returns whether {@code key} is a reader made by the downgrade of a writer other than the one created at {@code writer}. */

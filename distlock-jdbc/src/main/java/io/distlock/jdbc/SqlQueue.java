@@ -3,7 +3,9 @@ package io.distlock.jdbc;
 import io.distlock.spi.AcquireResult;
 import io.distlock.spi.LockBackend;
 import io.distlock.spi.OwnerCheck;
+import io.distlock.spi.QueuePolicy;
 import io.distlock.spi.QueueingAcquire;
+import io.distlock.spi.RefusedUse;
 import io.distlock.spi.ReleaseSubscription;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -86,37 +88,40 @@ final class SqlQueue implements LockBackend, QueueingAcquire {
         /** The role of a reader made by a downgrade (its writer's ticket in the writer column). */
         static final char DOWNGRADED = 'D';
 
+        /** How a row reads to the rule shared by every queueing backend. */
+        private static final QueuePolicy.Roles<Row> ROLES = new QueuePolicy.Roles<>() {
+            @Override
+            public boolean isWriter(Row row) {
+                return row.role() == WRITE.role;
+            }
+
+            @Override
+            public boolean isDowngradedReader(Row row) {
+                return row.role() == DOWNGRADED;
+            }
+
+            @Override
+            public boolean downgradedBy(Row reader, Row writer) {
+                return reader.writer() == writer.ticket();
+            }
+        };
+
         final char role;
+        private final QueuePolicy policy;
 
         Rule(char role) {
             this.role = role;
+            this.policy = QueuePolicy.valueOf(name());
         }
 
         /** Returns the rows of {@code live} (one name's, in ticket order) that hold now. */
         List<Row> holders(List<Row> live, int permits) {
-            return switch (this) {
-                case EXCLUSIVE -> live.isEmpty() ? List.of() : List.of(live.get(0));
-                case READ -> {
-                    List<Row> readers = new ArrayList<>();
-                    boolean writerAhead = false;
-                    for (Row row : live) {
-                        if (row.role() == 'W') {
-                            writerAhead = true;
-                        } else if (row.role() == DOWNGRADED || (row.role() == 'R' && !writerAhead)) {
-                            readers.add(row);
-                        }
-                    }
-                    yield readers;
-                }
-                case WRITE -> {
-                    if (live.isEmpty() || live.get(0).role() != 'W') {
-                        yield List.of();
-                    }
-                    long writer = live.get(0).ticket();
-                    yield live.stream().anyMatch(row -> row.role() == DOWNGRADED && row.writer() != writer) ? List.of() : List.of(live.get(0));
-                }
-                case PERMIT -> live.subList(0, Math.min(permits, live.size()));
-            };
+            return policy.holders(live, permits, ROLES);
+        }
+
+        /** Returns every row of a read-write lock's {@code live} rows that holds now: the writer, then the readers. */
+        static List<Row> readWriteHolders(List<Row> live) {
+            return QueuePolicy.readWriteHolders(live, ROLES);
         }
     }
 
@@ -213,8 +218,7 @@ final class SqlQueue implements LockBackend, QueueingAcquire {
             }
             List<Row> live = live(connection, key);
             if (rule == Rule.PERMIT && !live.isEmpty() && live.get(0).permits() != permits) {
-                throw new Refused("acquire of semaphore '" + name + "' on " + describe + ": the semaphore is in use with "
-                        + live.get(0).permits() + " permits, asked with " + permits + "; every client must use the same number");
+                throw RefusedUse.permits("acquire", name, describe, Integer.toString(live.get(0).permits()), permits);
             }
             try (PreparedStatement insert = connection.prepareStatement("INSERT INTO " + q + " (lock_key, ticket, lock_name, lock_role, owner, "
                     + "writer, permits, fence, lease_ms, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, " + dialect.nowPlusMillis() + ")")) {
@@ -547,13 +551,6 @@ final class SqlQueue implements LockBackend, QueueingAcquire {
         RetryTransaction(SQLException cause) {
             super(cause);
             this.cause = cause;
-        }
-    }
-
-    /** A use the backend refuses, such as a semaphore asked with another number of permits than it is in use with. */
-    static final class Refused extends IllegalStateException {
-        Refused(String message) {
-            super(message);
         }
     }
 }

@@ -6,8 +6,6 @@ import io.distlock.spi.ReadWriteStorage;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -38,11 +36,7 @@ final class SqlReadWrite implements ReadWriteStorage {
     /** One transaction ends the writer and every reader that hold (see {@code SqlQueue.endHolders}). */
     @Override
     public CompletableFuture<Integer> forceReleaseAll(String name) {
-        return readers.endHolders(name, live -> {
-            List<SqlQueue.Row> holders = new ArrayList<>(SqlQueue.Rule.WRITE.holders(live, 0));
-            holders.addAll(SqlQueue.Rule.READ.holders(live, 0));
-            return holders;
-        });
+        return readers.endHolders(name, SqlQueue.Rule::readWriteHolders);
     }
 
     @Override

@@ -4,6 +4,7 @@ import io.distlock.LockException;
 import io.distlock.redis.RedisLockScripts.Script;
 import io.distlock.spi.AcquireResult;
 import io.distlock.spi.OwnerCheck;
+import io.distlock.spi.RefusedUse;
 import io.distlock.spi.ReleaseSubscription;
 import io.lettuce.core.RedisCommandExecutionException;
 import java.time.Duration;
@@ -11,6 +12,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The queued kinds on Redis (fair locks, read-write locks, semaphores): each call runs one operation of
@@ -172,13 +175,25 @@ final class RedisQueues {
         return scripts.run(script, keyNames, argv);
     }
 
+    /** The script's reply: {@code DISTLOCK_PERMITS the semaphore is in use with <n> permits, asked with <m>} (queue.lua). */
+    private static final Pattern PERMITS_REPLY = Pattern.compile("in use with (\\d+) permits, asked with (\\d+)");
+
+    private RefusedUse permitsRefused(String reply, String operation, String name, Throwable cause) {
+        Matcher numbers = PERMITS_REPLY.matcher(reply);
+        if (numbers.find()) {
+            RefusedUse refused = RefusedUse.permits(operation, name, server, numbers.group(1), Integer.parseInt(numbers.group(2)));
+            refused.initCause(cause);
+            return refused;
+        }
+        return new RefusedUse(operation + " of semaphore '" + name + "' on " + server + ": " + reply + "; every client must use the same number", cause);
+    }
+
     private <R, T> CompletableFuture<T> map(CompletableFuture<R> reply, String operation, String name, Function<R, T> decode) {
         return reply.handle((value, error) -> {
             if (error != null) {
                 Throwable cause = RedisErrors.unwrap(error);
                 if (cause instanceof RedisCommandExecutionException refused && String.valueOf(refused.getMessage()).startsWith("DISTLOCK_PERMITS")) {
-                    throw new IllegalStateException(operation + " of semaphore '" + name + "' on " + server + ": "
-                            + String.valueOf(refused.getMessage()).substring("DISTLOCK_PERMITS ".length()) + "; every client must use the same number", cause);
+                    throw permitsRefused(String.valueOf(refused.getMessage()), operation, name, refused);
                 }
                 throw errors.translate(error, operation, name);
             }

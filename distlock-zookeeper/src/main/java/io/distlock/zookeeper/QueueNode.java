@@ -2,6 +2,7 @@ package io.distlock.zookeeper;
 
 import io.distlock.LockException;
 import io.distlock.spi.AcquireResult;
+import io.distlock.spi.QueuePolicy;
 import io.distlock.spi.QueueingAcquire.QueueTicket;
 import java.time.Duration;
 import java.util.List;
@@ -53,14 +54,14 @@ final class QueueNode implements QueueTicket {
             if (position < 0) {
                 throw vanished();
             }
-            QueueRule.Turn turn = backend.rule().turn(queue, position, backend.permits());
+            QueuePolicy.Turn<String> turn = backend.rule().turn(queue, position, backend.permits());
             if (turn.granted()) {
                 stopWatching();
                 return AcquireResult.granted(token());
             }
             backend.seams().waiting.run();
             if (!watchesChildren) {
-                watch(backend.parent(name) + "/" + turn.watch());
+                watch(backend.parent(name) + "/" + turn.waitFor());
             }
             return AcquireResult.busy(Duration.ZERO);
         });

@@ -1,11 +1,11 @@
 package io.distlock.zookeeper;
 
+import io.distlock.spi.QueuePolicy;
 import java.util.List;
-import org.jspecify.annotations.Nullable;
 
 /**
- * When a node of a lock's queue holds, and what it watches until then: the policy of one kind of lock
- * (Curator's {@code LockInternalsDriver}), over the queue in sequence order.
+ * The node names of one kind of lock's queue, read by the rule every queueing backend shares ({@link QueuePolicy}):
+ * when a node holds, and what it watches until then, over the queue in sequence order.
  */
 enum QueueRule {
     /** Plain and fair locks: the first node holds; a waiter watches the node just ahead. */
@@ -27,10 +27,30 @@ enum QueueRule {
      */
     static final String DOWNGRADE_PREFIX = "dread-";
 
+    /** How a node's name reads to the rule shared by every queueing backend. */
+    private static final QueuePolicy.Roles<String> ROLES = new QueuePolicy.Roles<>() {
+        @Override
+        public boolean isWriter(String child) {
+            return QueueRule.isWriter(child);
+        }
+
+        @Override
+        public boolean isDowngradedReader(String child) {
+            return QueueRule.isDowngradedReader(child);
+        }
+
+        @Override
+        public boolean downgradedBy(String reader, String writer) {
+            return LockNodes.bare(reader).startsWith(downgradePrefix(writer));
+        }
+    };
+
     final String prefix;
+    private final QueuePolicy policy;
 
     QueueRule(String prefix) {
         this.prefix = prefix;
+        this.policy = QueuePolicy.valueOf(name());
     }
 
     /** Returns the node prefixes of every kind: what a queue of any kind may hold (for tools that read them all). */
@@ -38,54 +58,19 @@ enum QueueRule {
         return List.of(LockNodes.NODE_PREFIX, READ.prefix, WRITE.prefix, PERMIT.prefix, DOWNGRADE_PREFIX);
     }
 
-    /** The outcome of a turn check: granted, or the child to watch (null: watch the parent's children). */
-    record Turn(boolean granted, @Nullable String watch) {
-        static final Turn GRANTED = new Turn(true, null);
-    }
-
-    /** Returns whether the node at {@code position} of {@code queue} holds, and what it watches if not. */
-    Turn turn(List<String> queue, int position, int permits) {
-        return switch (this) {
-            case EXCLUSIVE -> position == 0 ? Turn.GRANTED : new Turn(false, queue.get(position - 1));
-            case READ -> {
-                for (int i = position - 1; i >= 0; i--) {
-                    if (isWriter(queue.get(i))) {
-                        yield new Turn(false, queue.get(i));
-                    }
-                }
-                yield Turn.GRANTED;
-            }
-            case WRITE -> {
-                if (position > 0) {
-                    yield new Turn(false, queue.get(position - 1));
-                }
-                String downgraded = queue.stream().filter(child -> downgradedByAnother(child, queue.get(0))).findFirst().orElse(null);
-                yield downgraded == null ? Turn.GRANTED : new Turn(false, downgraded);
-            }
-            case PERMIT -> position < permits ? Turn.GRANTED : new Turn(false, null);
-        };
+    /** Returns whether the node at {@code position} of {@code queue} holds, and the node it watches if not (null: the parent's children). */
+    QueuePolicy.Turn<String> turn(List<String> queue, int position, int permits) {
+        return policy.turn(queue, position, permits, ROLES);
     }
 
     /** Returns the children of {@code queue} (in order) that hold now. */
     List<String> holders(List<String> queue, int permits) {
-        return switch (this) {
-            case EXCLUSIVE -> queue.isEmpty() ? List.of() : List.of(queue.get(0));
-            case READ -> {
-                java.util.List<String> readers = new java.util.ArrayList<>();
-                boolean writerAhead = false;
-                for (String child : queue) {
-                    if (isWriter(child)) {
-                        writerAhead = true;
-                    } else if (!writerAhead || isDowngradedReader(child)) {
-                        readers.add(child);
-                    }
-                }
-                yield readers;
-            }
-            case WRITE -> !queue.isEmpty() && isWriter(queue.get(0)) && queue.stream().noneMatch(child -> downgradedByAnother(child, queue.get(0)))
-                    ? List.of(queue.get(0)) : List.of();
-            case PERMIT -> queue.subList(0, Math.min(permits, queue.size()));
-        };
+        return policy.holders(queue, permits, ROLES);
+    }
+
+    /** Returns every child of a read-write lock's {@code queue} that holds now: the writer, then the readers. */
+    static List<String> readWriteHolders(List<String> queue) {
+        return QueuePolicy.readWriteHolders(queue, ROLES);
     }
 
     /** Returns whether a waiter watches the parent's children (read together with the queue) rather than one node. */
@@ -109,10 +94,5 @@ enum QueueRule {
     /** Returns the name prefix of a reader node that {@code writer} (a child's name) downgrades to. */
     static String downgradePrefix(String writer) {
         return DOWNGRADE_PREFIX + LockNodes.sequence(writer) + "-";
-    }
-
-    /** Returns whether {@code child} is a reader made by the downgrade of a writer other than {@code writer}. */
-    private static boolean downgradedByAnother(String child, String writer) {
-        return isDowngradedReader(child) && !LockNodes.bare(child).startsWith(downgradePrefix(writer));
     }
 }

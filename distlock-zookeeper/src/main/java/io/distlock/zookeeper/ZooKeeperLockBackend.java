@@ -7,6 +7,7 @@ import io.distlock.spi.LockKinds;
 import io.distlock.spi.OwnerCheck;
 import io.distlock.spi.QueueingAcquire;
 import io.distlock.spi.ReadWriteStorage;
+import io.distlock.spi.RefusedUse;
 import io.distlock.spi.SemaphoreStorage;
 import io.distlock.spi.SessionEvents;
 import io.distlock.spi.StateCounts;
@@ -201,7 +202,7 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
                 }
                 nodeByOwner.put(ownerId, path);
                 return new QueueNode(this, name, ownerId, path);
-            } catch (Refused refused) {
+            } catch (RefusedUse refused) {
                 throw refused; // its node is deleted already
             } catch (Exception failed) {
                 abandon(name, ownerId, path);
@@ -299,8 +300,7 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
             seams.permitsJudged.run();
             if (!stored.isEmpty() && !stored.equals(Integer.toString(permits)) && !alone) {
                 curator.delete().guaranteed().forPath(path);
-                throw new Refused("acquire of semaphore '" + name + "' on " + describe() + ": the semaphore is in use with "
-                        + stored + " permits, asked with " + permits + "; every client must use the same number");
+                throw RefusedUse.permits("acquire", name, describe(), stored, permits);
             }
             try {
                 curator.setData().withVersion(stat.getVersion()).forPath(parent, mine);
@@ -393,7 +393,7 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
             io.execute(() -> {
                 try {
                     result.complete(body.run());
-                } catch (Refused e) {
+                } catch (RefusedUse e) {
                     result.completeExceptionally(e); // a misuse, not a ZooKeeper failure: it reaches the caller as it is
                 } catch (Exception e) {
                     result.completeExceptionally(errors.translate(e, operation, name));
@@ -446,13 +446,6 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
         io.shutdownNow();
         if (ownsCurator) {
             curator.close();
-        }
-    }
-
-    /** A use the backend refuses (a semaphore asked with another number of permits). */
-    static final class Refused extends IllegalStateException {
-        Refused(String message) {
-            super(message);
         }
     }
 

@@ -61,8 +61,7 @@ final class ZooKeeperReadWrite implements ReadWriteStorage {
             long deadline = System.nanoTime() + readers.operationTimeout().toNanos();
             while (true) {
                 List<String> queue = readers.queueOf(name);
-                Set<String> holders = new LinkedHashSet<>(QueueRule.WRITE.holders(queue, 0));
-                holders.addAll(QueueRule.READ.holders(queue, 0));
+                Set<String> holders = new LinkedHashSet<>(QueueRule.readWriteHolders(queue));
                 if (holders.isEmpty()) {
                     return 0;
                 }
