@@ -15,6 +15,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import org.jspecify.annotations.Nullable;
@@ -173,10 +174,30 @@ final class JdbcLockBackend implements LockBackend, PollingAcquire, StateCounts,
         return OwnerCheck.MISSING;
     }
 
+    /**
+     * Reads who holds, then ends that hold only (compared on owner and fence), in two calls. A call is run again on a new
+     * connection when its pooled connection turns out dead, and that may be after the server ran it (the answer was
+     * lost): one "end whoever holds" statement, run again, would end a holder granted in between. Compared on the hold
+     * it read, the second run ends nothing, and answers true if it finds that hold ended by a force unlock.
+     */
     @Override
     public CompletableFuture<Boolean> forceRelease(String name) {
         byte[] key = LockTable.key(name);
-        return connections.submit("forceUnlock", name, connection -> dialect.forceRelease(connection, key, name));
+        return connections.submit("forceUnlock", name, connection -> Optional.ofNullable(dialect.state(connection, key))).thenCompose(read -> {
+            RowState held = read.filter(RowState::held).orElse(null);
+            if (held == null || held.owner() == null) {
+                return CompletableFuture.completedFuture(false);
+            }
+            String owner = held.owner();
+            return connections.submit("forceUnlock", name, connection -> {
+                if (dialect.forceRelease(connection, key, name, owner, held.fence())) {
+                    return true;
+                }
+                RowState now = dialect.state(connection, key);
+                // ended by a force unlock (the first run, whose answer was lost); an acquisition since leaves these two as they are
+                return now != null && owner.equals(now.lastOwner()) && "F".equals(now.endReason());
+            });
+        });
     }
 
     @Override

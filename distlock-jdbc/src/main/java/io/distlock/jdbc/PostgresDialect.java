@@ -81,22 +81,28 @@ final class PostgresDialect extends SqlDialect {
 
     @Override
     boolean release(Connection connection, byte[] key, String name, String owner) throws SQLException {
-        return endAndNotify(connection, endStatement('R', "owner = ? AND expires_at > " + now()), key, owner);
+        return endAndNotify(connection, endStatement('R', "owner = ? AND expires_at > " + now()), key, owner, null);
     }
 
     @Override
-    boolean forceRelease(Connection connection, byte[] key, String name) throws SQLException {
-        return endAndNotify(connection, endStatement('F', "owner IS NOT NULL AND expires_at > " + now()), key, null);
+    boolean forceRelease(Connection connection, byte[] key, String name, String owner, long fence) throws SQLException {
+        return endAndNotify(connection, endStatement('F', FORCE_RELEASE_CONDITION + now()), key, owner, fence);
     }
 
-    /** Runs an end statement (parameters key and, if not null, owner) and notifies the channel with the lock's name if it ended a hold. */
-    private boolean endAndNotify(Connection connection, String end, byte[] key, @Nullable String owner) throws SQLException {
+    /**
+     * Runs an end statement (parameters key and, if not null, owner and fence) and notifies the channel with the lock's
+     * name if it ended a hold.
+     */
+    private boolean endAndNotify(Connection connection, String end, byte[] key, @Nullable String owner, @Nullable Long fence) throws SQLException {
         try (PreparedStatement statement = connection.prepareStatement("WITH ended AS (" + end + " RETURNING lock_name) "
                 + "SELECT pg_notify(?, lock_name) FROM ended")) {
             int index = 1;
             statement.setBytes(index++, key);
             if (owner != null) {
                 statement.setString(index++, owner);
+            }
+            if (fence != null) {
+                statement.setLong(index++, fence);
             }
             statement.setString(index, channel());
             try (ResultSet row = statement.executeQuery()) {

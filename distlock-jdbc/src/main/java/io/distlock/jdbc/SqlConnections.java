@@ -104,6 +104,19 @@ final class SqlConnections implements AutoCloseable {
         T run(Connection connection) throws SQLException;
     }
 
+    /** A point right after a call's work ran on the server, before its answer is used (see {@link #answered}). */
+    @FunctionalInterface
+    interface AnswerSeam {
+        void answered(String operation, Object answer, Connection connection) throws SQLException;
+    }
+
+    /**
+     * Runs after a call's work ran on the server and before its answer is used: where a test loses the answer (throws a
+     * connection error there, as a connection that dies between the server's commit and its reply would), so that the
+     * work runs again on a new connection, as it does then. A no-op outside tests.
+     */
+    static volatile AnswerSeam answered = (operation, answer, connection) -> { };
+
     /** What to do with an answer that came after the caller gave up. */
     @FunctionalInterface
     interface LateAnswer<T> {
@@ -140,6 +153,9 @@ final class SqlConnections implements AutoCloseable {
                 try {
                     T answer = withConnection(connection -> {
                         T result = work.run(connection);
+                        if (result != null) {
+                            answered.answered(operation, result, connection);
+                        }
                         if (abandoned.get() && late != null) {
                             late.handle(connection, result);
                         }

@@ -240,13 +240,18 @@ abstract class SqlDialect {
         }
     }
 
-    /** Ends whatever unexpired hold there is and wakes waiters; returns whether there was one. */
-    boolean forceRelease(Connection connection, byte[] key, String name) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(endStatement('F', "owner IS NOT NULL AND expires_at > " + now()))) {
+    /** Ends the unexpired hold of {@code owner} with fencing token {@code fence} and wakes waiters; returns whether it did. */
+    boolean forceRelease(Connection connection, byte[] key, String name, String owner, long fence) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(endStatement('F', FORCE_RELEASE_CONDITION + now()))) {
             statement.setBytes(1, key);
+            statement.setString(2, owner);
+            statement.setLong(3, fence);
             return statement.executeUpdate() == 1;
         }
     }
+
+    /** The condition of a force release, followed by the database's now: parameters owner and fence, after the key. */
+    protected static final String FORCE_RELEASE_CONDITION = "owner = ? AND fence = ? AND expires_at > ";
 
     /** Returns whether anyone holds an unexpired lease on the lock. */
     boolean isLocked(Connection connection, byte[] key) throws SQLException {

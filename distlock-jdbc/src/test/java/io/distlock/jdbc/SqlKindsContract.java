@@ -3,17 +3,23 @@ package io.distlock.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.distlock.DistributedLock;
 import io.distlock.DistributedReadWriteLock;
 import io.distlock.Lease;
 import io.distlock.LockClient;
 import io.distlock.LockException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiFunction;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -118,6 +124,55 @@ abstract class SqlKindsContract extends SqlContractSupport {
             fair.deleteOwner(connection, name, "a-replayed-join");
         }
         holder.close();
+    }
+
+    /**
+     * Guard: a force unlock whose answer was lost after the server ran it (its pooled connection died between the commit
+     * and the reply), so that the client's connections ran it again on a new connection, ends nobody granted in between.
+     * The plain lock's second run compares the hold it read (owner and fence); the queue kinds' finds its request on the
+     * name's counter row. Without either, the second run ends the holder granted in between.
+     */
+    @Test
+    void aForceUnlockRunAgainAfterItsAnswerWasLostEndsNobodyGrantedSince() throws Exception {
+        LockClient operator = quietClient();
+        LockClient holders = newClient();
+        Map<String, BiFunction<LockClient, String, DistributedLock>> kinds = new LinkedHashMap<>();
+        kinds.put("lock", LockClient::getLock);
+        kinds.put("fair lock", LockClient::getFairLock);
+        kinds.put("write lock", (client, name) -> client.getReadWriteLock(name).writeLock());
+        for (Map.Entry<String, BiFunction<LockClient, String, DistributedLock>> kind : kinds.entrySet()) {
+            String name = uniqueName();
+            DistributedLock lock = kind.getValue().apply(holders, name);
+            Lease first = lock.acquire(SOON);
+            DistributedLock later = kind.getValue().apply(newClient(), name); // another client: this one's threads queue behind its holder
+            DistributedLock seen = kind.getValue().apply(operator, name);
+            assertThat(seen.isLocked()).isTrue(); // and the operator's connection is pooled now: a dead one is replaced, the call run again
+            AtomicReference<Lease> grantedMeanwhile = new AtomicReference<>();
+            SqlConnections.answered = (operation, answer, connection) -> {
+                boolean ended = Boolean.TRUE.equals(answer) || (answer instanceof Integer count && count > 0);
+                if (operation.equals("forceUnlock") && ended && grantedMeanwhile.get() == null) {
+                    try {
+                        grantedMeanwhile.set(later.acquire(SOON));
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new SQLException("interrupted", e);
+                    }
+                    connection.close();
+                    throw new SQLException("the answer was lost (test)", "08006");
+                }
+            };
+            try {
+                boolean forced = kind.getKey().equals("write lock") ? operator.getReadWriteLock(name).forceUnlock() : seen.forceUnlock();
+                assertThat(forced).as("%s: the force unlock says it ended a hold", kind.getKey()).isTrue();
+            } finally {
+                SqlConnections.answered = (operation, answer, connection) -> { };
+            }
+            assertThat(grantedMeanwhile.get()).as("%s: granted between the run and its replay", kind.getKey()).isNotNull();
+            assertThat(seen.isLocked()).as("%s: the holder granted between the force unlock and its replay still holds", kind.getKey()).isTrue();
+            assertThat(grantedMeanwhile.get().fencingToken()).isGreaterThan(first.fencingToken());
+            grantedMeanwhile.get().close();
+            assertThat(seen.isLocked()).as("%s: released by its holder", kind.getKey()).isFalse();
+        }
     }
 
     /** Inserts a waiting row into {@code name}'s queue of {@code kind} behind every row there, as a crashed client leaves it. */
