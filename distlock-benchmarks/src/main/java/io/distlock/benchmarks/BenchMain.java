@@ -74,8 +74,8 @@ public final class BenchMain implements Callable<Integer> {
             + "redisson-rlock, redisson-fenced, spring-spin, spring-pubsub, textbook-setnx, distlock-fair, redisson-fair, distlock-zookeeper, curator-mutex, "
             + "distlock-etcd, jetcd-lock, "
             + "distlock-jdbc, shedlock-jdbc, spring-jdbc (the last three on every database); "
-            + "only when named: distlock-rw, redisson-rw (90% reads, every tenth cycle of a thread writes), "
-            + "distlock-semaphore, redisson-semaphore (4 permits), meant for c16; and the same kinds on ZooKeeper and etcd: "
+            + "only when named: distlock-rw, redisson-rw (90%% reads, every tenth cycle of a thread writes), "
+            + "distlock-semaphore, redisson-semaphore (4 permits), meant for c16; and the same kinds on ZooKeeper, etcd and SQL: "
             + "distlock-zookeeper-fair, -rw, -semaphore, distlock-etcd-fair, -rw, -semaphore, distlock-jdbc-fair, -rw, -semaphore.")
     List<String> impls;
 
@@ -171,7 +171,10 @@ public final class BenchMain implements Callable<Integer> {
             }
             if (!sqlMedians.isEmpty()) {
                 System.out.println(new Report(sqlMedians).table());
-                System.out.println(sqlRatios(sqlMedians));
+                String ratios = sqlRatios(sqlMedians);
+                if (!ratios.isEmpty()) {
+                    System.out.println(ratios);
+                }
                 System.out.println("database round trips per uncontended lock+unlock (u1, counted by a proxy, after warm-up):");
                 roundTrips.forEach(System.out::println);
                 System.out.println();
@@ -378,7 +381,7 @@ public final class BenchMain implements Callable<Integer> {
 
     /** Returns, per scenario and database, distlock-jdbc's throughput over the faster of ShedLock and Spring Integration. */
     private static String sqlRatios(List<Measurement> sqlMedians) {
-        StringBuilder out = new StringBuilder("distlock-jdbc against the faster of shedlock-jdbc and spring-jdbc:\n");
+        StringBuilder out = new StringBuilder();
         for (Measurement m : sqlMedians) {
             if (!m.contender().startsWith("distlock-jdbc/")) {
                 continue;
@@ -390,6 +393,6 @@ public final class BenchMain implements Callable<Integer> {
                     .ifPresent(best -> out.append(String.format(Locale.ROOT, "  %-4s %-9s %6.2fx (%s %.0f/s)%n", m.scenario().id(), database,
                             m.cyclesPerSecond() / best.cyclesPerSecond(), best.contender(), best.cyclesPerSecond())));
         }
-        return out.toString();
+        return out.isEmpty() ? "" : "distlock-jdbc against the faster of shedlock-jdbc and spring-jdbc:\n" + out;
     }
 }

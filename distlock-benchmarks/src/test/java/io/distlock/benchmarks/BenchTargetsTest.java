@@ -2,13 +2,32 @@ package io.distlock.benchmarks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.io.StringWriter;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 /** {@code --target}: the registry's URIs, sorted by backend, in the form each peer takes; what it cannot use is refused before any server starts. */
 class BenchTargetsTest {
+
+    /** A stray {@code %} in a description made picocli print a warning three times above the usage (seen in issue 30). */
+    @Test
+    void theUsageFormatsWithoutWarningsAndNamesEveryKindsContender() {
+        PrintStream stderr = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        String usage;
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            usage = BenchMain.commandLine().getUsageMessage();
+        } finally {
+            System.setErr(stderr);
+        }
+        assertThat(captured.toString(StandardCharsets.UTF_8)).doesNotContain("WARN");
+        assertThat(usage).contains("90% reads", "distlock-etcd-fair", "distlock-jdbc-fair");
+    }
 
     @Test
     void theHostsOfATargetAreWhatLiesBetweenSchemeAndPath() {
