@@ -32,10 +32,14 @@ final class QueueKey implements QueueTicket {
      * the newest older writer. Writers: the key just ahead, or when none, a reader downgraded by another
      * writer. Permits: the keys ahead, counted up to the number of permits. Nothing: my turn (the token is my
      * create revision, or the revision of a write at the grant for readers and writers). Otherwise watch that
-     * key - a permit waiter the name's whole prefix, since any key ahead may go first - for deletion from the
-     * transaction's revision + 1, so a delete between the read and the watch is still delivered (etcd replays
-     * history from that revision). A watch that errs (compacted, cancelled) or completes also wakes the waiter,
-     * which reads again; the engine's fallback poll covers a watch that never fires. A key keeps at most one
+     * key - a permit waiter the name's whole prefix, since any key ahead may go first - for deletion. The watch
+     * starts at etcd's current revision, and its creation is confirmed with that revision: if it is the read's, no
+     * delete fell between the read and the watch; if it is later, one may have, and the waiter reads again (keeping
+     * the watch, which sees every delete after its creation). A watch asked to start at the read's revision + 1 would
+     * need no second read, but etcd serves a watch that starts in the past ("unsynced") from a loop that runs every
+     * 100 ms: on a busy name that was a wait of up to 100 ms per watch (the read-write benchmark of issue 30: 156
+     * cycles/s, a p50 of 88 ms; measured with a count of watches and of the time from each watch to its event, 58 ms
+     * on average). A watch that errs (compacted, cancelled) or completes also wakes the waiter, which reads again; the engine's fallback poll covers a watch that never fires. A key keeps at most one
      * watch: asking again while the same key is ahead only swaps the callback.
      */
     private final EtcdLockBackend backend;
@@ -85,13 +89,13 @@ final class QueueKey implements QueueTicket {
                     if (got.get(0).getKvs().stream().noneMatch(kv -> kv.getCreateRevision() == entry.revision())) {
                         return sessionAskedThenVanished();
                     }
-                    long from = response.getHeader().getRevision() + 1;
+                    long from = response.getHeader().getRevision() + 1; // the first revision the read did not see
                     List<KeyValue> ahead = got.get(1).getKvs();
                     if (rule == QueueRule.PERMIT) {
                         if (ahead.size() < backend.permits()) {
                             return grant();
                         }
-                        watch(prefix, true, from); // any of the keys ahead may go first
+                        watch(prefix, true, from - 1); // any of the keys ahead may go first
                         return CompletableFuture.completedFuture(AcquireResult.busy(Duration.ZERO));
                     }
                     if (ahead.isEmpty() && rule == QueueRule.WRITE) {
@@ -101,7 +105,7 @@ final class QueueKey implements QueueTicket {
                     if (ahead.isEmpty()) {
                         return grant();
                     }
-                    watch(ahead.get(0).getKey(), false, from);
+                    watch(ahead.get(0).getKey(), false, from - 1);
                     return CompletableFuture.completedFuture(AcquireResult.busy(Duration.ZERO));
                 })));
     }
@@ -143,17 +147,24 @@ final class QueueKey implements QueueTicket {
     }
 
     /** Watches {@code predecessor} (or every key under it, if {@code prefix}) for deletions from {@code fromRevision} on. */
-    private void watch(ByteSequence predecessor, boolean prefix, long fromRevision) {
+    /** Watches {@code predecessor} (a key, or a prefix) for deletions after {@code readRevision}, the revision the turn check read. */
+    private void watch(ByteSequence predecessor, boolean prefix, long readRevision) {
         lock.lock();
         try {
             if (left.get() || predecessor.equals(watching)) {
                 return; // already watched: the newest callback is called when it fires
             }
             stopWatching();
-            WatchOption option = WatchOption.builder().withRevision(fromRevision).withNoPut(true).isPrefix(prefix).build();
+            WatchOption option = WatchOption.builder().withNoPut(true).isPrefix(prefix).withCreateNotify(true).build();
             watcher = backend.client().getWatchClient().watch(predecessor, option, new Watch.Listener() {
                 @Override
                 public void onNext(WatchResponse response) {
+                    if (response.isCreatedNotify()) {
+                        if (response.getHeader().getRevision() != readRevision) {
+                            readAgain(); // something changed between the read and the watch: perhaps a delete it will not see
+                        }
+                        return;
+                    }
                     if (response.getEvents().stream().anyMatch(event -> event.getEventType() == WatchEvent.EventType.DELETE)) {
                         predecessorChanged();
                     }
@@ -182,6 +193,14 @@ final class QueueKey implements QueueTicket {
         } finally {
             lock.unlock();
         }
+        Runnable callback = onTurn;
+        if (callback != null) {
+            callback.run();
+        }
+    }
+
+    /** Wakes the waiter to read again, keeping the watch: asked again for the same key, it watches on. */
+    private void readAgain() {
         Runnable callback = onTurn;
         if (callback != null) {
             callback.run();

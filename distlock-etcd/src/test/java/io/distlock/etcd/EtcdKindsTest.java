@@ -76,6 +76,36 @@ class EtcdKindsTest {
     }
 
     /**
+     * Guard: a release that falls between a waiter's turn check and the creation of its watch is not missed. The watch
+     * starts at etcd's current revision (a watch asked to start in the past is served by etcd's 100 ms sync loop, which
+     * made busy waits slow), and etcd confirms its creation with that revision: when it is not the revision the check
+     * read, the waiter reads again. Here the holder releases right before the waiter's watch is sent; without the second
+     * read the waiter, whose own polls are 5 minutes apart, would sleep through the release to the end of its wait.
+     */
+    @Test
+    void aReleaseBetweenAWaitersTurnCheckAndItsWatchIsNotMissed() throws Exception {
+        for (String kind : List.of("lock", "fair lock")) {
+            String name = "between-check-and-watch-" + kind.replace(' ', '-');
+            LockClient holders = plainClient();
+            EtcdLockClient waiters = faultyClient();
+            Lease held = kind.equals("lock") ? holders.getLock(name).acquire(SOON) : holders.getFairLock(name).acquire(SOON);
+            faults.beforeNextCall(RpcFaults.WATCH, held::close);
+            Future<Optional<Lease>> waiter = threads.submit(() -> kind.equals("lock")
+                    ? waiters.getLock(name).tryAcquire(SOON) : waiters.getFairLock(name).tryAcquire(SOON));
+            Optional<Lease> granted;
+            try {
+                granted = waiter.get(SOON.toSeconds() - 5, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
+                throw new AssertionError(kind + ": the waiter missed the release that fell before its watch; still waiting 25 s later", e);
+            }
+            assertThat(faults.started(RpcFaults.WATCH)).as("%s: the waiter watched", kind).isPositive();
+            assertThat(granted).as("%s: granted after the holder's release", kind).isPresent();
+            assertThat(granted.get().fencingToken()).isGreaterThan(held.fencingToken());
+            granted.get().close();
+        }
+    }
+
+    /**
      * Guard: a force unlock is not sent blind again after an answer lost in transit. The first transaction deleted the
      * holder's key; the waiter behind it is granted; a replay that read the queue again would end the waiter's hold.
      */

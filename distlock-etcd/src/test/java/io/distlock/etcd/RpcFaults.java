@@ -30,11 +30,14 @@ final class RpcFaults implements ClientInterceptor {
     static final String REVOKE = "etcdserverpb.Lease/LeaseRevoke";
     /** Transactions (every compare-and-write of distlock). */
     static final String TXN = "etcdserverpb.KV/Txn";
+    /** A watch: jetcd opens one stream per watcher. */
+    static final String WATCH = "etcdserverpb.Watch/Watch";
 
     private final Set<String> silenced = ConcurrentHashMap.newKeySet();
     private final Set<String> dropped = ConcurrentHashMap.newKeySet();
     private final Map<String, AtomicInteger> silenceNext = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> loseNext = new ConcurrentHashMap<>();
+    private final Map<String, Runnable> beforeNext = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> started = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> answered = new ConcurrentHashMap<>();
 
@@ -58,6 +61,14 @@ final class RpcFaults implements ClientInterceptor {
      */
     void loseNextAnswer(String method) {
         loseNext.computeIfAbsent(method, m -> new AtomicInteger()).incrementAndGet();
+    }
+
+    /**
+     * Runs {@code action} when the next call of {@code method} starts, on the thread that starts it, before anything of
+     * the call is sent: another client's step that falls just before this client's request.
+     */
+    void beforeNextCall(String method, Runnable action) {
+        beforeNext.put(method, action);
     }
 
     /** Calls of {@code method} started from now on never reach the server and never end. */
@@ -88,6 +99,10 @@ final class RpcFaults implements ClientInterceptor {
     public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
         String name = method.getFullMethodName();
         started.computeIfAbsent(name, m -> new LongAdder()).increment();
+        Runnable before = beforeNext.remove(name);
+        if (before != null) {
+            before.run();
+        }
         if (dropped.contains(name)) {
             return new NeverSent<>();
         }
