@@ -1,0 +1,140 @@
+package io.distlock.fencing.redis;
+
+import io.distlock.fencing.FencingTokens;
+import io.distlock.fencing.StaleTokenException;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.sync.RedisScriptingCommands;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Fenced writes to Redis keys: each write runs in one script that compares the writer's fencing token with the highest
+ * the key has seen (kept in a token key next to it, in the same Cluster slot), refuses a lower one with
+ * {@link StaleTokenException}, and otherwise applies the write and records the token. The same holder may write
+ * again with its token.
+ *
+ * <pre>{@code
+ * FencedRedis fenced = FencedRedis.on(connection.sync());   // a Lettuce StatefulRedisConnection<String, String>
+ * try (Lease lease = locks.getLock("stock:42").acquire(Duration.ofSeconds(5))) {
+ *     fenced.decrBy("stock:42", lease.fencingToken(), 1);
+ * }
+ * }</pre>
+ *
+ * <p>Works on any Lettuce sync API with scripting over string keys and values: a standalone or Sentinel connection's
+ * {@code sync()}, and a cluster connection's (the data key and its token key share a slot, see {@link #tokenKey}).
+ * The token key outlives a {@link #del} (so a late writer cannot recreate the key); it has no expiry of its own.
+ * Tokens are compared as decimal strings in the script, so the whole positive {@code long} range compares exactly.
+ */
+public final class FencedRedis {
+    private static final String SCRIPT = load("fenced-write.lua");
+
+    private final RedisScriptingCommands<String, String> redis;
+    private final String digest;
+
+    private FencedRedis(RedisScriptingCommands<String, String> redis) {
+        this.redis = redis;
+        this.digest = redis.digest(SCRIPT);
+    }
+
+    /** Returns fenced writes through {@code redis}, a Lettuce sync API (standalone, Sentinel or cluster). */
+    public static FencedRedis on(RedisScriptingCommands<String, String> redis) {
+        return new FencedRedis(Objects.requireNonNull(redis, "redis"));
+    }
+
+    /**
+     * Returns the key that keeps {@code key}'s highest token: {@code {tag}:distlock-fence:<key>} when {@code key} has
+     * a hash tag, else {@code {<key>}:distlock-fence}; either way in {@code key}'s Cluster slot.
+     *
+     * @throws IllegalArgumentException if {@code key} is blank, or has no hash tag and contains {@code '}'} (its
+     *     slot could not be shared; give it a hash tag)
+     */
+    public static String tokenKey(String key) {
+        if (key == null || key.isBlank()) {
+            throw new IllegalArgumentException("a key is not blank");
+        }
+        int open = key.indexOf('{');
+        int close = open < 0 ? -1 : key.indexOf('}', open + 1);
+        if (open >= 0 && close > open + 1) {
+            return key.substring(open, close + 1) + ":distlock-fence:" + key;
+        }
+        if (key.indexOf('}') >= 0 || key.indexOf('{') >= 0) {
+            throw new IllegalArgumentException("key '" + key + "' has braces but no hash tag: its token key could not share its Cluster slot; "
+                    + "give it a hash tag, such as {" + key.replace("{", "").replace("}", "") + "}");
+        }
+        return "{" + key + "}:distlock-fence";
+    }
+
+    /** Sets {@code key} to {@code value} if {@code token} is not stale. @throws StaleTokenException if it is: nothing written */
+    public void set(String key, long token, String value) {
+        write(key, token, "SET", value);
+    }
+
+    /** Sets {@code fields} of the hash {@code key} if {@code token} is not stale; returns how many fields were new. */
+    public long hset(String key, long token, Map<String, String> fields) {
+        if (fields.isEmpty()) {
+            throw new IllegalArgumentException("hset needs at least one field");
+        }
+        List<String> arguments = new ArrayList<>();
+        fields.forEach((field, value) -> {
+            arguments.add(field);
+            arguments.add(value);
+        });
+        return (Long) write(key, token, "HSET", arguments.toArray(String[]::new));
+    }
+
+    /** Adds {@code amount} to the integer at {@code key} if {@code token} is not stale; returns the new value. */
+    public long incrBy(String key, long token, long amount) {
+        return (Long) write(key, token, "INCRBY", Long.toString(amount));
+    }
+
+    /** Subtracts {@code amount} from the integer at {@code key} if {@code token} is not stale; returns the new value. */
+    public long decrBy(String key, long token, long amount) {
+        return (Long) write(key, token, "DECRBY", Long.toString(amount));
+    }
+
+    /** Deletes {@code key} if {@code token} is not stale (its token key stays); returns whether it existed. */
+    public boolean del(String key, long token) {
+        return (Long) write(key, token, "DEL") == 1;
+    }
+
+    /** Runs the script; returns the write's reply, or throws the refusal. */
+    private Object write(String key, long token, String command, String... arguments) {
+        FencingTokens.requireValid(token);
+        String[] keys = {key, tokenKey(key)};
+        String[] values = new String[arguments.length + 2];
+        values[0] = Long.toString(token);
+        values[1] = command;
+        System.arraycopy(arguments, 0, values, 2, arguments.length);
+        List<Object> reply;
+        try {
+            reply = redis.evalsha(digest, ScriptOutputType.MULTI, keys, values);
+        } catch (RedisNoScriptException notLoaded) {
+            reply = redis.eval(SCRIPT, ScriptOutputType.MULTI, keys, values); // loads it for the next call
+        }
+        if (reply == null || reply.size() != 2) {
+            throw new IllegalStateException("unexpected reply of the fenced write script: " + reply);
+        }
+        if (Long.valueOf(0).equals(reply.get(0))) {
+            throw new StaleTokenException("Redis key '" + key + "'", token, Long.parseLong(String.valueOf(reply.get(1))));
+        }
+        return reply.get(1);
+    }
+
+    private static String load(String name) {
+        try (InputStream in = FencedRedis.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException("missing resource " + name);
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,160 @@
+package io.distlock.fencing.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.distlock.fencing.StaleTokenException;
+import io.distlock.redis.testing.RedisClusterGroup;
+import io.distlock.redis.testing.RedisServer;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Fenced writes on a real redis-server and a real Redis Cluster: a lower token is refused and the newer holder's write
+ * stands, every write kind, tokens beyond what a double holds, concurrent writers with shuffled tokens, and keys in
+ * any slot of a cluster.
+ */
+class RedisFencingTest {
+    private static RedisServer server;
+    private static RedisClient client;
+    private static StatefulRedisConnection<String, String> connection;
+    private static RedisCommands<String, String> redis;
+
+    @BeforeAll
+    static void launch() {
+        server = RedisServer.launch();
+        client = RedisClient.create(server.uri());
+        connection = client.connect();
+        redis = connection.sync();
+    }
+
+    @AfterAll
+    static void close() {
+        connection.close();
+        client.shutdown();
+        server.close();
+    }
+
+    @Test
+    void aLowerTokenIsRefusedAndTheNewerHoldersWriteStands() {
+        FencedRedis fenced = FencedRedis.on(redis);
+        fenced.set("order:1", 5, "paid by holder 5");
+        assertThatThrownBy(() -> fenced.set("order:1", 3, "paid by holder 3, paused past its lease"))
+                .isInstanceOfSatisfying(StaleTokenException.class, stale -> {
+                    assertThat(stale.presented()).isEqualTo(3);
+                    assertThat(stale.highestSeen()).isEqualTo(5);
+                    assertThat(stale.resource()).contains("order:1");
+                });
+        assertThat(redis.get("order:1")).isEqualTo("paid by holder 5");
+        fenced.set("order:1", 5, "holder 5 again");
+        fenced.set("order:1", 6, "holder 6");
+        assertThat(redis.get("order:1")).isEqualTo("holder 6");
+    }
+
+    @Test
+    void everyWriteKindIsFencedAndADeleteKeepsTheFence() {
+        FencedRedis fenced = FencedRedis.on(redis);
+        redis.set("stock:1", "10");
+        assertThat(fenced.decrBy("stock:1", 2, 3)).isEqualTo(7);
+        assertThat(fenced.incrBy("stock:1", 2, 1)).isEqualTo(8);
+        assertThatThrownBy(() -> fenced.decrBy("stock:1", 1, 1)).isInstanceOf(StaleTokenException.class);
+        assertThat(fenced.hset("cart:1", 4, Map.of("sku-1", "2", "sku-2", "1"))).isEqualTo(2);
+        assertThatThrownBy(() -> fenced.hset("cart:1", 3, Map.of("sku-1", "9"))).isInstanceOf(StaleTokenException.class);
+        assertThat(redis.hget("cart:1", "sku-1")).isEqualTo("2");
+        assertThat(fenced.del("stock:1", 9)).isTrue();
+        assertThatThrownBy(() -> fenced.set("stock:1", 8, "recreated by a late writer")).isInstanceOf(StaleTokenException.class);
+        assertThat(redis.exists("stock:1")).as("a late writer cannot bring the deleted key back").isZero();
+        assertThat(redis.get(FencedRedis.tokenKey("stock:1"))).isEqualTo("9");
+    }
+
+    @Test
+    void tokensBeyondWhatADoubleHoldsCompareExactly() {
+        FencedRedis fenced = FencedRedis.on(redis);
+        long twoTo53 = 1L << 53; // 2^53 and 2^53 + 1 are the same double
+        fenced.set("edge:1", twoTo53 + 1, "newer");
+        assertThatThrownBy(() -> fenced.set("edge:1", twoTo53, "older")).isInstanceOf(StaleTokenException.class);
+        fenced.set("edge:2", Long.MAX_VALUE - 1, "a");
+        fenced.set("edge:2", Long.MAX_VALUE, "b");
+        assertThatThrownBy(() -> fenced.set("edge:2", Long.MAX_VALUE - 1, "c"))
+                .isInstanceOfSatisfying(StaleTokenException.class, stale -> assertThat(stale.highestSeen()).isEqualTo(Long.MAX_VALUE));
+        assertThatThrownBy(() -> fenced.set("edge:2", 99, "d")).as("fewer digits").isInstanceOf(StaleTokenException.class);
+        assertThat(redis.get("edge:2")).isEqualTo("b");
+        assertThatThrownBy(() -> fenced.set("edge:3", 0, "x")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> fenced.set("edge:3", -1, "x")).isInstanceOf(IllegalArgumentException.class);
+        assertThat(redis.exists("edge:3")).isZero();
+    }
+
+    @Test
+    void concurrentWritersWithShuffledTokensEndWithTheHighestTokensWrite() throws Exception {
+        FencedRedis fenced = FencedRedis.on(redis);
+        List<Long> tokens = new ArrayList<>();
+        for (long token = 1; token <= 32; token++) {
+            tokens.add(token);
+        }
+        Collections.shuffle(tokens, new Random(31));
+        ExecutorService threads = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<?>> writes = new ArrayList<>();
+            for (long token : tokens) {
+                writes.add(threads.submit(() -> {
+                    try {
+                        fenced.set("race:1", token, Long.toString(token));
+                    } catch (StaleTokenException stale) {
+                        assertThat(stale.highestSeen()).isGreaterThan(token);
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> write : writes) {
+                write.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            threads.shutdownNow();
+        }
+        assertThat(redis.get("race:1")).isEqualTo("32");
+    }
+
+    @Test
+    void tokenKeysShareTheirKeysClusterSlot() {
+        for (String key : List.of("order:1", "{user-7}:cart", "a{b}c", "stock:αβγ")) {
+            assertThat(SlotHash.getSlot(FencedRedis.tokenKey(key))).as(key).isEqualTo(SlotHash.getSlot(key));
+        }
+        assertThatThrownBy(() -> FencedRedis.tokenKey("a}b")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("hash tag");
+        assertThatThrownBy(() -> FencedRedis.tokenKey("{}x")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> FencedRedis.tokenKey(" ")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void onARedisClusterKeysInEverySlotAreFenced() {
+        try (RedisClusterGroup cluster = RedisClusterGroup.launch()) {
+            RedisClusterClient clusterClient = RedisClusterClient.create(cluster.seedUri());
+            try (StatefulRedisClusterConnection<String, String> clusterConnection = clusterClient.connect()) {
+                FencedRedis fenced = FencedRedis.on(clusterConnection.sync());
+                for (int i = 0; i < 50; i++) {
+                    String key = "order:" + i;
+                    fenced.set(key, 10, "ten");
+                    assertThatThrownBy(() -> fenced.set(key, 9, "nine")).isInstanceOf(StaleTokenException.class);
+                    assertThat(clusterConnection.sync().get(key)).isEqualTo("ten");
+                }
+            } finally {
+                clusterClient.shutdown();
+            }
+        }
+    }
+}
