@@ -51,11 +51,22 @@ public final class MariaDbServer extends DatabaseProcess {
         return "jdbc:mariadb://127.0.0.1:" + port + "/distlock?user=root";
     }
 
-    /** mariadbd in the foreground; with InnoDB's flushing relaxed (the tests need speed, not durability across power loss). */
+    /**
+     * mariadbd in the foreground; with InnoDB's flushing relaxed (the tests need speed, not durability across power loss)
+     * and a temporary directory of its own: in the shared /tmp, a server starting up removed the temporary-table files
+     * of another server running a query (seen when two modules' tests ran at once: "Error on delete of
+     * '/tmp/#sql-temptable-...'"), and could do the same to the machine's own MariaDB.
+     */
     @Override
     List<String> command() {
+        Path tmp = tmpdir();
+        try {
+            Files.createDirectories(tmp);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot create MariaDB's temporary directory " + tmp, e);
+        }
         List<String> command = new ArrayList<>(List.of(home.resolve("bin/mariadbd").toString(), "--no-defaults",
-                "--basedir=" + home, "--datadir=" + data(), "--port=" + port, "--socket=" + dir.resolve("mariadb.sock"),
+                "--basedir=" + home, "--datadir=" + data(), "--tmpdir=" + tmp, "--port=" + port, "--socket=" + dir.resolve("mariadb.sock"),
                 "--bind-address=127.0.0.1", "--skip-name-resolve", "--init-file=" + initFile(), "--max-connections=500",
                 "--innodb-flush-log-at-trx-commit=2", "--innodb-doublewrite=0", "--innodb-buffer-pool-size=64M",
                 "--innodb-buffer-pool-load-at-startup=0", "--innodb-buffer-pool-dump-at-shutdown=0"));
@@ -63,6 +74,11 @@ public final class MariaDbServer extends DatabaseProcess {
             command.add("--user=root");
         }
         return command;
+    }
+
+    /** Returns the server's own temporary directory (for temporary tables and sort files), inside its directory. */
+    public Path tmpdir() {
+        return dir.resolve("tmp");
     }
 
     private Path initFile() {

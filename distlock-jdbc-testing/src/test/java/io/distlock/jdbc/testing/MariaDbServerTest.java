@@ -43,6 +43,17 @@ class MariaDbServerTest extends DatabaseServerContract {
         return mariadb.isRunning();
     }
 
+    /** Its temporary files are its own: a server starting in the shared /tmp removed another server's temporary tables. */
+    @org.junit.jupiter.api.Test
+    void temporaryFilesGoToADirectoryOfItsOwnNotTheSharedTmp() throws Exception {
+        try (java.sql.Connection connection = java.sql.DriverManager.getConnection(mariadb.jdbcUrl());
+                java.sql.ResultSet row = connection.createStatement().executeQuery("SELECT @@tmpdir")) {
+            org.assertj.core.api.Assertions.assertThat(row.next()).isTrue();
+            org.assertj.core.api.Assertions.assertThat(java.nio.file.Path.of(row.getString(1)).toRealPath())
+                    .isEqualTo(mariadb.tmpdir().toRealPath());
+        }
+    }
+
     @Override
     protected String versionCheck() {
         return "SELECT VERSION() LIKE '11.4.%-MariaDB' AND DATABASE() = 'distlock'";
