@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Fenced writes to Redis keys: each write runs in one script that compares the writer's fencing token with the highest
@@ -86,26 +87,59 @@ public final class FencedRedis {
             arguments.add(field);
             arguments.add(value);
         });
-        return (Long) write(key, token, "HSET", arguments.toArray(String[]::new));
+        return integerWrite(key, token, "HSET", arguments.toArray(String[]::new));
     }
 
     /** Adds {@code amount} to the integer at {@code key} if {@code token} is not stale; returns the new value. */
     public long incrBy(String key, long token, long amount) {
-        return (Long) write(key, token, "INCRBY", Long.toString(amount));
+        return integerWrite(key, token, "INCRBY", Long.toString(amount));
     }
 
     /** Subtracts {@code amount} from the integer at {@code key} if {@code token} is not stale; returns the new value. */
     public long decrBy(String key, long token, long amount) {
-        return (Long) write(key, token, "DECRBY", Long.toString(amount));
+        return integerWrite(key, token, "DECRBY", Long.toString(amount));
+    }
+
+    /**
+     * Appends {@code values} to the list {@code key} if {@code token} is not stale; returns the list's new length.
+     * For an append-only log of what the lock's holders did, in the order their tokens allow.
+     */
+    public long rpush(String key, long token, String... values) {
+        if (values.length == 0) {
+            throw new IllegalArgumentException("rpush needs at least one value");
+        }
+        return integerWrite(key, token, "RPUSH", values);
+    }
+
+    /**
+     * Reads {@code key} if {@code token} is not stale, and records the token as a write would; returns the value, or
+     * null if the key does not exist.
+     *
+     * <p>Why a read is fenced: a holder that reads, is paused past its lease, and then writes is refused only if the
+     * key saw a newer token first. If the newer holder has only read so far (it is about to write), an unfenced read
+     * leaves the key at the old token, and the late write lands, to be overwritten by the newer holder's write from
+     * the same stale read: a lost update. Reading through here closes that gap: the late write is refused. Writes that
+     * are relative ({@link #incrBy}, {@link #decrBy}) need no fenced read.
+     *
+     * @throws StaleTokenException if a higher token has read or written the key: nothing was recorded
+     */
+    public @Nullable String get(String key, long token) {
+        Object value = write(key, token, "GET");
+        return value == null ? null : value.toString();
     }
 
     /** Deletes {@code key} if {@code token} is not stale (its token key stays); returns whether it existed. */
     public boolean del(String key, long token) {
-        return (Long) write(key, token, "DEL") == 1;
+        return integerWrite(key, token, "DEL") == 1;
+    }
+
+    /** Runs a write whose reply is an integer; returns it. */
+    private long integerWrite(String key, long token, String command, String... arguments) {
+        return (Long) Objects.requireNonNull(write(key, token, command, arguments), command + " answers an integer");
     }
 
     /** Runs the script; returns the write's reply, or throws the refusal. */
-    private Object write(String key, long token, String command, String... arguments) {
+    private @Nullable Object write(String key, long token, String command, String... arguments) {
         FencingTokens.requireValid(token);
         String[] keys = {key, tokenKey(key)};
         String[] values = new String[arguments.length + 2];

@@ -1,10 +1,11 @@
--- distlock fenced write: apply one write to a key only if the writer's fencing token is not below the highest
--- token the key has seen, and record the token, atomically.
+-- distlock fenced write: apply one write (or a fenced read) to a key only if the caller's fencing token is not below
+-- the highest token the key has seen, and record the token, atomically.
 --
 -- KEYS[1]  the data key
 -- KEYS[2]  its token key, in the same Cluster slot (FencedRedis.tokenKey)
 -- ARGV[1]  the writer's fencing token: a positive decimal integer without leading zeros, up to 2^63 - 1
--- ARGV[2]  the write: SET, HSET, INCRBY, DECRBY or DEL
+-- ARGV[2]  the write: SET, HSET, INCRBY, DECRBY, DEL or RPUSH; or GET, a fenced read: it records the token too, so a
+--          holder that read with an older token cannot write after a newer holder has only read
 -- ARGV[3..] the write's arguments after the key
 --
 -- Tokens are compared as decimal strings (length first, then digits): Lua numbers are doubles and would round
@@ -23,7 +24,8 @@ if highest and below(token, highest) then
   return {0, highest}
 end
 local write = ARGV[2]
-if write ~= 'SET' and write ~= 'HSET' and write ~= 'INCRBY' and write ~= 'DECRBY' and write ~= 'DEL' then
+if write ~= 'SET' and write ~= 'HSET' and write ~= 'INCRBY' and write ~= 'DECRBY' and write ~= 'DEL'
+    and write ~= 'RPUSH' and write ~= 'GET' then
   return redis.error_reply('DISTLOCK_FENCING unknown write ' .. write)
 end
 local reply = redis.call(write, KEYS[1], unpack(ARGV, 3))

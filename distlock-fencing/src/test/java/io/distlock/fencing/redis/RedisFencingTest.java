@@ -3,6 +3,7 @@ package io.distlock.fencing.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.distlock.fencing.PausedHolder;
 import io.distlock.fencing.StaleTokenException;
 import io.distlock.redis.testing.RedisClusterGroup;
 import io.distlock.redis.testing.RedisServer;
@@ -67,6 +68,19 @@ class RedisFencingTest {
         assertThat(redis.get("order:1")).isEqualTo("holder 6");
     }
 
+    /** A holder JVM frozen past its lease (SIGSTOP) on a lock in this Redis writes once thawed: refused. */
+    @Test
+    void aHolderFrozenPastItsLeaseHasItsLateWriteRefusedAndTheNewerWriteStands() throws Exception {
+        FencedRedis fenced = FencedRedis.on(redis);
+        long[] newer = new long[1];
+        String outcome = PausedHolder.lateWriteAfterANewerHolder(server.uri(), "order-9", List.of("redis", server.uri(), "order:9", "late"), token -> {
+            newer[0] = token;
+            fenced.set("order:9", token, "newer");
+        });
+        assertThat(outcome).isEqualTo("STALE " + newer[0]);
+        assertThat(redis.get("order:9")).isEqualTo("newer");
+    }
+
     @Test
     void everyWriteKindIsFencedAndADeleteKeepsTheFence() {
         FencedRedis fenced = FencedRedis.on(redis);
@@ -81,6 +95,31 @@ class RedisFencingTest {
         assertThatThrownBy(() -> fenced.set("stock:1", 8, "recreated by a late writer")).isInstanceOf(StaleTokenException.class);
         assertThat(redis.exists("stock:1")).as("a late writer cannot bring the deleted key back").isZero();
         assertThat(redis.get(FencedRedis.tokenKey("stock:1"))).isEqualTo("9");
+    }
+
+    @Test
+    void aFencedReadRecordsItsTokenSoAnOlderReadersLateWriteIsRefused() {
+        FencedRedis fenced = FencedRedis.on(redis);
+        redis.set("stock:2", "10");
+        assertThat(fenced.get("stock:2", 3)).as("holder 3 reads, then is paused past its lease").isEqualTo("10");
+        assertThat(fenced.get("stock:2", 4)).as("holder 4 reads; it has not written yet").isEqualTo("10");
+        assertThatThrownBy(() -> fenced.set("stock:2", 3, "9")).as("holder 3 wakes up and writes from its stale read")
+                .isInstanceOfSatisfying(StaleTokenException.class, stale -> assertThat(stale.highestSeen()).isEqualTo(4));
+        fenced.set("stock:2", 4, "9");
+        assertThat(redis.get("stock:2")).isEqualTo("9");
+        assertThatThrownBy(() -> fenced.get("stock:2", 2)).isInstanceOf(StaleTokenException.class);
+        assertThat(fenced.get("stock:absent", 1)).isNull();
+        assertThat(redis.get(FencedRedis.tokenKey("stock:absent"))).as("a read of an absent key records its token").isEqualTo("1");
+    }
+
+    @Test
+    void anAppendToALogIsFenced() {
+        FencedRedis fenced = FencedRedis.on(redis);
+        assertThat(fenced.rpush("log:1", 1, "a", "b")).isEqualTo(2);
+        assertThat(fenced.rpush("log:1", 2, "c")).isEqualTo(3);
+        assertThatThrownBy(() -> fenced.rpush("log:1", 1, "late")).isInstanceOf(StaleTokenException.class);
+        assertThat(redis.lrange("log:1", 0, -1)).containsExactly("a", "b", "c");
+        assertThatThrownBy(() -> fenced.rpush("log:1", 3)).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
@@ -141,7 +180,7 @@ class RedisFencingTest {
     }
 
     @Test
-    void onARedisClusterKeysInEverySlotAreFenced() {
+    void onARedisClusterKeysInEverySlotAreFencedAndAFrozenHoldersLateWriteIsRefused() throws Exception {
         try (RedisClusterGroup cluster = RedisClusterGroup.launch()) {
             RedisClusterClient clusterClient = RedisClusterClient.create(cluster.seedUri());
             try (StatefulRedisClusterConnection<String, String> clusterConnection = clusterClient.connect()) {
@@ -152,6 +191,16 @@ class RedisFencingTest {
                     assertThatThrownBy(() -> fenced.set(key, 9, "nine")).isInstanceOf(StaleTokenException.class);
                     assertThat(clusterConnection.sync().get(key)).isEqualTo("ten");
                 }
+                // a holder JVM frozen past its lease on a lock in the cluster, writing once thawed
+                String target = "redis-cluster://127.0.0.1:" + cluster.nodes().get(0).port();
+                long[] newer = new long[1];
+                String outcome = PausedHolder.lateWriteAfterANewerHolder(target, "order-late", List.of("redis-cluster", cluster.seedUri(), "order:late", "late"),
+                        token -> {
+                            newer[0] = token;
+                            fenced.set("order:late", token, "newer");
+                        });
+                assertThat(outcome).isEqualTo("STALE " + newer[0]);
+                assertThat(clusterConnection.sync().get("order:late")).isEqualTo("newer");
             } finally {
                 clusterClient.shutdown();
             }
