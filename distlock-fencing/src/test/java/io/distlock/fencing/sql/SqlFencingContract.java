@@ -3,6 +3,7 @@ package io.distlock.fencing.sql;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.distlock.fencing.PausedHolder;
 import io.distlock.fencing.StaleTokenException;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -86,6 +87,28 @@ abstract class SqlFencingContract {
                 });
         assertThat(read(table, "quantity", "sku-1")).as("only the newer holder's decrement").isEqualTo(99);
         assertThat(read(table, "fence", "sku-1")).isEqualTo(5);
+    }
+
+    /**
+     * The story fencing is for, with a real lock on this database: a holder JVM frozen past its lease (SIGSTOP, its
+     * watchdog frozen too) writes once thawed; the newer holder has written meanwhile; the late write is refused.
+     */
+    @Test
+    void aHolderFrozenPastItsLeaseHasItsLateWriteRefusedAndTheNewerWriteStands() throws Exception {
+        String table = stockTable("sku-1");
+        FencedColumn stock = FencedColumn.of(table, "fence");
+        long[] newer = new long[1];
+        String outcome = PausedHolder.lateWriteAfterANewerHolder(jdbcUrl(), "lock-" + table, List.of("sql", jdbcUrl(), table, "sku-1", "7"), token -> {
+            newer[0] = token;
+            try {
+                assertThat(stock.update(connect(), token, "quantity = ?", "sku = ?", 42, "sku-1")).isOne();
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        assertThat(outcome).isEqualTo("STALE " + newer[0]);
+        assertThat(read(table, "quantity", "sku-1")).as("the newer holder's write").isEqualTo(42);
+        assertThat(read(table, "fence", "sku-1")).isEqualTo(newer[0]);
     }
 
     @Test
