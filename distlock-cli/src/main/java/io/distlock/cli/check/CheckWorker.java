@@ -16,12 +16,13 @@ import io.distlock.checker.Operation;
 import io.distlock.cli.demo.DemoLock;
 import io.distlock.cli.demo.TextbookLocks;
 import io.distlock.cli.options.WorkerArgs;
+import io.distlock.fencing.StaleTokenException;
+import io.distlock.fencing.redis.FencedRedis;
 import io.distlock.servers.ParentJvm;
 import io.distlock.servers.deployment.Deployment;
 import io.distlock.servers.deployment.WorkerClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
@@ -44,13 +45,8 @@ public final class CheckWorker {
     /** The name of the lock every worker checks. */
     static final String LOCK_NAME = Deployment.LOCK_NAME;
     static final String REGISTER = "check:register";
-    static final String FENCE = "check:fence";
+    /** The fenced store: a log every holder appends to through distlock-fencing, which refuses stale tokens. */
     static final String FENCED_LOG = "check:fenced-log";
-    /** Accept a write only if its token is not lower than the highest seen; log it. */
-    static final String FENCED_WRITE = "local highest = tonumber(redis.call('GET', KEYS[1]) or '0') "
-            + "if tonumber(ARGV[1]) < highest then return 0 end "
-            + "redis.call('SET', KEYS[1], ARGV[1]) "
-            + "redis.call('RPUSH', KEYS[2], ARGV[1] .. ':' .. ARGV[2] .. ':' .. ARGV[3]) return 1";
     private static final String NAIVE_LOCK_KEY = "check:naive-lock";
 
     private final int process;
@@ -426,9 +422,13 @@ public final class CheckWorker {
     }
 
     private void fencedWrite(RedisCommands<String, String> store, long token, long value) {
-        Long accepted = store.eval(FENCED_WRITE, ScriptOutputType.INTEGER, new String[] {FENCE, FENCED_LOG},
-                Long.toString(token), Integer.toString(process), Long.toString(value));
-        boolean ok = accepted != null && accepted == 1L;
+        boolean ok;
+        try {
+            FencedRedis.on(store).rpush(FENCED_LOG, token, token + ":" + process + ":" + value);
+            ok = true;
+        } catch (StaleTokenException stale) {
+            ok = false;
+        }
         emit(ok ? Type.OK : Type.FAIL, Operation.FENCED_WRITE, token, value, ok ? "" : "rejected by the store: a higher token had written");
     }
 

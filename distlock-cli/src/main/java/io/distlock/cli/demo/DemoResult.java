@@ -20,18 +20,18 @@ public record DemoResult(Strategy strategy, long stock, long sold, long doubleSo
     /** Returns the one-line verdict, honest about runs where the race did not hit. */
     public String verdict() {
         if (strategy == Strategy.DISTLOCK && (oversold() > 0 || doubleSoldItems > 0)) {
-            return "OVERSOLD by " + oversold() + ": a holder stalled between its lease check and its write; "
-                    + "no lease can close that gap, only fencing (distlock-fenced) does";
+            return "OVERSOLD by " + oversold() + ": a holder frozen between its lease check and its write wrote late; "
+                    + "no lease check closes that gap, only fencing (distlock-fenced) does";
         }
         if (strategy.isDistlock()) {
             if (oversold() > 0 || doubleSoldItems > 0) {
                 return "UNEXPECTED: distlock-fenced oversold; please report this run (seed and output)";
             }
             if (strategy == Strategy.DISTLOCK_FENCED) {
-                return "correct: " + rejected + " stale access(es) from paused holders rejected by their fencing token";
+                return "correct: " + rejected + " stale read(s) or write(s) from frozen holders refused by their fencing token";
             }
-            return "correct: the watchdog kept leases through slow work; " + aborted
-                    + " paused holder(s) saw their lease run out and did not write";
+            return "no oversell in this run: the watchdog kept leases through slow work, and the frozen holders' late writes "
+                    + "did not collide this time (they can: try another --seed)";
         }
         if (oversold() > 0 || doubleSoldItems > 0) {
             return "OVERSOLD by " + oversold() + ": " + explanation();

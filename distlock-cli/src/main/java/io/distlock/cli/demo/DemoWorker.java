@@ -132,15 +132,15 @@ public final class DemoWorker {
                 if (stock == 0) {
                     continue;
                 }
-                String fault = faults.duringSale();
-                if (fault.equals("process-pause")) {
-                    pauses.incrementAndGet();
-                } else if (fault.equals("slow-work")) {
+                if (faults.slowWork()) {
                     stalls.incrementAndGet();
                 }
                 if (!held.stillHeld()) {
-                    aborted.incrementAndGet(); // the lease ran out while we were paused: do not write
+                    aborted.incrementAndGet(); // the lease ran out during the work: do not write
                     continue;
+                }
+                if (faults.pauseBeforeWrite()) {
+                    pauses.incrementAndGet(); // frozen after the check: the write below is late, and only a fence knows
                 }
                 if (!store.commit(stock - 1, stock, held.token())) {
                     rejected.incrementAndGet();

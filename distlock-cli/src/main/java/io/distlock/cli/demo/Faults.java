@@ -6,9 +6,9 @@ import java.time.Duration;
 import java.util.Random;
 
 /**
- * The faults the demo injects inside the critical section, between reading the stock and writing it:
- * slow work (this thread stalls longer than the lease) and a process pause (the whole worker JVM is
- * frozen with SIGSTOP and thawed with SIGCONT, like a long GC pause). Seeded, so runs repeat.
+ * The faults the demo injects inside the critical section: slow work after reading the stock (this thread stalls
+ * longer than the lease), and a process pause right before the write, after the holder checked its lease (the whole
+ * worker JVM is frozen with SIGSTOP and thawed with SIGCONT, like a long GC pause). Seeded, so runs repeat.
  */
 final class Faults {
     private final Random random;
@@ -25,24 +25,37 @@ final class Faults {
         this.pauseAtSale = 2 + random.nextInt(4);
     }
 
-    /** Called once per sale in the critical section; returns the fault injected, or "" for none. */
-    String duringSale() throws InterruptedException {
-        String fault = decide();
-        if (fault.equals("process-pause")) {
-            pauseProcess(leaseMs * 5 / 2);
-        } else if (fault.equals("slow-work")) {
+    /**
+     * Called once per sale after reading the stock, before any lease check: stalls this thread past the lease now and
+     * then (the watchdog keeps renewing meanwhile); returns whether it did.
+     */
+    boolean slowWork() throws InterruptedException {
+        boolean stall;
+        synchronized (this) {
+            stall = random.nextDouble() < stallRate;
+        }
+        if (stall) {
             Thread.sleep(leaseMs * 3 / 2);
         }
-        return fault;
+        return stall;
     }
 
-    private synchronized String decide() {
-        salesSeen++;
-        if (!paused && salesSeen >= pauseAtSale) {
-            paused = true;
-            return "process-pause";
+    /**
+     * Called once per sale right before the write, after any lease check: once per worker, freezes the whole JVM for
+     * 2.5 leases (its watchdog too, so the lease ends on the server), as a GC pause at the worst moment would; returns
+     * whether it did. Only a fenced store can refuse the write that follows.
+     */
+    boolean pauseBeforeWrite() throws InterruptedException {
+        boolean pause;
+        synchronized (this) {
+            salesSeen++;
+            pause = !paused && salesSeen >= pauseAtSale;
+            paused |= pause;
         }
-        return random.nextDouble() < stallRate ? "slow-work" : "";
+        if (pause) {
+            pauseProcess(leaseMs * 5 / 2);
+        }
+        return pause;
     }
 
     /** The moment between a GET that says "mine" and the DEL that follows. */

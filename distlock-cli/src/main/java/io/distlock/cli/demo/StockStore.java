@@ -1,36 +1,32 @@
 package io.distlock.cli.demo;
 
-import io.lettuce.core.ScriptOutputType;
+import io.distlock.fencing.StaleTokenException;
+import io.distlock.fencing.redis.FencedRedis;
 import io.lettuce.core.api.sync.RedisCommands;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
 /**
- * The demo's "database": the stock and the sales log in their own Redis database, shared by all
- * workers. Reads and writes optionally carry a fencing token, which the store checks atomically.
+ * The demo's "database": the stock and the sales log in their own Redis database, shared by all workers. With a
+ * fencing token, the stock is read and written through distlock-fencing ({@link FencedRedis}), which refuses a token
+ * lower than one the stock has seen; without one (token 0), plainly.
  */
 final class StockStore {
     static final String STOCK = "demo:stock";
-    static final String FENCE = "demo:fence";
     static final String SALES = "demo:sales";
     static final String ITEMS = "demo:items";
     static final String ATTEMPTS = "demo:attempts";
 
-    private static final String READ = load("read-stock.lua");
-    private static final String COMMIT = load("commit-sale.lua");
-
     private final RedisCommands<String, String> db;
+    private final FencedRedis fenced;
 
     StockStore(RedisCommands<String, String> db) {
         this.db = db;
+        this.fenced = FencedRedis.on(db);
     }
 
     /** Empties the store and sets the stock; called by the coordinator before each strategy. */
     void reset(int stock) {
-        db.del(STOCK, FENCE, SALES, ITEMS, ATTEMPTS);
+        db.del(STOCK, FencedRedis.tokenKey(STOCK), SALES, ITEMS, ATTEMPTS);
         db.set(STOCK, Integer.toString(stock));
     }
 
@@ -39,17 +35,36 @@ final class StockStore {
         return db.incr(ATTEMPTS);
     }
 
-    /** Returns the stock, or -1 if the fenced read was rejected (token lower than one already seen). */
+    /**
+     * Returns the stock, or -1 if the fenced read was refused (a newer holder has been here). A fenced read records its
+     * token, so a holder that read before a newer holder read cannot write after it (see {@link FencedRedis#get}).
+     */
     long read(long token) {
-        Long stock = db.eval(READ, ScriptOutputType.INTEGER, new String[] {STOCK, FENCE}, Long.toString(token));
-        return stock;
+        try {
+            String stock = token > 0 ? fenced.get(STOCK, token) : db.get(STOCK);
+            return stock == null ? 0 : Long.parseLong(stock);
+        } catch (StaleTokenException stale) {
+            return -1;
+        }
     }
 
-    /** Writes the new stock and records that item {@code item} was sold; false if fenced out. */
+    /**
+     * Writes the new stock and records that item {@code item} was sold; false if the write was fenced out. The sale is
+     * recorded after the stock write, by the same thread: the demo counts what was written, it does not fence the count.
+     */
     boolean commit(long newStock, long item, long token) {
-        Long written = db.eval(COMMIT, ScriptOutputType.INTEGER, new String[] {STOCK, FENCE, SALES, ITEMS},
-                Long.toString(newStock), Long.toString(item), Long.toString(token));
-        return written == 1L;
+        try {
+            if (token > 0) {
+                fenced.set(STOCK, token, Long.toString(newStock));
+            } else {
+                db.set(STOCK, Long.toString(newStock));
+            }
+        } catch (StaleTokenException stale) {
+            return false;
+        }
+        db.incr(SALES);
+        db.hincrby(ITEMS, Long.toString(item), 1);
+        return true;
     }
 
     long sales() {
@@ -66,16 +81,5 @@ final class StockStore {
     long doubleSoldItems() {
         Map<String, String> items = db.hgetall(ITEMS);
         return items.values().stream().filter(count -> Long.parseLong(count) > 1).count();
-    }
-
-    private static String load(String resource) {
-        try (InputStream in = StockStore.class.getResourceAsStream(resource)) {
-            if (in == null) {
-                throw new IllegalStateException("missing resource " + resource);
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }
