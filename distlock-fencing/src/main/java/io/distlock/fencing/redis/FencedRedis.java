@@ -1,5 +1,6 @@
 package io.distlock.fencing.redis;
 
+import io.distlock.fencing.FencingContext;
 import io.distlock.fencing.FencingTokens;
 import io.distlock.fencing.StaleTokenException;
 import io.lettuce.core.RedisNoScriptException;
@@ -131,6 +132,44 @@ public final class FencedRedis {
     /** Deletes {@code key} if {@code token} is not stale (its token key stays); returns whether it existed. */
     public boolean del(String key, long token) {
         return integerWrite(key, token, "DEL") == 1;
+    }
+
+    // The same writes with the token of the lock this thread works under (inside a Spring @WithLock method, its
+    // lease's token; see FencingContext). Each throws IllegalStateException, writing nothing, outside a lock.
+
+    /** As {@link #set(String, long, String)}, with this thread's current token ({@link FencingContext}). */
+    public void set(String key, String value) {
+        set(key, FencingContext.currentToken(), value);
+    }
+
+    /** As {@link #hset(String, long, Map)}, with this thread's current token ({@link FencingContext}). */
+    public long hset(String key, Map<String, String> fields) {
+        return hset(key, FencingContext.currentToken(), fields);
+    }
+
+    /** As {@link #incrBy(String, long, long)}, with this thread's current token ({@link FencingContext}). */
+    public long incrBy(String key, long amount) {
+        return incrBy(key, FencingContext.currentToken(), amount);
+    }
+
+    /** As {@link #decrBy(String, long, long)}, with this thread's current token ({@link FencingContext}). */
+    public long decrBy(String key, long amount) {
+        return decrBy(key, FencingContext.currentToken(), amount);
+    }
+
+    /** As {@link #rpush(String, long, String...)}, with this thread's current token ({@link FencingContext}). */
+    public long rpush(String key, String... values) {
+        return rpush(key, FencingContext.currentToken(), values);
+    }
+
+    /** As {@link #get(String, long)}, with this thread's current token ({@link FencingContext}). */
+    public @Nullable String get(String key) {
+        return get(key, FencingContext.currentToken());
+    }
+
+    /** As {@link #del(String, long)}, with this thread's current token ({@link FencingContext}). */
+    public boolean del(String key) {
+        return del(key, FencingContext.currentToken());
     }
 
     /** Runs a write whose reply is an integer; returns it. */

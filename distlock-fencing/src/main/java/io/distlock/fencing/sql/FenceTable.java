@@ -1,5 +1,6 @@
 package io.distlock.fencing.sql;
 
+import io.distlock.fencing.FencingContext;
 import io.distlock.fencing.FencingTokens;
 import io.distlock.fencing.StaleTokenException;
 import java.sql.Connection;
@@ -67,6 +68,16 @@ public final class FenceTable {
         try (Statement statement = connection.createStatement()) {
             statement.execute(ddl());
         }
+    }
+
+    /**
+     * As {@link #check(Connection, String, long)}, with the token of the lock this thread works under: inside a Spring
+     * {@code @WithLock} method, its lease's token (see {@link FencingContext}).
+     *
+     * @throws IllegalStateException if this thread works under no lock, or {@code connection} is in auto-commit mode
+     */
+    public void check(Connection connection, String resource) throws SQLException {
+        check(connection, resource, FencingContext.currentToken());
     }
 
     /**

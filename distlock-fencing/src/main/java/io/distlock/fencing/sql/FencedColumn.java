@@ -1,5 +1,6 @@
 package io.distlock.fencing.sql;
 
+import io.distlock.fencing.FencingContext;
 import io.distlock.fencing.FencingTokens;
 import io.distlock.fencing.StaleTokenException;
 import java.sql.Connection;
@@ -60,6 +61,20 @@ public final class FencedColumn {
      * @throws SQLException as the database reports it
      */
     public int update(Connection connection, long token, String set, String where, Object... parameters) throws SQLException {
+        return updateWith(connection, token, set, where, parameters);
+    }
+
+    /**
+     * As {@link #update(Connection, long, String, String, Object...)}, with the token of the lock this thread works
+     * under: inside a Spring {@code @WithLock} method, its lease's token (see {@link FencingContext}).
+     *
+     * @throws IllegalStateException if this thread works under no lock: nothing ran
+     */
+    public int update(Connection connection, String set, String where, Object... parameters) throws SQLException {
+        return updateWith(connection, FencingContext.currentToken(), set, where, parameters);
+    }
+
+    private int updateWith(Connection connection, long token, String set, String where, Object... parameters) throws SQLException {
         FencingTokens.requireValid(token);
         int setParameters = SqlNames.parameters(SqlNames.requireFragment(set, "set"));
         int whereParameters = SqlNames.parameters(SqlNames.requireFragment(where, "where"));

@@ -3,6 +3,7 @@ package io.distlock.fencing.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.distlock.fencing.FencingContext;
 import io.distlock.fencing.PausedHolder;
 import io.distlock.fencing.StaleTokenException;
 import io.distlock.redis.testing.RedisClusterGroup;
@@ -110,6 +111,23 @@ class RedisFencingTest {
         assertThatThrownBy(() -> fenced.get("stock:2", 2)).isInstanceOf(StaleTokenException.class);
         assertThat(fenced.get("stock:absent", 1)).isNull();
         assertThat(redis.get(FencedRedis.tokenKey("stock:absent"))).as("a read of an absent key records its token").isEqualTo("1");
+    }
+
+    @Test
+    void withoutATokenTheGuardTakesTheCurrentOneAndRefusesWhenThereIsNone() {
+        FencedRedis fenced = FencedRedis.on(redis);
+        assertThatThrownBy(() -> fenced.set("ctx:1", "x")).isInstanceOf(IllegalStateException.class).hasMessageContaining("no fencing token");
+        assertThat(redis.exists("ctx:1")).as("nothing written").isZero();
+        try (FencingContext.Scope outer = FencingContext.enter(7)) {
+            fenced.set("ctx:1", "seven");
+            try (FencingContext.Scope inner = FencingContext.enter(9)) {
+                assertThat(fenced.incrBy("ctx:n", 2)).isEqualTo(2);
+            }
+            assertThatThrownBy(() -> fenced.decrBy("ctx:n", 1)).as("7, the outer token again, is below 9")
+                    .isInstanceOfSatisfying(StaleTokenException.class, stale -> assertThat(stale.presented()).isEqualTo(7));
+        }
+        assertThat(redis.get(FencedRedis.tokenKey("ctx:1"))).isEqualTo("7");
+        assertThat(redis.get(FencedRedis.tokenKey("ctx:n"))).isEqualTo("9");
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.distlock.fencing.sql;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.distlock.fencing.FencingContext;
 import io.distlock.fencing.PausedHolder;
 import io.distlock.fencing.StaleTokenException;
 import java.sql.Connection;
@@ -109,6 +110,26 @@ abstract class SqlFencingContract {
         assertThat(outcome).isEqualTo("STALE " + newer[0]);
         assertThat(read(table, "quantity", "sku-1")).as("the newer holder's write").isEqualTo(42);
         assertThat(read(table, "fence", "sku-1")).isEqualTo(newer[0]);
+    }
+
+    @Test
+    void withoutATokenTheGuardsTakeTheCurrentOneAndRefuseWhenThereIsNone() throws Exception {
+        String table = stockTable("sku-1");
+        FencedColumn stock = FencedColumn.of(table, "fence");
+        FenceTable fences = fenceTable();
+        Connection connection = connect();
+        assertThatThrownBy(() -> stock.update(connection, "quantity = ?", "sku = ?", 1, "sku-1")).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("no fencing token");
+        connection.setAutoCommit(false);
+        assertThatThrownBy(() -> fences.check(connection, "order-1")).isInstanceOf(IllegalStateException.class).hasMessageContaining("no fencing token");
+        try (FencingContext.Scope scope = FencingContext.enter(12)) {
+            fences.check(connection, "order-1");
+            assertThat(stock.update(connection, "quantity = ?", "sku = ?", 5, "sku-1")).isOne();
+            connection.commit();
+        }
+        assertThat(read(table, "fence", "sku-1")).isEqualTo(12);
+        assertThat(read(table, "quantity", "sku-1")).isEqualTo(5);
+        assertThat(highest(fences, "order-1")).isEqualTo(12);
     }
 
     @Test

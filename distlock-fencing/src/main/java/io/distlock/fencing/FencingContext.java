@@ -1,0 +1,79 @@
+package io.distlock.fencing;
+
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.OptionalLong;
+
+/**
+ * The fencing token of the lock the calling thread works under, for guards called without a token: inside a Spring
+ * {@code @WithLock} method the distlock starter makes the method's lease token current; elsewhere {@link #enter} does.
+ *
+ * <pre>{@code
+ * try (Lease lease = lock.acquire(); FencingContext.Scope scope = FencingContext.enter(lease.fencingToken())) {
+ *     stock.update(connection, "quantity = quantity - ?", "sku = ?", 1, "sku-42");   // takes the token from here
+ * }
+ * }</pre>
+ *
+ * <p>Thread-bound, like the lock it stands for: work handed to another thread does not see the token; pass it along.
+ * Scopes nest (the innermost token is current, then the outer one again).
+ */
+public final class FencingContext {
+    private static final ThreadLocal<Deque<Long>> TOKENS = ThreadLocal.withInitial(ArrayDeque::new);
+
+    private FencingContext() {}
+
+    /**
+     * Returns the current fencing token of this thread.
+     *
+     * @throws IllegalStateException if there is none: the guard was called outside a {@code @WithLock} method and
+     *     outside {@link #enter}; the message says so and how to pass a token
+     */
+    public static long currentToken() {
+        OptionalLong token = findCurrentToken();
+        if (token.isEmpty()) {
+            throw new IllegalStateException("no fencing token on thread " + Thread.currentThread().getName() + ": a guard called without a token "
+                    + "takes it from the lock the thread works under; call it inside a @WithLock method or FencingContext.enter(lease.fencingToken()), "
+                    + "or pass lease.fencingToken() to it");
+        }
+        return token.getAsLong();
+    }
+
+    /** Returns the current fencing token of this thread, if any. */
+    public static OptionalLong findCurrentToken() {
+        Long token = TOKENS.get().peek();
+        return token == null ? OptionalLong.empty() : OptionalLong.of(token);
+    }
+
+    /**
+     * Makes {@code token} this thread's current token until the returned scope is closed (on this thread).
+     *
+     * @throws IllegalArgumentException if {@code token} is not positive
+     */
+    public static Scope enter(long token) {
+        Deque<Long> tokens = TOKENS.get();
+        tokens.push(FencingTokens.requireValid(token));
+        return new Scope(tokens);
+    }
+
+    /** The span during which a token is current; closing it makes the enclosing one current again. Idempotent. */
+    public static final class Scope implements AutoCloseable {
+        private final Deque<Long> tokens;
+        private boolean closed;
+
+        private Scope(Deque<Long> tokens) {
+            this.tokens = tokens;
+        }
+
+        @Override
+        public void close() {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            tokens.pop();
+            if (tokens.isEmpty()) {
+                TOKENS.remove();
+            }
+        }
+    }
+}
