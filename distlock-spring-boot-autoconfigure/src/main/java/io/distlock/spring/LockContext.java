@@ -17,6 +17,10 @@ import java.util.Optional;
  * methods see their own lease, then the outer one again). Work the method hands to other threads does not
  * see it through this class: pass the lease or its token along. A {@code Mono} or {@code Flux} returned by the method
  * carries it in its Reactor context under {@link #REACTOR_CONTEXT_KEY}.
+ *
+ * <p>With distlock-fencing on the class path, the lease's fencing token is also the current token of its guards
+ * ({@code io.distlock.fencing.FencingContext}): inside the method, {@code stock.update(connection, set, where, ...)}
+ * fences the write without being handed the token.
  */
 public final class LockContext {
     /** The Reactor context key under which a {@code Mono} or {@code Flux} returned by a {@code @WithLock} method finds its {@link Lease}. */
@@ -41,11 +45,16 @@ public final class LockContext {
         return Optional.ofNullable(LEASES.get().peek());
     }
 
-    /** Makes {@code lease} current until the returned scope is closed (closing the scope does not release the lease). */
+    /**
+     * Makes {@code lease} current until the returned scope is closed (closing the scope does not release the lease);
+     * with distlock-fencing on the class path, its fencing token too, for guards called without a token.
+     */
     static Scope enter(Lease lease) {
         Deque<Lease> leases = LEASES.get();
         leases.push(lease);
+        Scope token = FencingTokenScope.enter(lease);
         return () -> {
+            token.close();
             leases.remove(lease);
             if (leases.isEmpty()) {
                 LEASES.remove();
