@@ -69,6 +69,7 @@ class ThreeInstancesTest {
     @Test
     void concurrentPurchasesAcrossThreeInstancesSellTheLastItemsExactlyOnce() throws Exception {
         db().update("UPDATE stock SET quantity = 50, fence = 0 WHERE sku = 'last-items'");
+        double acquiredBefore = acquiredStockLocks();
         ExecutorService buyers = Executors.newFixedThreadPool(24);
         List<Future<Integer>> purchases = new ArrayList<>();
         try {
@@ -100,13 +101,32 @@ class ThreeInstancesTest {
         assertThat(db().queryForObject("SELECT COUNT(DISTINCT instance) FROM orders", Integer.class)).as("all three instances sold").isEqualTo(3);
         assertThat(send(HttpRequest.newBuilder(URI.create(url(1, "/stock/last-items")))).body()).contains("\"left\":0");
 
-        // what the instances' metrics say: 120 acquisitions of "stock", all acquired
+        // what the instances' metrics say: 120 more acquisitions of "stock", all acquired
+        assertThat(acquiredStockLocks() - acquiredBefore).isEqualTo(120);
+    }
+
+    /** Returns how many times the three instances acquired the lock "stock", by their metrics. */
+    private static double acquiredStockLocks() throws Exception {
         double acquired = 0;
         for (int i = 0; i < 3; i++) {
             String metric = send(HttpRequest.newBuilder(URI.create(url(i, "/actuator/metrics/distlock.acquire?tag=distlock.name:stock&tag=outcome:acquired")))).body();
-            acquired += Double.parseDouble(metric.replaceAll("(?s).*\"statistic\":\"COUNT\",\"value\":([0-9.E]+).*", "$1"));
+            if (metric.contains("\"COUNT\"")) { // no metric yet (404) before an instance's first acquisition
+                acquired += Double.parseDouble(metric.replaceAll("(?s).*\"statistic\":\"COUNT\",\"value\":([0-9.E]+).*", "$1"));
+            }
         }
-        assertThat(acquired).isEqualTo(120);
+        return acquired;
+    }
+
+    @Test
+    void aPurchaseWhoseTokenIsBelowTheRowsFenceSellsNothing() throws Exception {
+        // as if a newer holder had written the row: every token the lock gives out now is below its fence
+        db().update("MERGE INTO stock (sku, quantity, fence) KEY (sku) VALUES ('fenced', 5, ?)", Long.MAX_VALUE);
+        HttpResponse<String> refused = send(HttpRequest.newBuilder(URI.create(url(2, "/orders?sku=fenced&quantity=1")))
+                .POST(HttpRequest.BodyPublishers.noBody()));
+        assertThat(refused.statusCode()).isEqualTo(409);
+        assertThat(refused.body()).contains("lock lost").contains("\"highestToken\":" + Long.MAX_VALUE);
+        assertThat(db().queryForObject("SELECT quantity FROM stock WHERE sku = 'fenced'", Integer.class)).as("stock untouched").isEqualTo(5);
+        assertThat(db().queryForObject("SELECT COUNT(*) FROM orders WHERE sku = 'fenced'", Integer.class)).as("no order").isZero();
     }
 
     @Test
