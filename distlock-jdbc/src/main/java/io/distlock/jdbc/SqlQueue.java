@@ -509,10 +509,14 @@ final class SqlQueue implements LockBackend, QueueingAcquire {
 
     /**
      * Runs {@code work} in a transaction on {@code connection} (which is in autocommit otherwise), committing it, or
-     * rolling it back if it throws. A PostgreSQL transaction that hit a duplicate key is aborted: it is run once more.
+     * rolling it back if it throws. Run again, up to {@value #ATTEMPTS} times in all: a PostgreSQL transaction that hit
+     * a duplicate key (it is aborted), and a transaction the database chose as a deadlock or serialization victim
+     * (SQLState class 40: it was rolled back whole). The second happens on MySQL/MariaDB when first joins of a new name
+     * meet: their empty updates of the missing counter row take gap locks, and their inserts of it wait on each other.
+     * The work is database statements only, so running it again is running it once.
      */
     static <T> T inTransaction(Connection connection, TransactionWork<T> work) throws SQLException {
-        for (int attempt = 0; ; attempt++) {
+        for (int attempt = 1; ; attempt++) {
             connection.setAutoCommit(false);
             try {
                 T result = work.run();
@@ -520,10 +524,15 @@ final class SqlQueue implements LockBackend, QueueingAcquire {
                 return result;
             } catch (RetryTransaction retry) {
                 rollbackQuietly(connection);
-                if (attempt >= 2) {
+                if (attempt >= ATTEMPTS) {
                     throw retry.cause;
                 }
-            } catch (SQLException | RuntimeException e) {
+            } catch (SQLException e) {
+                rollbackQuietly(connection);
+                if (attempt >= ATTEMPTS || !rolledBackByTheDatabase(e)) {
+                    throw e;
+                }
+            } catch (RuntimeException e) {
                 rollbackQuietly(connection);
                 throw e;
             } finally {
@@ -534,6 +543,15 @@ final class SqlQueue implements LockBackend, QueueingAcquire {
                 }
             }
         }
+    }
+
+    /** How many times {@link #inTransaction} runs a transaction at most. */
+    static final int ATTEMPTS = 5;
+
+    /** Returns whether the database rolled the transaction back itself: a deadlock or serialization failure (class 40). */
+    private static boolean rolledBackByTheDatabase(SQLException e) {
+        String state = e.getSQLState();
+        return state != null && state.startsWith("40");
     }
 
     private static void rollbackQuietly(Connection connection) {
