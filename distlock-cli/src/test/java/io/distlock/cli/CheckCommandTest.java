@@ -14,12 +14,20 @@ import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
-/** The short CI mode of {@code distlock check}: every fault, real servers, real client processes. */
+/**
+ * The short CI mode of {@code distlock check}: every fault, real servers, real client processes. The runs on the other
+ * deployments and of the other lock kinds (a minute each) are tagged {@value #SLOW}: {@code ./mvnw verify} leaves them out, {@code -Pslow} runs
+ * them, and CI runs both.
+ */
 class CheckCommandTest {
+    /** The tag of the tests {@code ./mvnw verify} leaves out and {@code -Pslow} runs. */
+    static final String SLOW = "slow";
+
     @TempDir
     Path out;
 
@@ -158,12 +166,14 @@ class CheckCommandTest {
     }
 
     @Test
+    @Tag(SLOW)
     void distlockOnZooKeeperKeepsEveryClaimUnderAllFaults() throws Exception {
         assertDistlockKeepsItsClaims(new String[] {"paused process", "killed process", "session expired", "killed ZooKeeper member"},
                 "--backend", "zookeeper", "--time", "40s", "--lease", "500ms", "--seed", "4", "--liveness-bound", "8s");
     }
 
     @Test
+    @Tag(SLOW)
     void distlockThroughSentinelKeepsEveryClaimAcrossFailovers() throws Exception {
         // the short fault first: a Sentinel failover takes 13 s or more here, and a pause injected after it would need
         // the 12.5 s a fault is given before the run's end (CI's slower failover left no room for it, stop 38)
@@ -172,18 +182,21 @@ class CheckCommandTest {
     }
 
     @Test
+    @Tag(SLOW)
     void distlockOnAClusterKeepsEveryClaimAcrossShardFailovers() throws Exception {
         assertDistlockKeepsItsClaims(new String[] {"the master of the lock's shard"},
                 "--backend", "cluster", "--faults", "shard-failover,kill", "--time", "30s", "--lease", "500ms", "--seed", "10");
     }
 
     @Test
+    @Tag(SLOW)
     void distlockOnRedLockKeepsEveryClaimWhenNodesFail() throws Exception {
         assertDistlockKeepsItsClaims(new String[] {"(a minority)", "forgot its votes"},
                 "--backend", "redlock", "--faults", "nodes-down,node-restart,kill", "--time", "30s", "--lease", "500ms", "--seed", "8");
     }
 
     @Test
+    @Tag(SLOW)
     void distlockOnEtcdKeepsEveryClaimWhenMembersAndLeadersDie() throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(io.distlock.etcd.testing.EtcdBinary.availableForTests(), "no etcd binary");
         assertDistlockKeepsItsClaims(new String[] {"paused process", "killed process", "session expired", "killed etcd member", "(the leader)"},
@@ -191,6 +204,7 @@ class CheckCommandTest {
     }
 
     @Test
+    @Tag(SLOW)
     void distlockOnPostgresKeepsEveryClaimUnderAllFaults() throws Exception {
         Counts counts = assertDistlockKeepsItsClaims(new String[] {"paused process", "killed process", "cut the connections",
                 "restarted the PostgreSQL server", "client sessions on the PostgreSQL server"},
@@ -199,12 +213,14 @@ class CheckCommandTest {
     }
 
     @Test
+    @Tag(SLOW)
     void distlockOnH2KeepsEveryClaimAcrossRestartsAndEndedSessions() throws Exception {
         assertDistlockKeepsItsClaims(new String[] {"restarted the H2 server", "client sessions on the H2 server"},
                 "--backend", "h2", "--faults", "restart,connection-kill,pause", "--time", "25s", "--lease", "500ms", "--seed", "13");
     }
 
     @Test
+    @Tag(SLOW)
     void theFairLockKeepsItsClaimsUnderFaults() throws Exception {
         assertDistlockKeepsItsClaims(new String[] {"paused process", "killed process", "restarted the lock server"},
                 "--kind", "fair-lock", "--faults", "pause,kill,restart", "--time", "30s", "--lease", "500ms", "--seed", "16");
@@ -212,6 +228,7 @@ class CheckCommandTest {
 
     /** Issue 28, finding 24: the kinds under faults, not only fault-free (a read-write lock on ZooKeeper, a semaphore on Redis). */
     @Test
+    @Tag(SLOW)
     void theReadWriteLockKeepsItsClaimsUnderFaults() throws Exception {
         assertDistlockKeepsItsClaims(new String[] {"paused process", "killed process", "session expired"},
                 "--backend", "zookeeper", "--kind", "read-write-lock", "--faults", "pause,kill,expire", "--time", "40s", "--lease", "500ms",
@@ -219,6 +236,7 @@ class CheckCommandTest {
     }
 
     @Test
+    @Tag(SLOW)
     void theSemaphoreKeepsItsClaimsUnderFaults() throws Exception {
         assertDistlockKeepsItsClaims(new String[] {"paused process", "killed process", "restarted the lock server"},
                 "--kind", "semaphore", "--permits", "2", "--faults", "pause,kill,restart", "--time", "35s", "--lease", "500ms", "--seed", "22");
