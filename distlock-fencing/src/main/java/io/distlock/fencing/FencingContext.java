@@ -18,6 +18,13 @@ import java.util.OptionalLong;
  * Scopes nest (the innermost token is current, then the outer one again).
  */
 public final class FencingContext {
+    /**
+     * The Reactor context key under which reactive code finds the token (a {@code Long}): a {@code Mono} or {@code Flux}
+     * returned by a Spring {@code @WithLock} method carries its lease's token there, and {@code FencingTokenExchangeFilter}
+     * sends it.
+     */
+    public static final String REACTOR_CONTEXT_KEY = "io.distlock.fencing.token";
+
     private static final ThreadLocal<Deque<Long>> TOKENS = ThreadLocal.withInitial(ArrayDeque::new);
 
     private FencingContext() {}

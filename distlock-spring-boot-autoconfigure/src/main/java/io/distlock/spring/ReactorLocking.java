@@ -41,13 +41,19 @@ final class ReactorLocking {
         return Flux.usingWhen(acquired, held -> publisher(invoke.apply(held)), cleanup);
     }
 
+    /**
+     * distlock-fencing's {@code FencingContext.REACTOR_CONTEXT_KEY}, spelled out (that module is optional here): under it
+     * the publisher also carries its lease's token, which the fencing WebClient filter sends.
+     */
+    static final String FENCING_TOKEN_KEY = "io.distlock.fencing.token";
+
     /** Puts the lease into a returned publisher's Reactor context. */
     static Object withLease(Object publisher, Lease lease) {
         if (publisher instanceof Mono<?> mono) {
-            return mono.contextWrite(context -> context.put(LockContext.REACTOR_CONTEXT_KEY, lease));
+            return mono.contextWrite(context -> context.put(LockContext.REACTOR_CONTEXT_KEY, lease).put(FENCING_TOKEN_KEY, lease.fencingToken()));
         }
         if (publisher instanceof Flux<?> flux) {
-            return flux.contextWrite(context -> context.put(LockContext.REACTOR_CONTEXT_KEY, lease));
+            return flux.contextWrite(context -> context.put(LockContext.REACTOR_CONTEXT_KEY, lease).put(FENCING_TOKEN_KEY, lease.fencingToken()));
         }
         return publisher;
     }

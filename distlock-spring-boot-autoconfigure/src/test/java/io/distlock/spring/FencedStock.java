@@ -46,6 +46,13 @@ public class FencedStock {
         return new long[] {outer, inner, FencingContext.currentToken(), LockContext.currentLease().fencingToken()};
     }
 
+    /** Returns the token in its Reactor context for the fencing filter, and its lease's. */
+    @WithLock(name = "reactive-fenced")
+    public reactor.core.publisher.Mono<long[]> reactiveTokens() {
+        return reactor.core.publisher.Mono.deferContextual(context -> reactor.core.publisher.Mono.just(new long[] {
+                context.<Long>get(FencingContext.REACTOR_CONTEXT_KEY), context.<io.distlock.Lease>get(LockContext.REACTOR_CONTEXT_KEY).fencingToken()}));
+    }
+
     @WithLock(name = "inner")
     public long inner() {
         return FencingContext.currentToken();

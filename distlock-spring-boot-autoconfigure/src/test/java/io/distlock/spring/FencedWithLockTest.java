@@ -115,6 +115,15 @@ class FencedWithLockTest {
     }
 
     @Test
+    void aMonoReturnedByAWithLockMethodCarriesItsTokenForTheWebClientFilter() {
+        runner.run(context -> {
+            long[] tokens = stock(context).reactiveTokens().block(java.time.Duration.ofSeconds(30));
+            assertThat(tokens).isNotNull();
+            assertThat(tokens[0]).as("the token under FencingContext.REACTOR_CONTEXT_KEY").isPositive().isEqualTo(tokens[1]);
+        });
+    }
+
+    @Test
     void aNestedWithLockMethodWritesWithItsOwnTokenAndTheOuterOneComesBack() {
         runner.run(context -> {
             long[] tokens = stock(context).nested();

@@ -10,8 +10,9 @@ import reactor.core.publisher.Mono;
 
 /**
  * For Spring's {@code WebClient}: sends a fencing token in the {@value FencingHeader#NAME} header, the one in the
- * subscriber's Reactor context under {@link #CONTEXT_KEY} (a {@code Long}) if any, else the one current on the thread
- * that subscribes ({@link FencingContext}: a {@code @WithLock} method that calls {@code block()}).
+ * subscriber's Reactor context under {@link #CONTEXT_KEY} (a {@code Long}; a {@code Mono} or {@code Flux} returned by a
+ * {@code @WithLock} method carries its token there) if any, else the one current on the thread that subscribes
+ * ({@link FencingContext}: a {@code @WithLock} method that calls {@code block()}).
  *
  * <pre>{@code
  * WebClient client = WebClient.builder().filter(new FencingTokenExchangeFilter()).build();
@@ -21,8 +22,8 @@ import reactor.core.publisher.Mono;
  * dependency of this module: the application's.
  */
 public final class FencingTokenExchangeFilter implements ExchangeFilterFunction {
-    /** The Reactor context key of the token to send, a {@code Long}. */
-    public static final String CONTEXT_KEY = "io.distlock.fencing.token";
+    /** The Reactor context key of the token to send, a {@code Long}: {@link FencingContext#REACTOR_CONTEXT_KEY}. */
+    public static final String CONTEXT_KEY = FencingContext.REACTOR_CONTEXT_KEY;
 
     @Override
     public Mono<ClientResponse> filter(ClientRequest request, ExchangeFunction next) {
