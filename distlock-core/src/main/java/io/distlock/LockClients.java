@@ -66,6 +66,23 @@ public final class LockClients {
     }
 
     /**
+     * Examines {@code target}'s configuration for what bears on lock safety, read only, with the options the
+     * application would use (its target parameters, such as {@code minReplicas}, count); see {@link Finding}.
+     *
+     * @throws IllegalArgumentException as {@link #open(String)}
+     * @throws UnsupportedOperationException if the target's backend has no doctor yet (the message names it)
+     * @throws BackendUnavailableException if the server cannot be reached in time
+     */
+    public static List<Finding> diagnose(String target, OpenOptions options) {
+        if (options == null) {
+            throw new IllegalArgumentException("options must not be null; OpenOptions.defaults() leaves everything at the backend's defaults");
+        }
+        LockBackendProvider provider = providerFor(target);
+        return provider.diagnose(target, options).orElseThrow(() -> new UnsupportedOperationException("the " + provider.id()
+                + " backend has no doctor yet: nothing can be examined on " + TargetUri.mask(target)));
+    }
+
+    /**
      * Returns the provider that opens {@code target}: the one with the longest scheme the target starts with.
      *
      * @throws IllegalArgumentException if the target is null or blank, or no provider understands it

@@ -17,10 +17,10 @@ import picocli.CommandLine.UnmatchedArgumentException;
 /** The {@code distlock} command line. */
 @Command(name = "distlock", mixinStandardHelpOptions = true, version = "distlock 0.1.0-SNAPSHOT",
         description = "Distributed locks that tell you when they are lost.",
-        subcommands = {DemoCommand.class, BenchCommand.class, CheckCommand.class, LocksCommand.class, BackendsCommand.class,
+        subcommands = {DemoCommand.class, BenchCommand.class, CheckCommand.class, LocksCommand.class, DoctorCommand.class, BackendsCommand.class,
                 CommandLine.HelpCommand.class},
-        footer = {"", "Exit codes: 0 success; 1 the demo's distlock-fenced oversold or the check found a violation; 2 bad options or an "
-                + "unreachable server; 3 an inconclusive check; " + DistlockCommand.FAILED + " the command failed while running (the "
+        footer = {"", "Exit codes: 0 success; 1 the demo's distlock-fenced oversold, the check found a violation or the doctor a risky "
+                + "setting; 2 bad options, an unreachable server or an unsafe setting; 3 an inconclusive check; " + DistlockCommand.FAILED + " the command failed while running (the "
                 + "message says why; DISTLOCK_DEBUG=1 prints the stack trace)."})
 public final class DistlockCommand implements Callable<Integer> {
     /** The exit code of a command that failed while running (a server died under it, a bug). */

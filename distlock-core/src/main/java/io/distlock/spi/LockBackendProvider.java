@@ -1,10 +1,13 @@
 package io.distlock.spi;
 
+import io.distlock.BackendUnavailableException;
+import io.distlock.Finding;
 import io.distlock.LockClient;
 import io.distlock.LockKind;
 import io.distlock.OpenOptions;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
@@ -59,6 +62,17 @@ public interface LockBackendProvider {
      * @throws io.distlock.LockException if the server refuses the client (credentials, permissions)
      */
     LockClient open(String target, OpenOptions options);
+
+    /**
+     * Examines {@code target}'s configuration for what bears on lock safety, read only (it changes nothing and takes no
+     * lock), and returns the findings; empty if this backend has no doctor yet.
+     *
+     * @throws IllegalArgumentException if the target is malformed for this backend
+     * @throws BackendUnavailableException if the server cannot be reached in time
+     */
+    default Optional<List<Finding>> diagnose(String target, OpenOptions options) {
+        return Optional.empty();
+    }
 
     /** Opens a client of this backend whose locks live in {@code namespace}, or the default one if null; see {@link #open(String, OpenOptions)}. */
     default LockClient open(String target, @Nullable String namespace) {

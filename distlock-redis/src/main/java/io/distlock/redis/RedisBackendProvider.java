@@ -1,5 +1,6 @@
 package io.distlock.redis;
 
+import io.distlock.Finding;
 import io.distlock.LockClient;
 import io.distlock.LockKind;
 import io.distlock.OpenOptions;
@@ -8,6 +9,7 @@ import io.distlock.spi.TargetParameters;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -50,6 +52,11 @@ public final class RedisBackendProvider implements LockBackendProvider {
     @Override
     public boolean hasInspector() {
         return true;
+    }
+
+    @Override
+    public Optional<List<Finding>> diagnose(String target, OpenOptions options) {
+        return Optional.of(RedisDoctor.diagnose(target, options));
     }
 
     @Override

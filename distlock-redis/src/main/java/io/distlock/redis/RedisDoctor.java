@@ -1,0 +1,152 @@
+package io.distlock.redis;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.Finding;
+import io.distlock.Finding.Severity;
+import io.distlock.OpenOptions;
+import io.distlock.spi.TargetParameters;
+import io.distlock.spi.TargetUri;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The Redis doctor: reads a standalone server's configuration (CONFIG GET, INFO) and judges what bears on lock safety:
+ * eviction, persistence, replication against the client's {@code minReplicas}. Read only. A fact the server will not
+ * give (CONFIG refused by an ACL or a managed service) is a finding of severity {@link Severity#UNKNOWN}, never a guess.
+ *
+ * <p>Sentinel and Cluster targets are not examined yet: one UNKNOWN finding says so.
+ */
+final class RedisDoctor {
+    private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
+
+    private RedisDoctor() {}
+
+    static List<Finding> diagnose(String target, OpenOptions options) {
+        TargetParameters parameters = TargetParameters.take(target, Set.of("minReplicas", "replicaAckTimeout"));
+        String uri = parameters.target();
+        String lower = uri.toLowerCase(Locale.ROOT);
+        if (lower.startsWith("redis-sentinel:") || lower.startsWith("rediss-sentinel:") || lower.startsWith("redis-cluster:")
+                || lower.startsWith("rediss-cluster:")) {
+            return List.of(new Finding("redis.deployment", Severity.UNKNOWN, TargetUri.mask(uri), "Sentinel and Cluster deployments are not "
+                    + "examined yet; examine each master with a redis:// target meanwhile", ""));
+        }
+        int minReplicas = parameters.integer("minReplicas").orElse(0);
+        Duration timeout = options.operationTimeout().orElse(DEFAULT_TIMEOUT);
+        RedisURI redisUri = RedisURI.create(uri);
+        redisUri.setTimeout(timeout);
+        RedisClient client = RedisClient.create(redisUri);
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            connection.setTimeout(timeout);
+            return examine(connection.sync(), minReplicas);
+        } catch (RedisException e) {
+            throw new BackendUnavailableException("the Redis doctor could not read " + TargetUri.mask(uri) + ": " + e.getMessage(), e);
+        } finally {
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+        }
+    }
+
+    private static List<Finding> examine(RedisCommands<String, String> redis, int minReplicas) {
+        List<Finding> findings = new ArrayList<>();
+        String server = redis.info("server");
+        findings.add(new Finding("redis.version", Severity.OK, "redis_version " + field(server, "redis_version"),
+                "the server's version, for the record", ""));
+        Map<String, String> config;
+        try {
+            config = new java.util.HashMap<>();
+            for (String name : List.of("maxmemory-policy", "maxmemory", "appendonly", "appendfsync", "save")) {
+                config.putAll(redis.configGet(name));
+            }
+        } catch (RedisException refused) {
+            String why = "CONFIG GET was refused (" + refused.getMessage() + "): ";
+            String fix = "ask the provider for the setting, or let the doctor's user run CONFIG GET (ACL +config|get)";
+            findings.add(new Finding("redis.eviction", Severity.UNKNOWN, why.trim(), why + "whether Redis may delete lock keys under memory "
+                    + "pressure cannot be read", fix));
+            findings.add(new Finding("redis.persistence", Severity.UNKNOWN, why.trim(), why + "whether a restart keeps the locks cannot be read",
+                    fix));
+            findings.add(replication(redis, minReplicas));
+            return findings;
+        }
+        findings.add(eviction(config));
+        findings.add(persistence(config));
+        findings.add(replication(redis, minReplicas));
+        return findings;
+    }
+
+    static Finding eviction(Map<String, String> config) {
+        String policy = config.getOrDefault("maxmemory-policy", "?");
+        String maxmemory = config.getOrDefault("maxmemory", "?");
+        String observed = "maxmemory-policy " + policy + ", maxmemory " + maxmemory;
+        if (policy.equals("noeviction")) {
+            return new Finding("redis.eviction", Severity.OK, observed, "when full, Redis refuses writes instead of deleting keys: a held lock "
+                    + "stays held (an acquire fails instead)", "");
+        }
+        if (maxmemory.equals("0")) {
+            return new Finding("redis.eviction", Severity.OK, observed, "no memory limit: Redis evicts nothing (the machine's memory is the "
+                    + "limit; setting one later would start evictions under this policy)", "maxmemory-policy noeviction, before any maxmemory is set");
+        }
+        return new Finding("redis.eviction", Severity.UNSAFE, observed, "under memory pressure Redis deletes keys by this policy, lock keys "
+                + "among them (they carry an expiry): a held lock becomes free and a second client acquires it",
+                "maxmemory-policy noeviction (redis.conf, or CONFIG SET maxmemory-policy noeviction), or a Redis of its own for locks");
+    }
+
+    static Finding persistence(Map<String, String> config) {
+        String appendonly = config.getOrDefault("appendonly", "?");
+        String fsync = config.getOrDefault("appendfsync", "?");
+        String save = config.getOrDefault("save", "");
+        String observed = "appendonly " + appendonly + ", appendfsync " + fsync + ", save '" + save + "'";
+        String fix = "appendonly yes with appendfsync everysec (or always)";
+        if (appendonly.equals("yes") && !fsync.equals("no")) {
+            return new Finding("redis.persistence", Severity.OK, observed, "a restart brings the locks back from the append-only file"
+                    + (fsync.equals("always") ? "" : " (a crash of the machine can lose the last second's grants)"), "");
+        }
+        if (appendonly.equals("yes")) {
+            return new Finding("redis.persistence", Severity.RISKY, observed, "appendfsync no: the system flushes the file when it likes, "
+                    + "often 30 s later: a crash frees the locks granted in that time", fix);
+        }
+        if (!save.isBlank()) {
+            return new Finding("redis.persistence", Severity.RISKY, observed, "snapshots only: a restart brings back the locks of the last "
+                    + "snapshot, possibly minutes old; locks granted since are free while their holders work", fix);
+        }
+        return new Finding("redis.persistence", Severity.RISKY, observed, "no persistence: a restart empties Redis, every held lock is free "
+                + "at once, and a holder learns it only at its next renewal (SERVER_LOST_LOCK); fencing tokens keep increasing", fix);
+    }
+
+    private static Finding replication(RedisCommands<String, String> redis, int minReplicas) {
+        String info = redis.info("replication");
+        String role = field(info, "role");
+        String replicas = field(info, "connected_slaves");
+        String observed = "role " + role + ", connected replicas " + replicas + ", client minReplicas " + minReplicas;
+        if (role.equals("slave")) {
+            return new Finding("redis.replication", Severity.RISKY, observed, "this server is a replica: it refuses the lock scripts' writes "
+                    + "(READONLY), so acquires fail", "point the target at the master, or use redis-sentinel:// to follow it");
+        }
+        if (!replicas.equals("0") && minReplicas == 0) {
+            return new Finding("redis.replication", Severity.RISKY, observed, "replication is asynchronous: a failover to a replica that missed "
+                    + "the last grants frees those locks while their holders work", "add ?minReplicas=1 to the target (each grant waits for a "
+                    + "replica's acknowledgement; see docs/guarantees.md for what it does and does not promise)");
+        }
+        return new Finding("redis.replication", Severity.OK, observed, replicas.equals("0") ? "no replicas: no failover can lose a grant "
+                + "(a restart still can, see redis.persistence)" : "each grant waits for " + minReplicas + " replica(s) to acknowledge it", "");
+    }
+
+    private static String field(@Nullable String info, String name) {
+        if (info != null) {
+            for (String line : info.split("\r?\n")) {
+                if (line.startsWith(name + ":")) {
+                    return line.substring(name.length() + 1).trim();
+                }
+            }
+        }
+        return "?";
+    }
+}

@@ -1,0 +1,95 @@
+package io.distlock.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.Finding;
+import io.distlock.Finding.Severity;
+import io.distlock.LockClients;
+import io.distlock.OpenOptions;
+import io.distlock.redis.testing.RedisServer;
+import io.distlock.redis.testing.Resp;
+import io.distlock.servers.Await;
+import io.distlock.servers.FreePorts;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The Redis doctor against real redis-servers configured both ways for each finding, asserting the exact severity. */
+class RedisDoctorTest {
+    private static List<Finding> diagnose(String target) {
+        return LockClients.diagnose(target, OpenOptions.defaults());
+    }
+
+    private static Finding finding(List<Finding> findings, String check) {
+        return findings.stream().filter(f -> f.check().equals(check)).findFirst()
+                .orElseThrow(() -> new AssertionError("no finding " + check + " in " + findings));
+    }
+
+    @Test
+    void anEvictingPolicyUnderAMemoryLimitIsUnsafeAndNoEvictionIsOk() {
+        try (RedisServer allKeys = RedisServer.launch("--maxmemory", "10mb", "--maxmemory-policy", "allkeys-lru");
+                RedisServer volatileKeys = RedisServer.launch("--maxmemory", "10mb", "--maxmemory-policy", "volatile-ttl");
+                RedisServer noLimit = RedisServer.launch("--maxmemory-policy", "allkeys-lru");
+                RedisServer noEviction = RedisServer.launch("--maxmemory", "10mb", "--maxmemory-policy", "noeviction")) {
+            List<Finding> unsafe = diagnose(allKeys.uri());
+            assertThat(finding(unsafe, "redis.eviction").severity()).isEqualTo(Severity.UNSAFE);
+            assertThat(finding(unsafe, "redis.eviction").fix()).contains("noeviction");
+            assertThat(Finding.exitCode(unsafe)).isEqualTo(2);
+            assertThat(finding(diagnose(volatileKeys.uri()), "redis.eviction").severity()).as("lock keys carry an expiry: volatile-* evicts them")
+                    .isEqualTo(Severity.UNSAFE);
+            assertThat(finding(diagnose(noLimit.uri()), "redis.eviction").severity()).as("no maxmemory, nothing evicted").isEqualTo(Severity.OK);
+            assertThat(finding(diagnose(noEviction.uri()), "redis.eviction").severity()).isEqualTo(Severity.OK);
+        }
+    }
+
+    @Test
+    void withoutPersistenceARestartIsRiskyAndAnAppendOnlyFileIsOk() {
+        try (RedisServer none = RedisServer.launch();
+                RedisServer appendOnly = RedisServer.launch("--appendonly", "yes");
+                RedisServer unsynced = RedisServer.launch("--appendonly", "yes", "--appendfsync", "no")) {
+            Finding risky = finding(diagnose(none.uri()), "redis.persistence");
+            assertThat(risky.severity()).isEqualTo(Severity.RISKY);
+            assertThat(risky.why()).contains("restart");
+            assertThat(finding(diagnose(appendOnly.uri()), "redis.persistence").severity()).isEqualTo(Severity.OK);
+            assertThat(finding(diagnose(unsynced.uri()), "redis.persistence").severity()).isEqualTo(Severity.RISKY);
+            assertThat(Finding.exitCode(diagnose(appendOnly.uri()))).as("the default test server has no limit and no replicas").isZero();
+        }
+    }
+
+    @Test
+    void aUserWhoMayNotReadTheConfigurationGetsUnknownNotAGuess() {
+        try (RedisServer server = RedisServer.launch()) {
+            Resp.call(server.port(), "ACL", "SETUSER", "doctor", "on", ">secret", "~*", "+@all", "-config");
+            List<Finding> findings = diagnose("redis://doctor:secret@127.0.0.1:" + server.port());
+            assertThat(finding(findings, "redis.eviction").severity()).isEqualTo(Severity.UNKNOWN);
+            assertThat(finding(findings, "redis.eviction").observed()).contains("CONFIG GET was refused");
+            assertThat(finding(findings, "redis.persistence").severity()).isEqualTo(Severity.UNKNOWN);
+            assertThat(finding(findings, "redis.version").observed()).startsWith("redis_version ");
+        }
+    }
+
+    @Test
+    void replicasWithoutMinReplicasAreRiskyWithItOkAndAReplicaTargetIsRisky() {
+        try (RedisServer master = RedisServer.launch();
+                RedisServer replica = RedisServer.launch("--replicaof", "127.0.0.1", Integer.toString(master.port()))) {
+            Await.until(Duration.ofSeconds(30), "the replica is connected",
+                    () -> "1".equals(Resp.info(master.port(), "replication", "connected_slaves")));
+            assertThat(finding(diagnose(master.uri()), "redis.replication").severity()).isEqualTo(Severity.RISKY);
+            assertThat(finding(diagnose(master.uri() + "?minReplicas=1"), "redis.replication").severity()).isEqualTo(Severity.OK);
+            Finding onReplica = finding(diagnose(replica.uri()), "redis.replication");
+            assertThat(onReplica.severity()).isEqualTo(Severity.RISKY);
+            assertThat(onReplica.why()).contains("replica");
+        }
+    }
+
+    @Test
+    void anUnreachableServerIsReportedAsSuchAndSentinelIsNotExaminedYet() {
+        int port = FreePorts.next();
+        assertThatThrownBy(() -> LockClients.diagnose("redis://127.0.0.1:" + port, OpenOptions.defaults().operationTimeout(Duration.ofSeconds(1))))
+                .isInstanceOf(BackendUnavailableException.class).hasMessageContaining("127.0.0.1:" + port);
+        List<Finding> sentinel = diagnose("redis-sentinel://127.0.0.1:" + port + "#mymaster");
+        assertThat(sentinel).singleElement().satisfies(f -> assertThat(f.severity()).isEqualTo(Severity.UNKNOWN));
+    }
+}
