@@ -3,10 +3,8 @@ package io.distlock.benchmarks;
 import io.distlock.fencing.redis.FencedRedis;
 import io.distlock.fencing.sql.FenceTable;
 import io.distlock.fencing.sql.FencedColumn;
-import io.distlock.jdbc.testing.H2Server;
-import io.distlock.jdbc.testing.MariaDbServer;
-import io.distlock.jdbc.testing.PostgresServer;
-import io.distlock.redis.testing.RedisServer;
+import io.distlock.servers.deployment.Deployments;
+import io.distlock.servers.deployment.ServerType.StartedServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
@@ -50,24 +48,16 @@ public final class FencingOverhead {
         int writes = args.length > 0 ? Integer.parseInt(args[0]) : 5000;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
         FencingOverhead bench = new FencingOverhead(writes, rounds);
-        System.err.println("starting PostgreSQL ...");
-        try (PostgresServer postgres = PostgresServer.launch()) {
-            bench.sql("PostgreSQL", postgres.jdbcUrl());
-        }
-        System.err.println("starting MariaDB ...");
-        try (MariaDbServer mariadb = MariaDbServer.launch()) {
-            bench.sql("MariaDB", mariadb.jdbcUrl());
-        }
-        System.err.println("starting H2 (TCP server) ...");
-        H2Server h2 = H2Server.launch();
-        try {
-            bench.sql("H2", h2.jdbcUrl());
-        } finally {
-            h2.close();
+        // servers through the registry's providers, as every benchmark here starts them
+        for (String[] database : new String[][] {{"postgres", "PostgreSQL"}, {"mariadb", "MariaDB"}, {"h2", "H2"}}) {
+            System.err.println("starting " + database[1] + " ...");
+            try (StartedServer server = Deployments.server(database[0]).launch()) {
+                bench.sql(database[1], server.target());
+            }
         }
         System.err.println("starting redis-server ...");
-        try (RedisServer redis = RedisServer.launch()) {
-            bench.redis(redis.uri());
+        try (StartedServer redis = Deployments.server("redis").launch()) {
+            bench.redis(redis.target());
         }
         System.out.println();
         System.out.println("| store | write | unguarded p50 | guarded p50 | unguarded p99 | guarded p99 | unguarded writes/s | guarded writes/s |");
