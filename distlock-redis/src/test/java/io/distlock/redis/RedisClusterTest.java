@@ -24,9 +24,14 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-/** Cluster specifics: sharded wake-ups, shard failovers, resharding and renewals batched per slot. */
+/**
+ * Cluster specifics: sharded wake-ups, shard failovers, resharding and renewals batched per slot. Tagged {@code slow}
+ * (90 s): {@code ./mvnw verify} runs it in the compatibility modules on Lettuce 6.6 and 7.5, {@code -Pslow} here.
+ */
+@Tag("slow")
 class RedisClusterTest {
     private static final String KEY = RedisKeys.defaults().lockKey("orders");
     private static final String CHANNEL = RedisKeys.defaults().releaseChannel("orders");

@@ -29,6 +29,7 @@ import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -36,7 +37,9 @@ import org.junit.jupiter.api.Timeout;
  * Interleavings of the ZooKeeper kinds (fair, read-write, semaphore) that once broke them (issue 28, findings 1, 3,
  * 7, 8, 9 and 10 on ZooKeeper). Another client acts at a chosen point of a call through the backend's seams; every
  * test checks the server's own nodes. Waiters poll every five minutes, so only a wake-up can grant them in time.
+ * Tagged {@code slow} (66 s): {@code ./mvnw verify} leaves it out, {@code -Pslow} and CI run it.
  */
+@Tag("slow")
 class ZooKeeperKindsSafetyTest {
     private static final Duration SOON = Duration.ofSeconds(20);
     private static ZooKeeperServer server;
