@@ -180,9 +180,35 @@ final class SqlConnections implements AutoCloseable {
 
     /**
      * Runs {@code work} on a pooled connection on the calling thread, retrying once on a new connection if
-     * the pooled one is dead. Only worker threads call it: that bounds the connections to the workers.
+     * the pooled one is dead, and running it again (up to {@value #DEADLOCK_ATTEMPTS} times in all) when the database
+     * chose it as a deadlock or serialization victim (SQLState class 40: the statement or transaction was rolled back
+     * whole; MariaDB/MySQL do this to a release's DELETE or a join's INSERT meeting each other's gap locks). Every call
+     * is made to be run again: the lost-answer path above runs it again too. Only worker threads call it: that bounds
+     * the connections to the workers.
      */
     private <T> T withConnection(Work<T> work) throws SQLException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return onePass(work);
+            } catch (SQLException e) {
+                if (attempt >= DEADLOCK_ATTEMPTS || !rolledBackByTheDatabase(e)) {
+                    throw e;
+                }
+                log.debug("{} rolled a call back as a deadlock victim (attempt {}); running it again", source.describe(), attempt, e);
+            }
+        }
+    }
+
+    /** How many times a call the database rolled back as a deadlock victim is run in all. */
+    static final int DEADLOCK_ATTEMPTS = 5;
+
+    /** Returns whether the database rolled the statement or transaction back itself: a deadlock or serialization failure. */
+    static boolean rolledBackByTheDatabase(SQLException e) {
+        String state = e.getSQLState();
+        return state != null && state.startsWith("40");
+    }
+
+    private <T> T onePass(Work<T> work) throws SQLException {
         Connection pooled = idle.pollFirst();
         if (pooled != null) {
             try {

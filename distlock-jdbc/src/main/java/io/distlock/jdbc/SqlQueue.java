@@ -509,11 +509,11 @@ final class SqlQueue implements LockBackend, QueueingAcquire {
 
     /**
      * Runs {@code work} in a transaction on {@code connection} (which is in autocommit otherwise), committing it, or
-     * rolling it back if it throws. Run again, up to {@value #ATTEMPTS} times in all: a PostgreSQL transaction that hit
-     * a duplicate key (it is aborted), and a transaction the database chose as a deadlock or serialization victim
-     * (SQLState class 40: it was rolled back whole). The second happens on MySQL/MariaDB when first joins of a new name
-     * meet: their empty updates of the missing counter row take gap locks, and their inserts of it wait on each other.
-     * The work is database statements only, so running it again is running it once.
+     * rolling it back if it throws. A PostgreSQL transaction that hit a duplicate key (it is aborted) is run again, up
+     * to {@value #ATTEMPTS} times in all. A transaction the database chose as a deadlock victim (SQLState class 40, as on
+     * MySQL/MariaDB when first joins of a new name meet: their empty updates of the missing counter row take gap locks,
+     * and their inserts of it wait on each other) is rolled back and its error thrown: SqlConnections runs the whole call
+     * again.
      */
     static <T> T inTransaction(Connection connection, TransactionWork<T> work) throws SQLException {
         for (int attempt = 1; ; attempt++) {
@@ -527,14 +527,9 @@ final class SqlQueue implements LockBackend, QueueingAcquire {
                 if (attempt >= ATTEMPTS) {
                     throw retry.cause;
                 }
-            } catch (SQLException e) {
+            } catch (SQLException | RuntimeException e) {
                 rollbackQuietly(connection);
-                if (attempt >= ATTEMPTS || !rolledBackByTheDatabase(e)) {
-                    throw e;
-                }
-            } catch (RuntimeException e) {
-                rollbackQuietly(connection);
-                throw e;
+                throw e; // a deadlock victim (class 40) is run again whole by SqlConnections
             } finally {
                 try {
                     connection.setAutoCommit(true);
@@ -545,14 +540,8 @@ final class SqlQueue implements LockBackend, QueueingAcquire {
         }
     }
 
-    /** How many times {@link #inTransaction} runs a transaction at most. */
-    static final int ATTEMPTS = 5;
-
-    /** Returns whether the database rolled the transaction back itself: a deadlock or serialization failure (class 40). */
-    private static boolean rolledBackByTheDatabase(SQLException e) {
-        String state = e.getSQLState();
-        return state != null && state.startsWith("40");
-    }
+    /** How many times {@link #inTransaction} runs a transaction that hit a duplicate key on PostgreSQL, at most. */
+    static final int ATTEMPTS = 3;
 
     private static void rollbackQuietly(Connection connection) {
         try {
