@@ -25,7 +25,7 @@ public final class FencingContext {
      */
     public static final String REACTOR_CONTEXT_KEY = "io.distlock.fencing.token";
 
-    private static final ThreadLocal<Deque<Long>> TOKENS = ThreadLocal.withInitial(ArrayDeque::new);
+    private static final ThreadLocal<Deque<Scope>> TOKENS = ThreadLocal.withInitial(ArrayDeque::new);
 
     private FencingContext() {}
 
@@ -47,8 +47,8 @@ public final class FencingContext {
 
     /** Returns the current fencing token of this thread, if any. */
     public static OptionalLong findCurrentToken() {
-        Long token = TOKENS.get().peek();
-        return token == null ? OptionalLong.empty() : OptionalLong.of(token);
+        Scope innermost = TOKENS.get().peek();
+        return innermost == null ? OptionalLong.empty() : OptionalLong.of(innermost.token);
     }
 
     /**
@@ -57,18 +57,25 @@ public final class FencingContext {
      * @throws IllegalArgumentException if {@code token} is not positive
      */
     public static Scope enter(long token) {
-        Deque<Long> tokens = TOKENS.get();
-        tokens.push(FencingTokens.requireValid(token));
-        return new Scope(tokens);
+        Deque<Scope> scopes = TOKENS.get();
+        Scope scope = new Scope(scopes, FencingTokens.requireValid(token));
+        scopes.push(scope);
+        return scope;
     }
 
-    /** The span during which a token is current; closing it makes the enclosing one current again. Idempotent. */
+    /**
+     * The span during which a token is current; closing it makes the enclosing one current again. Idempotent. Closing
+     * scopes out of order (an outer one first) removes only the closed scope's token: an inner scope still open keeps its
+     * token current.
+     */
     public static final class Scope implements AutoCloseable {
-        private final Deque<Long> tokens;
+        private final Deque<Scope> scopes;
+        private final long token;
         private boolean closed;
 
-        private Scope(Deque<Long> tokens) {
-            this.tokens = tokens;
+        private Scope(Deque<Scope> scopes, long token) {
+            this.scopes = scopes;
+            this.token = token;
         }
 
         @Override
@@ -77,8 +84,8 @@ public final class FencingContext {
                 return;
             }
             closed = true;
-            tokens.pop();
-            if (tokens.isEmpty()) {
+            scopes.removeFirstOccurrence(this);
+            if (scopes.isEmpty()) {
                 TOKENS.remove();
             }
         }

@@ -23,6 +23,16 @@ class FencingContextTest {
     }
 
     @Test
+    void closingAnOuterScopeFirstLeavesTheInnerOnesTokenCurrent() {
+        FencingContext.Scope outer = FencingContext.enter(3);
+        FencingContext.Scope inner = FencingContext.enter(8);
+        outer.close();
+        assertThat(FencingContext.currentToken()).as("the inner scope is still open").isEqualTo(8);
+        inner.close();
+        assertThat(FencingContext.findCurrentToken()).isEmpty();
+    }
+
+    @Test
     void anotherThreadDoesNotSeeTheToken() throws Exception {
         try (FencingContext.Scope scope = FencingContext.enter(5)) {
             assertThat(CompletableFuture.supplyAsync(FencingContext::findCurrentToken).get()).isEqualTo(OptionalLong.empty());

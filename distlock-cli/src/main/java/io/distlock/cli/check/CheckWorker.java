@@ -101,7 +101,7 @@ public final class CheckWorker {
             if (kind == LockKind.FAIR_LOCK || kind == LockKind.READ_WRITE_LOCK) {
                 watchQueueing(Thread.currentThread());
             }
-            loop(locker, store.sync(), leaseMs);
+            loop(locker, store.sync(), FencedRedis.on(store.sync()), leaseMs);
         } finally {
             lettuce.shutdown(Duration.ZERO, Duration.ofSeconds(1));
         }
@@ -291,7 +291,7 @@ public final class CheckWorker {
         };
     }
 
-    private void loop(Locker locker, RedisCommands<String, String> store, long leaseMs) throws InterruptedException {
+    private void loop(Locker locker, RedisCommands<String, String> store, FencedRedis fenced, long leaseMs) throws InterruptedException {
         while (true) {
             boolean shared = locker.nextShared();
             String mode = shared ? Checker.SHARED : "";
@@ -321,7 +321,7 @@ public final class CheckWorker {
                 if (shared) {
                     readAndWork(store, token, leaseMs);
                 } else {
-                    readModifyWrite(held, store, token, leaseMs);
+                    readModifyWrite(held, store, fenced, token, leaseMs);
                 }
             } catch (RuntimeException e) {
                 emit(Type.INFO, Operation.STORE, token, 0, describe(e));
@@ -388,7 +388,7 @@ public final class CheckWorker {
         return random.nextInt(10) == 0 ? leaseMs / 5 + random.nextInt((int) (leaseMs * 2 / 5)) : 1 + random.nextInt(5);
     }
 
-    private void readModifyWrite(Holding held, RedisCommands<String, String> store, long token, long leaseMs) throws InterruptedException {
+    private void readModifyWrite(Holding held, RedisCommands<String, String> store, FencedRedis fenced, long token, long leaseMs) throws InterruptedException {
         emit(Type.INVOKE, Operation.READ, token, 0, "");
         String current = store.get(REGISTER);
         long value = current == null ? 0 : Long.parseLong(current);
@@ -401,7 +401,7 @@ public final class CheckWorker {
             // Frozen past its lease (a pause fault): write to the fenced store without asking the lease, as
             // a holder that cannot know it was paused would. Only the store's fencing can stop this write.
             emit(Type.INVOKE, Operation.FENCED_WRITE, token, value + 1, Checker.UNCHECKED + ": frozen for " + frozenMs + " ms");
-            fencedWrite(store, token, value + 1);
+            fencedWrite(fenced, token, value + 1);
             return;
         }
         if (!held.valid()) {
@@ -418,13 +418,13 @@ public final class CheckWorker {
             emit(Type.INFO, Operation.ABORT, token, 0, "lease no longer valid before the fenced write");
             return;
         }
-        fencedWrite(store, token, value + 1);
+        fencedWrite(fenced, token, value + 1);
     }
 
-    private void fencedWrite(RedisCommands<String, String> store, long token, long value) {
+    private void fencedWrite(FencedRedis fenced, long token, long value) {
         boolean ok;
         try {
-            FencedRedis.on(store).rpush(FENCED_LOG, token, token + ":" + process + ":" + value);
+            fenced.rpush(FENCED_LOG, token, token + ":" + process + ":" + value);
             ok = true;
         } catch (StaleTokenException stale) {
             ok = false;
