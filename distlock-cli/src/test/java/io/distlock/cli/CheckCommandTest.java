@@ -3,11 +3,8 @@ package io.distlock.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.distlock.servers.Await;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -31,22 +28,11 @@ class CheckCommandTest {
     @TempDir
     Path out;
 
-    private record Run(int exit, String stdout) {}
-
-    private static Run check(String... args) {
-        PrintStream originalOut = System.out;
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        int exit;
-        try {
-            System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
-            String[] all = new String[args.length + 1];
-            all[0] = "check";
-            System.arraycopy(args, 0, all, 1, args.length);
-            exit = DistlockCommand.newCommandLine().execute(all);
-        } finally {
-            System.setOut(originalOut);
-        }
-        return new Run(exit, captured.toString(StandardCharsets.UTF_8));
+    private static CliRun check(String... args) {
+        String[] all = new String[args.length + 1];
+        all[0] = "check";
+        System.arraycopy(args, 0, all, 1, args.length);
+        return CliRun.of(all);
     }
 
     @AfterEach
@@ -108,10 +94,10 @@ class CheckCommandTest {
      */
     @Test
     void aRunThatInjectedFewerFaultKindsThanItAnnouncedIsInconclusive() throws Exception {
-        Run run = check("--faults", "pause,kill", "--time", "20s", "--seed", "19", "--out", out.toString());
+        CliRun run = check("--faults", "pause,kill", "--time", "20s", "--seed", "19", "--out", out.toString());
 
-        assertThat(run.exit()).as("exit code; output:%n%s", run.stdout()).isEqualTo(3);
-        assertThat(run.stdout()).contains("INCONCLUSIVE").contains("fault kinds never injected: kill (of 2 announced")
+        assertThat(run.exit()).as("exit code; output:%n%s", run.out()).isEqualTo(3);
+        assertThat(run.out()).contains("INCONCLUSIVE").contains("fault kinds never injected: kill (of 2 announced")
                 .doesNotContain("OK: every claimed invariant holds");
         assertThat(Files.readString(out.resolve("history.txt"))).as("the fault that did happen").contains("paused process");
     }
@@ -133,12 +119,12 @@ class CheckCommandTest {
         String[] args = java.util.Arrays.copyOf(options, options.length + 2);
         args[options.length] = "--out";
         args[options.length + 1] = out.toString();
-        Run run = check(args);
+        CliRun run = check(args);
 
-        assertThat(run.exit()).as("exit code; output:%n%s", run.stdout()).isZero();
-        assertThat(run.stdout()).containsPattern("tokens +yes +ok").containsPattern("fenced-writes +yes +ok")
+        assertThat(run.exit()).as("exit code; output:%n%s", run.out()).isZero();
+        assertThat(run.out()).containsPattern("tokens +yes +ok").containsPattern("fenced-writes +yes +ok")
                 .containsPattern("overlap +yes +ok").containsPattern("liveness +yes +ok");
-        Counts counts = Counts.of(run.stdout());
+        Counts counts = Counts.of(run.out());
         assertThat(counts.acquisitions()).as("acquisitions: an empty history proves nothing").isGreaterThanOrEqualTo(100);
         boolean onlyShared = String.join(" ", options).contains("--kind semaphore"); // permit holders only read
         assertThat(counts.accepted()).as("fenced writes the store accepted").isGreaterThanOrEqualTo(onlyShared ? 0 : 50);
@@ -150,7 +136,7 @@ class CheckCommandTest {
         for (String line : Files.readAllLines(out.resolve("workers.log"))) {
             assertThat(line).matches("\\[ *-?\\d+\\.\\d{3} s\\] process \\d+: .*");
         }
-        if (run.stdout().contains("other lines")) {
+        if (run.out().contains("other lines")) {
             assertThat(Files.readAllLines(out.resolve("workers.log"))).as("the lines the summary counts").isNotEmpty();
         }
         return counts;
@@ -248,12 +234,12 @@ class CheckCommandTest {
      */
     @Test
     void readersShareAndAWriterHoldsAloneWithoutFaults() throws Exception {
-        Run run = check("--kind", "read-write-lock", "--faults", "none", "--time", "15s", "--seed", "17", "--out", out.toString());
+        CliRun run = check("--kind", "read-write-lock", "--faults", "none", "--time", "15s", "--seed", "17", "--out", out.toString());
 
-        assertThat(run.exit()).as("exit code; output:%n%s", run.stdout()).isZero();
-        assertThat(run.stdout()).containsPattern("overlap +yes +ok +no overlapping holds").containsPattern("tokens +yes +ok")
+        assertThat(run.exit()).as("exit code; output:%n%s", run.out()).isZero();
+        assertThat(run.out()).containsPattern("overlap +yes +ok +no overlapping holds").containsPattern("tokens +yes +ok")
                 .containsPattern("order +yes +ok +\\d+ later arrivals judged");
-        assertThat(Counts.of(run.stdout()).accepted()).as("writers' fenced writes").isPositive();
+        assertThat(Counts.of(run.out()).accepted()).as("writers' fenced writes").isPositive();
         assertThat(overlapsIfOnlyOneSharedHoldWereAllowed()).as("times readers held together").isPositive();
     }
 
@@ -262,11 +248,11 @@ class CheckCommandTest {
         // six processes for two permits and a 2 s lease (the workers' long holds are a fifth to three fifths of a lease): the
         // run must show at least ten acquisitions that waited for another's hold, and on a loaded machine, where each
         // ZooKeeper acquire and release takes longer than most holds, 1 s leases left only one to five waits (inconclusive)
-        Run run = check("--backend", "zookeeper", "--kind", "semaphore", "--permits", "2", "--processes", "6", "--lease", "2s",
+        CliRun run = check("--backend", "zookeeper", "--kind", "semaphore", "--permits", "2", "--processes", "6", "--lease", "2s",
                 "--faults", "none", "--time", "25s", "--seed", "18", "--out", out.toString());
 
-        assertThat(run.exit()).as("exit code; output:%n%s", run.stdout()).isZero();
-        assertThat(run.stdout()).containsPattern("overlap +yes +ok +no overlapping holds").contains("distlock semaphore (2 permits)");
+        assertThat(run.exit()).as("exit code; output:%n%s", run.out()).isZero();
+        assertThat(run.out()).containsPattern("overlap +yes +ok +no overlapping holds").contains("distlock semaphore (2 permits)");
         assertThat(overlapsIfOnlyOneSharedHoldWereAllowed()).as("times both permits were held together").isPositive();
     }
 
@@ -310,48 +296,48 @@ class CheckCommandTest {
 
     @Test
     void aReplayedHistoryOfFiveHoldersAtOnceWithoutAFaultIsAViolation() throws Exception {
-        Run run = check("--replay", fiveHoldersAtOnce(false, io.distlock.checker.History.UNLIMITED).toString(), "--out", out.toString());
+        CliRun run = check("--replay", fiveHoldersAtOnce(false, io.distlock.checker.History.UNLIMITED).toString(), "--out", out.toString());
 
-        assertThat(run.exit()).as("exit code; output:%n%s", run.stdout()).isEqualTo(1);
-        assertThat(run.stdout()).containsPattern("overlap +yes +VIOLATED +10 of 10 overlapping pairs violate exclusion \\(near: no fault 10\\)")
+        assertThat(run.exit()).as("exit code; output:%n%s", run.out()).isEqualTo(1);
+        assertThat(run.out()).containsPattern("overlap +yes +VIOLATED +10 of 10 overlapping pairs violate exclusion \\(near: no fault 10\\)")
                 .contains("VIOLATION").doesNotContain("OK:");
     }
 
     @Test
     void aReplayedHistoryOfFiveHoldersOfATwoPermitSemaphoreWithoutAFaultIsAViolation() throws Exception {
-        Run run = check("--replay", fiveHoldersAtOnce(true, 2).toString(), "--kind", "semaphore", "--out", out.toString());
+        CliRun run = check("--replay", fiveHoldersAtOnce(true, 2).toString(), "--kind", "semaphore", "--out", out.toString());
 
-        assertThat(run.exit()).as("exit code; output:%n%s", run.stdout()).isEqualTo(1);
-        assertThat(run.stdout()).containsPattern("overlap +yes +VIOLATED +3 of 3 overlaps").contains("with valid leases (at most 2 may)");
+        assertThat(run.exit()).as("exit code; output:%n%s", run.out()).isEqualTo(1);
+        assertThat(run.out()).containsPattern("overlap +yes +VIOLATED +3 of 3 overlaps").contains("with valid leases (at most 2 may)");
     }
 
     @Test
     void theGetSetTextbookLockIsCaughtToo() {
-        Run run = check("--lock", "naive-getset", "--faults", "pause", "--time", "20s", "--lease", "300ms", "--seed", "5",
+        CliRun run = check("--lock", "naive-getset", "--faults", "pause", "--time", "20s", "--lease", "300ms", "--seed", "5",
                 "--out", out.toString());
 
-        assertThat(run.exit()).as("exit code; output:%n%s", run.stdout()).isEqualTo(1);
-        assertThat(run.stdout()).contains("VIOLATION").containsPattern("(overlap|lost-updates) +yes +VIOLATED");
+        assertThat(run.exit()).as("exit code; output:%n%s", run.out()).isEqualTo(1);
+        assertThat(run.out()).contains("VIOLATION").containsPattern("(overlap|lost-updates) +yes +VIOLATED");
     }
 
     @Test
     void theTextbookLockIsCaughtWithCounterexamples() {
         // --lease-ms: the old spelling of --lease, still accepted
-        Run run = check("--lock", "naive-set-nx", "--faults", "pause", "--time", "20s", "--lease-ms", "300", "--seed", "5",
+        CliRun run = check("--lock", "naive-set-nx", "--faults", "pause", "--time", "20s", "--lease-ms", "300", "--seed", "5",
                 "--out", out.toString());
 
-        assertThat(run.exit()).as("exit code; output:%n%s", run.stdout()).isEqualTo(1);
-        assertThat(run.stdout()).contains("VIOLATION").containsPattern("overlap +yes +VIOLATED").contains("both held the lock");
-        assertThat(run.stdout()).as("the repeat line carries every option that shaped the run")
+        assertThat(run.exit()).as("exit code; output:%n%s", run.out()).isEqualTo(1);
+        assertThat(run.out()).contains("VIOLATION").containsPattern("overlap +yes +VIOLATED").contains("both held the lock");
+        assertThat(run.out()).as("the repeat line carries every option that shaped the run")
                 .contains("repeat: ./distlock check --backend redis --lock naive-set-nx --time 20s --lease 300ms --processes 5 "
                         + "--liveness-bound 5s --seed 5 --faults pause");
 
-        Run replayed = check("--replay", out.resolve("history.txt").toString(), "--lock", "naive-set-nx");
-        assertThat(replayed.exit()).as("replay exit code; output:%n%s", replayed.stdout()).isEqualTo(1);
+        CliRun replayed = check("--replay", out.resolve("history.txt").toString(), "--lock", "naive-set-nx");
+        assertThat(replayed.exit()).as("replay exit code; output:%n%s", replayed.out()).isEqualTo(1);
         assertThat(Path.of("target", "distlock-check", "replay", "report.html")).as("the default output directory").exists();
-        assertThat(replayed.stdout().substring(replayed.stdout().indexOf("invariant")))
+        assertThat(replayed.out().substring(replayed.out().indexOf("invariant")))
                 .as("the replay reaches the same verdict")
-                .startsWith(run.stdout().substring(run.stdout().indexOf("invariant"), run.stdout().indexOf("liveness")));
+                .startsWith(run.out().substring(run.out().indexOf("invariant"), run.out().indexOf("liveness")));
         assertThat(check("--replay", out.resolve("missing.txt").toString()).exit()).isEqualTo(2);
     }
 }

@@ -3,8 +3,6 @@ package io.distlock.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.distlock.cli.options.DurationConverter;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,18 +13,6 @@ import picocli.CommandLine.Model.OptionSpec;
 
 /** One style for every command: described options, paragraphs instead of hard line breaks, one-line errors with exit code 2. */
 class CommandLineStyleTest {
-    private record Run(int exit, String out, String err) {}
-
-    private static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine commandLine = DistlockCommand.newCommandLine();
-        commandLine.setOut(new PrintWriter(out, true));
-        commandLine.setErr(new PrintWriter(err, true));
-        int exit = commandLine.execute(args);
-        return new Run(exit, out.toString(), err.toString());
-    }
-
     private static List<CommandSpec> allCommands(CommandSpec spec) {
         List<CommandSpec> all = new ArrayList<>(List.of(spec));
         spec.subcommands().values().forEach(sub -> all.addAll(allCommands(sub.getCommandSpec())));
@@ -78,22 +64,22 @@ class CommandLineStyleTest {
 
     @Test
     void bareDistlockAndBareLocksPrintTheUsageAndExitWithTwo() {
-        Run bare = run();
+        CliRun bare = CliRun.of();
         assertThat(bare.exit()).isEqualTo(2);
         assertThat(bare.err()).contains("name a command: demo, bench, check, locks, backends", "Usage: distlock", "Exit codes:");
 
-        Run locks = run("locks");
+        CliRun locks = CliRun.of("locks");
         assertThat(locks.exit()).isEqualTo(2);
         assertThat(locks.err()).contains("name a subcommand: list, show NAME or unlock NAME", "Usage: distlock locks");
     }
 
     @Test
     void aMistypedCommandOrOptionGetsTheNearestOne() {
-        Run command = run("demoo");
+        CliRun command = CliRun.of("demoo");
         assertThat(command.exit()).isEqualTo(2);
         assertThat(command.err()).startsWith("distlock: unknown command or argument 'demoo'; did you mean 'demo'?");
 
-        Run option = run("check", "--bakend", "redis");
+        CliRun option = CliRun.of("check", "--bakend", "redis");
         assertThat(option.exit()).isEqualTo(2);
         assertThat(option.err()).startsWith("distlock: unknown option '--bakend'; did you mean '--backend'?");
     }
@@ -101,29 +87,29 @@ class CommandLineStyleTest {
     @Test
     void aBadOrUnreachableTargetIsOneLineWithExitTwoInEveryCommand() {
         for (List<String> command : List.of(List.of("bench"), List.of("demo"), List.of("locks", "list"))) {
-            Run garbled = run(command, "--target", "notauri");
+            CliRun garbled = run(command, "--target", "notauri");
             assertThat(garbled.exit()).as("%s", command).isEqualTo(2);
             assertThat(garbled.err()).as("%s", command).startsWith("distlock: --target: ").contains("notauri", "redis:").doesNotContain("\tat ");
 
-            Run unreachable = run(command, "--target", "redis://user:secret@127.0.0.1:1");
+            CliRun unreachable = run(command, "--target", "redis://user:secret@127.0.0.1:1");
             assertThat(unreachable.exit()).as("%s", command).isEqualTo(2);
             assertThat(unreachable.err()).as("%s", command).startsWith("distlock: --target: ").contains("cannot connect", "127.0.0.1:1")
                     .doesNotContain("secret", "\tat ");
         }
-        Run garbledStore = run("demo", "--store", "notauri");
+        CliRun garbledStore = CliRun.of("demo", "--store", "notauri");
         assertThat(garbledStore.exit()).isEqualTo(2);
         assertThat(garbledStore.err()).startsWith("distlock: --store: cannot parse 'notauri'").doesNotContain("\tat ");
     }
 
-    private static Run run(List<String> command, String... more) {
+    private static CliRun run(List<String> command, String... more) {
         List<String> args = new java.util.ArrayList<>(command);
         args.addAll(List.of(more));
-        return run(args.toArray(String[]::new));
+        return CliRun.of(args.toArray(String[]::new));
     }
 
     @Test
     void aMissingReplayFileIsNamed() {
-        Run replay = run("check", "--replay", "target/no-such-history.txt");
+        CliRun replay = CliRun.of("check", "--replay", "target/no-such-history.txt");
 
         assertThat(replay.exit()).isEqualTo(2);
         assertThat(replay.err()).contains("--replay: no such file: ").contains("no-such-history.txt");

@@ -10,19 +10,11 @@ import io.distlock.redis.RedisLockClient;
 import io.distlock.redis.testing.RedisServer;
 import io.distlock.zookeeper.ZooKeeperLockClient;
 import io.distlock.zookeeper.testing.ZooKeeperServer;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.InputStream;
-import java.io.PrintStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /** {@code distlock locks} against a real redis-server, an in-process ZooKeeper and a real etcd server. */
 class LocksCommandTest {
@@ -41,39 +33,19 @@ class LocksCommandTest {
         zooKeeper.close();
     }
 
-    private record Run(int exit, String out, String err) {}
-
-    private static Run run(String stdin, String... args) {
-        PrintStream originalOut = System.out;
-        InputStream originalIn = System.in;
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        StringWriter err = new StringWriter();
-        try {
-            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-            System.setIn(new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)));
-            CommandLine commandLine = DistlockCommand.newCommandLine();
-            commandLine.setErr(new PrintWriter(err, true));
-            int exit = commandLine.execute(args);
-            return new Run(exit, out.toString(StandardCharsets.UTF_8), err.toString());
-        } finally {
-            System.setOut(originalOut);
-            System.setIn(originalIn);
-        }
-    }
-
     @Test
     void listShowsEveryKindWithItsHolderTokenAndWaitersOnRedis() throws Exception {
         try (LockClient client = RedisLockClient.create(redis.uri())) {
             Lease plain = client.getLock("orders:42").acquire(Duration.ofSeconds(5));
             Lease fair = client.getFairLock("report").acquire(Duration.ofSeconds(5));
             Lease permit = client.getSemaphore("exports", 4).acquire(Duration.ofSeconds(5));
-            Run list = run("", "locks", "--target", redis.uri(), "list");
+            CliRun list = CliRun.withInput("", "locks", "--target", redis.uri(), "list");
             assertThat(list.exit()).as(list.err()).isZero();
             assertThat(list.out()).contains("orders:42", "report", "exports", "fair-lock", "semaphore (4)",
                     Long.toString(plain.fencingToken()), Long.toString(fair.fencingToken()), Long.toString(permit.fencingToken()));
-            Run pattern = run("", "locks", "--target", redis.uri(), "list", "orders:*");
+            CliRun pattern = CliRun.withInput("", "locks", "--target", redis.uri(), "list", "orders:*");
             assertThat(pattern.out()).contains("orders:42").doesNotContain("report");
-            Run json = run("", "locks", "--target", redis.uri(), "--json", "show", "report");
+            CliRun json = CliRun.withInput("", "locks", "--target", redis.uri(), "--json", "show", "report");
             assertThat(json.out()).contains("\"name\": \"report\"", "\"kind\": \"fair-lock\"", "\"token\": " + fair.fencingToken(), "\"waiters\": 0");
         }
     }
@@ -82,15 +54,15 @@ class LocksCommandTest {
     void unlockAsksFirstAndFreesTheLockWithYes() throws Exception {
         try (LockClient client = RedisLockClient.create(redis.uri())) {
             Lease held = client.getLock("stuck").acquire(Duration.ofSeconds(5));
-            Run refused = run("n\n", "locks", "--target", redis.uri(), "unlock", "stuck");
+            CliRun refused = CliRun.withInput("n\n", "locks", "--target", redis.uri(), "unlock", "stuck");
             assertThat(refused.exit()).isEqualTo(1);
             assertThat(refused.out()).contains("force-unlock this lock? [y/N]", "not unlocked");
             assertThat(client.getLock("stuck").isLocked()).isTrue();
-            Run done = run("", "locks", "--target", redis.uri(), "unlock", "stuck", "--yes");
+            CliRun done = CliRun.withInput("", "locks", "--target", redis.uri(), "unlock", "stuck", "--yes");
             assertThat(done.exit()).as(done.err()).isZero();
             assertThat(done.out()).contains("unlocked 'stuck'");
             assertThat(client.getLock("stuck").isLocked()).isFalse();
-            Run again = run("", "locks", "--target", redis.uri(), "unlock", "stuck", "--yes");
+            CliRun again = CliRun.withInput("", "locks", "--target", redis.uri(), "unlock", "stuck", "--yes");
             assertThat(again.out()).contains("nothing to unlock");
             held.close();
         }
@@ -100,10 +72,10 @@ class LocksCommandTest {
     void listAndUnlockWorkOnZooKeeper() throws Exception {
         try (LockClient client = ZooKeeperLockClient.create(zooKeeper.connectString())) {
             Lease writer = client.getReadWriteLock("prices").writeLock().acquire(Duration.ofSeconds(5));
-            Run list = run("", "locks", "--target", "zk://" + zooKeeper.connectString(), "list");
+            CliRun list = CliRun.withInput("", "locks", "--target", "zk://" + zooKeeper.connectString(), "list");
             assertThat(list.exit()).as(list.err()).isZero();
             assertThat(list.out()).contains("prices", "read-write-lock", "write", Long.toString(writer.fencingToken()), "session");
-            Run done = run("", "locks", "--target", "zk://" + zooKeeper.connectString(), "unlock", "prices", "--yes");
+            CliRun done = CliRun.withInput("", "locks", "--target", "zk://" + zooKeeper.connectString(), "unlock", "prices", "--yes");
             assertThat(done.out()).contains("unlocked 'prices'");
             assertThat(client.getReadWriteLock("prices").writeLock().isLocked()).isFalse();
         }
@@ -143,14 +115,14 @@ class LocksCommandTest {
             long readToken = prices.readLock().heldLease().fencingToken();
             Lease permit = client.getSemaphore("pool", 3).acquire(Duration.ofSeconds(5));
 
-            Run list = run("", "locks", "--target", target, "list");
+            CliRun list = CliRun.withInput("", "locks", "--target", target, "list");
             assertThat(list.exit()).as(list.err()).isZero();
             assertThat(list.out()).contains("prices", "read-write-lock", "write", "read", Long.toString(writeToken), Long.toString(readToken),
                     "pool", "semaphore", "permit", Long.toString(permit.fencingToken()));
-            Run json = run("", "locks", "--target", target, "--json", "show", "prices");
+            CliRun json = CliRun.withInput("", "locks", "--target", target, "--json", "show", "prices");
             assertThat(json.out()).contains("\"waiters\": 1");
 
-            Run done = run("", "locks", "--target", target, "unlock", "prices", "--yes");
+            CliRun done = CliRun.withInput("", "locks", "--target", target, "unlock", "prices", "--yes");
             assertThat(done.out()).contains("unlocked 'prices'");
             assertThat(waiter.get(30, java.util.concurrent.TimeUnit.SECONDS)).as("the waiting writer, once both holds were ended at once")
                     .isPresent().get().satisfies(Lease::close);
@@ -171,7 +143,7 @@ class LocksCommandTest {
         try (LockClient client = LockClients.open(target)) {
             Lease held = client.getLock("orders").acquire(Duration.ofSeconds(5));
             Lease permit = client.getSemaphore("pool", 3).acquire(Duration.ofSeconds(5));
-            Run list = run("", "locks", "--target", target, "list");
+            CliRun list = CliRun.withInput("", "locks", "--target", target, "list");
             assertThat(list.exit()).as(list.err()).isZero();
             assertThat(list.out()).contains("orders", "lock", Long.toString(held.fencingToken()), "pool", "semaphore", "permit");
             held.close();
@@ -193,7 +165,7 @@ class LocksCommandTest {
         Lease writer = client.getReadWriteLock(name).writeLock().acquire(Duration.ofSeconds(5));
         Lease permit = client.getSemaphore(name, 2).acquire(Duration.ofSeconds(5));
 
-        Run ambiguous = run("", "locks", "--target", target, "unlock", name, "--yes");
+        CliRun ambiguous = CliRun.withInput("", "locks", "--target", target, "unlock", name, "--yes");
         assertThat(ambiguous.exit()).isEqualTo(2);
         assertThat(ambiguous.err()).contains("several kinds of lock named '" + name + "' are held (lock, fair-lock, read-write-lock): choose one with --kind");
         assertThat(List.of(plain, fair, writer, permit)).as("nothing freed without --kind").allMatch(Lease::isValid);
@@ -201,16 +173,16 @@ class LocksCommandTest {
                 .as("every kind still held on the server").isTrue();
 
         for (String wrong : List.of("rw", "semaphore")) {
-            Run refused = run("", "locks", "--target", target, "unlock", name, "--kind", wrong, "--yes");
+            CliRun refused = CliRun.withInput("", "locks", "--target", target, "unlock", name, "--kind", wrong, "--yes");
             assertThat(refused.exit()).as("--kind " + wrong + ": " + refused.out()).isEqualTo(2);
             assertThat(refused.err()).contains("--kind");
         }
-        assertThat(run("", "locks", "--target", target, "unlock", name, "--kind", "semaphore", "--yes").err())
+        assertThat(CliRun.withInput("", "locks", "--target", target, "unlock", name, "--kind", "semaphore", "--yes").err())
                 .contains("semaphores are not force-unlocked");
-        assertThat(run("", "locks", "--target", target, "unlock", name, "--kind", "rw", "--yes").err())
+        assertThat(CliRun.withInput("", "locks", "--target", target, "unlock", name, "--kind", "rw", "--yes").err())
                 .contains("lock, fair-lock or read-write-lock");
 
-        Run readWrite = run("", "locks", "--target", target, "unlock", name, "--kind", "read-write-lock", "--yes");
+        CliRun readWrite = CliRun.withInput("", "locks", "--target", target, "unlock", name, "--kind", "read-write-lock", "--yes");
         assertThat(readWrite.exit()).as(readWrite.err()).isZero();
         assertThat(readWrite.out()).contains("read-write-lock", "unlocked '" + name + "'").doesNotContain("fair-lock");
         assertThat(client.getReadWriteLock(name).writeLock().isLocked()).as("the read-write lock").isFalse();
@@ -218,12 +190,12 @@ class LocksCommandTest {
         assertThat(client.getFairLock(name).isLocked()).as("the fair lock").isTrue();
         assertThat(client.getSemaphore(name, 2).availablePermits()).as("the semaphore's free permits").isEqualTo(1);
 
-        Run plainOnly = run("", "locks", "--target", target, "unlock", name, "--kind", "lock", "--yes");
+        CliRun plainOnly = CliRun.withInput("", "locks", "--target", target, "unlock", name, "--kind", "lock", "--yes");
         assertThat(plainOnly.exit()).as(plainOnly.err()).isZero();
         assertThat(client.getLock(name).isLocked()).as("the plain lock").isFalse();
         assertThat(client.getFairLock(name).isLocked()).as("the fair lock").isTrue();
 
-        Run lastOne = run("", "locks", "--target", target, "unlock", name, "--yes");
+        CliRun lastOne = CliRun.withInput("", "locks", "--target", target, "unlock", name, "--yes");
         assertThat(lastOne.exit()).as("one kind left, no --kind needed: " + lastOne.err()).isZero();
         assertThat(lastOne.out()).contains("fair-lock", "unlocked '" + name + "'");
         assertThat(client.getFairLock(name).isLocked()).as("the fair lock").isFalse();
@@ -237,17 +209,17 @@ class LocksCommandTest {
 
     @Test
     void aMissingUnknownUninspectableOrUnreachableTargetIsOneLineAndExitTwo() {
-        Run none = run("", "locks", "list");
+        CliRun none = CliRun.withInput("", "locks", "list");
         assertThat(none.exit()).isEqualTo(2);
         assertThat(none.err()).contains("--target");
-        Run unknown = run("", "locks", "--target", "mongodb://u:secret@127.0.0.1:1", "list");
+        CliRun unknown = CliRun.withInput("", "locks", "--target", "mongodb://u:secret@127.0.0.1:1", "list");
         assertThat(unknown.exit()).isEqualTo(2);
         assertThat(unknown.err()).contains("no backend on the classpath opens", "redis:", "zk:", "etcd:", "jdbc:postgresql:")
                 .doesNotContain("secret");
-        Run uninspectable = run("", "locks", "--target", "redlock://127.0.0.1:1,127.0.0.1:2,127.0.0.1:3", "list");
+        CliRun uninspectable = CliRun.withInput("", "locks", "--target", "redlock://127.0.0.1:1,127.0.0.1:2,127.0.0.1:3", "list");
         assertThat(uninspectable.exit()).isEqualTo(2);
         assertThat(uninspectable.err()).contains("the redlock backend has no lock inspector; backends with one: etcd, jdbc, redis, zookeeper");
-        Run unreachable = run("", "locks", "--target", "redis://127.0.0.1:1", "list");
+        CliRun unreachable = CliRun.withInput("", "locks", "--target", "redis://127.0.0.1:1", "list");
         assertThat(unreachable.exit()).isEqualTo(2);
         assertThat(unreachable.err()).contains("--target").doesNotContain("\tat ");
     }
@@ -256,8 +228,8 @@ class LocksCommandTest {
     void theNamespaceOptionChoosesWhereTheLocksAreRead() throws Exception {
         try (LockClient client = RedisLockClient.builder().uri(redis.uri()).keyPrefix("other:").build()) {
             Lease held = client.getLock("elsewhere").acquire(Duration.ofSeconds(5));
-            assertThat(run("", "locks", "--target", redis.uri(), "show", "elsewhere").out()).contains("no lock named 'elsewhere'");
-            Run there = run("", "locks", "--target", redis.uri(), "--namespace", "other:", "show", "elsewhere");
+            assertThat(CliRun.withInput("", "locks", "--target", redis.uri(), "show", "elsewhere").out()).contains("no lock named 'elsewhere'");
+            CliRun there = CliRun.withInput("", "locks", "--target", redis.uri(), "--namespace", "other:", "show", "elsewhere");
             assertThat(there.out()).as(there.err()).contains("elsewhere", Long.toString(held.fencingToken()));
             held.close();
         }
@@ -265,13 +237,13 @@ class LocksCommandTest {
 
     @Test
     void backendsListsEveryBackendOnTheClasspathWithItsKindsInspectorAndTargets() {
-        Run text = run("", "backends");
+        CliRun text = CliRun.withInput("", "backends");
         assertThat(text.exit()).as(text.err()).isZero();
         assertThat(text.out()).contains("etcd  ", "jdbc  ", "redis  ", "redlock  ", "zookeeper  ", "target:    zk://host:2181",
                 "target:    jdbc:postgresql://");
         assertThat(text.out().lines().filter(line -> line.startsWith("  inspector: yes")).count()).isEqualTo(4);
         assertThat(text.out()).contains("deployments to start with --backend ID", "  sentinel   a master, two replicas and three Sentinels");
-        Run json = run("", "backends", "--json");
+        CliRun json = CliRun.withInput("", "backends", "--json");
         assertThat(json.out()).startsWith("{\"backends\":[{\"id\":\"etcd\"")
                 .contains("\"deployments\":[{\"id\":\"cluster\"", "{\"id\":\"zookeeper\",")
                 .contains("{\"id\":\"redis\",", "\"kinds\":[\"lock\",\"fair-lock\",\"read-write-lock\",\"semaphore\"],\"inspector\":true")
