@@ -4,16 +4,20 @@ import io.distlock.Finding;
 import io.distlock.Finding.Severity;
 import io.distlock.LockClients;
 import io.distlock.LockException;
+import io.distlock.LockOptions;
 import io.distlock.OpenOptions;
+import io.distlock.cli.options.LeaseOption;
 import io.distlock.cli.locks.LocksOutput;
 import io.distlock.cli.options.Targets;
 import io.distlock.spi.LockBackendProvider;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -28,20 +32,27 @@ import picocli.CommandLine.Spec;
                 "",
                 "Each finding has a severity (unsafe: locks can be freed while held in normal operation; risky: an event such as a "
                         + "restart or a failover can free them; unknown: the server would not say; ok), one line on why, and the fix. "
-                        + "Give the target as the application opens it: its parameters (such as ?minReplicas=1) count. Examined so far: "
-                        + "Redis standalone servers (eviction, persistence, replication, version).",
+                        + "Give the target as the application opens it: its parameters (such as ?minReplicas=1) count, and the lease time it "
+                        + "uses (--lease): round trips are judged against it. 'distlock doctor --checklist' lists every check.",
                 "",
                 "Exit code: 2 if a finding is unsafe (or for bad options, an unreachable server), 1 if one is risky, 0 otherwise."})
 public final class DoctorCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--target", paramLabel = "URI", required = true, description = "Your server, as a registry target: redis://host:6379 "
-            + "('distlock backends' shows every form).")
-    String target;
+    @Option(names = "--target", paramLabel = "URI", description = "Your server, as a registry target: redis://host:6379 "
+            + "('distlock backends' shows every form). Required unless --checklist is given.")
+    @Nullable String target;
+
+    @Option(names = "--checklist", description = "Print the production checklist instead: every check of every backend's doctor, in "
+            + "Markdown (docs/production-checklist.md is this output).")
+    boolean checklist;
 
     @Option(names = "--backend", paramLabel = "ID", description = "The backend the target must be for (default: the one its scheme names).")
     @Nullable String backend;
+
+    @Mixin
+    LeaseOption lease = new LeaseOption(LockOptions.DEFAULT_LEASE_TIME, Duration.ofMillis(10), Duration.ofDays(1));
 
     @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "text", description = "text or json. Default: ${DEFAULT-VALUE}.")
     String format;
@@ -53,6 +64,18 @@ public final class DoctorCommand implements Callable<Integer> {
             case "json" -> true;
             default -> throw new ParameterException(spec.commandLine(), "--format must be text or json, was '" + format + "'");
         };
+        if (checklist) {
+            if (target != null) {
+                throw new ParameterException(spec.commandLine(), "--checklist lists every check and examines no server: leave out --target");
+            }
+            System.out.print(ProductionChecklist.markdown(LockClients.providers()));
+            return 0;
+        }
+        String target = this.target;
+        if (target == null) {
+            throw new ParameterException(spec.commandLine(), "Missing required option: '--target=URI' (or --checklist)");
+        }
+        Duration leaseTime = lease.resolve(spec);
         LockBackendProvider provider;
         List<Finding> findings;
         try {
@@ -61,16 +84,16 @@ public final class DoctorCommand implements Callable<Integer> {
                 throw new ParameterException(spec.commandLine(), "--target " + Targets.redacted(target) + " is a " + provider.id()
                         + " target, not " + backend);
             }
-            findings = LockClients.diagnose(target, OpenOptions.defaults());
+            findings = LockClients.diagnose(target, OpenOptions.defaults().lockOptions(LockOptions.builder().leaseTime(leaseTime).build()));
         } catch (IllegalArgumentException | UnsupportedOperationException | LockException e) {
             throw new ParameterException(spec.commandLine(), "--target: " + e.getMessage());
         }
         int exit = Finding.exitCode(findings);
-        System.out.print(json ? json(provider.id(), findings, exit) : text(provider.id(), findings, exit));
+        System.out.print(json ? json(target, provider.id(), findings, exit) : text(target, provider.id(), findings, exit));
         return exit;
     }
 
-    private String text(String backendId, List<Finding> findings, int exit) {
+    private static String text(String target, String backendId, List<Finding> findings, int exit) {
         StringBuilder out = new StringBuilder("distlock doctor: " + Targets.redacted(target) + " (" + backendId + ")\n\n");
         int width = findings.stream().mapToInt(f -> f.check().length()).max().orElse(10);
         for (Finding finding : findings) {
@@ -88,7 +111,7 @@ public final class DoctorCommand implements Callable<Integer> {
         return out.toString();
     }
 
-    private String json(String backendId, List<Finding> findings, int exit) {
+    private static String json(String target, String backendId, List<Finding> findings, int exit) {
         return "{\"target\":" + LocksOutput.quote(Targets.redacted(target)) + ",\"backend\":" + LocksOutput.quote(backendId) + ",\"exitCode\":" + exit
                 + ",\"findings\":[" + findings.stream().map(f -> "{\"check\":" + LocksOutput.quote(f.check()) + ",\"severity\":"
                         + LocksOutput.quote(f.severity().name().toLowerCase(Locale.ROOT)) + ",\"observed\":" + LocksOutput.quote(f.observed())

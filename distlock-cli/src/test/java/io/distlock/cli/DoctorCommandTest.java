@@ -2,41 +2,22 @@ package io.distlock.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.distlock.LockClients;
 import io.distlock.redis.testing.RedisServer;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
-import java.nio.charset.StandardCharsets;
+import io.distlock.spi.LockBackendProvider;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /** {@code distlock doctor} on real redis-servers: the findings, the text and JSON forms, and the exit codes. */
 class DoctorCommandTest {
-    private record Run(int exit, String out, String err) {}
-
-    private static Run run(String... args) {
-        PrintStream originalOut = System.out;
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        StringWriter err = new StringWriter();
-        try {
-            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-            CommandLine commandLine = DistlockCommand.newCommandLine();
-            commandLine.setErr(new PrintWriter(err, true));
-            int exit = commandLine.execute(args);
-            return new Run(exit, out.toString(StandardCharsets.UTF_8), err.toString());
-        } finally {
-            System.setOut(originalOut);
-        }
-    }
-
     @Test
     void anEvictingRedisIsUnsafeWithTheFixAndExitsTwo() {
         try (RedisServer redis = RedisServer.launch("--maxmemory", "10mb", "--maxmemory-policy", "allkeys-lru")) {
-            Run run = run("doctor", "--target", redis.uri());
+            CliRun run = CliRun.of("doctor", "--target", redis.uri());
             assertThat(run.exit()).isEqualTo(2);
             assertThat(run.out()).contains("UNSAFE   redis.eviction").contains("fix: maxmemory-policy noeviction")
-                    .contains("RISKY    redis.persistence").contains("verdict: UNSAFE (exit 2): 1 unsafe, 1 risky, 0 unknown, 2 ok");
+                    .contains("RISKY    redis.persistence").contains("verdict: UNSAFE (exit 2): 1 unsafe, 1 risky, 0 unknown, 3 ok");
         }
     }
 
@@ -44,8 +25,8 @@ class DoctorCommandTest {
     void aRedisWithoutPersistenceIsRiskyAndAWellConfiguredOneIsOkInJson() {
         try (RedisServer bare = RedisServer.launch("--maxmemory-policy", "noeviction");
                 RedisServer good = RedisServer.launch("--maxmemory-policy", "noeviction", "--appendonly", "yes")) {
-            assertThat(run("doctor", "--target", bare.uri()).exit()).isEqualTo(1);
-            Run ok = run("doctor", "--target", good.uri(), "--backend", "redis", "--format", "json");
+            assertThat(CliRun.of("doctor", "--target", bare.uri()).exit()).isEqualTo(1);
+            CliRun ok = CliRun.of("doctor", "--target", good.uri(), "--backend", "redis", "--format", "json");
             assertThat(ok.exit()).isZero();
             assertThat(ok.out()).startsWith("{\"target\":").contains("\"backend\":\"redis\"", "\"exitCode\":0",
                     "{\"check\":\"redis.eviction\",\"severity\":\"ok\"", "{\"check\":\"redis.persistence\",\"severity\":\"ok\"");
@@ -54,17 +35,34 @@ class DoctorCommandTest {
 
     @Test
     void badOptionsAndTargetsWithoutADoctorExitTwoAndSaySo() {
-        Run format = run("doctor", "--target", "redis://127.0.0.1:1", "--format", "yaml");
+        CliRun format = CliRun.of("doctor", "--target", "redis://127.0.0.1:1", "--format", "yaml");
         assertThat(format.exit()).isEqualTo(2);
         assertThat(format.err()).contains("--format must be text or json");
-        Run wrongBackend = run("doctor", "--target", "redis://127.0.0.1:1", "--backend", "zookeeper");
+        CliRun wrongBackend = CliRun.of("doctor", "--target", "redis://127.0.0.1:1", "--backend", "zookeeper");
         assertThat(wrongBackend.exit()).isEqualTo(2);
         assertThat(wrongBackend.err()).contains("is a redis target, not zookeeper");
-        Run noDoctor = run("doctor", "--target", "zk://127.0.0.1:1");
-        assertThat(noDoctor.exit()).isEqualTo(2);
-        assertThat(noDoctor.err()).contains("zookeeper backend has no doctor yet");
-        Run unreachable = run("doctor", "--target", "redis://127.0.0.1:" + io.distlock.servers.FreePorts.next());
+        CliRun both = CliRun.of("doctor", "--checklist", "--target", "redis://127.0.0.1:1");
+        assertThat(both.exit()).isEqualTo(2);
+        assertThat(both.err()).contains("--checklist lists every check and examines no server");
+        CliRun neither = CliRun.of("doctor");
+        assertThat(neither.exit()).isEqualTo(2);
+        assertThat(neither.err()).contains("--target");
+        CliRun unreachable = CliRun.of("doctor", "--target", "redis://127.0.0.1:" + io.distlock.servers.FreePorts.next());
         assertThat(unreachable.exit()).isEqualTo(2);
         assertThat(unreachable.err()).contains("could not read");
+    }
+
+    @Test
+    void theProductionChecklistPageIsWhatTheChecklistOptionPrints() throws Exception {
+        CliRun run = CliRun.of("doctor", "--checklist");
+        assertThat(run.exit()).isZero();
+        for (LockBackendProvider provider : LockClients.providers()) {
+            assertThat(run.out()).contains("## " + provider.id());
+            provider.doctorChecks().forEach(check -> assertThat(run.out()).contains("**`" + check.id() + "`**"));
+        }
+        Path page = Path.of("..", "docs", "production-checklist.md");
+        Path printed = Files.writeString(Path.of("target", "production-checklist.md"), run.out());
+        assertThat(Files.exists(page) ? Files.readString(page) : "").as("docs/production-checklist.md is stale: run ./distlock doctor "
+                + "--checklist > docs/production-checklist.md (or copy %s)", printed.toAbsolutePath()).isEqualTo(run.out());
     }
 }

@@ -1,6 +1,7 @@
 package io.distlock.spi;
 
 import io.distlock.BackendUnavailableException;
+import io.distlock.DoctorCheck;
 import io.distlock.Finding;
 import io.distlock.LockClient;
 import io.distlock.LockKind;
@@ -72,6 +73,14 @@ public interface LockBackendProvider {
      */
     default Optional<List<Finding>> diagnose(String target, OpenOptions options) {
         return Optional.empty();
+    }
+
+    /**
+     * Returns the catalogue of what {@link #diagnose} examines, one entry per check id its findings carry; empty if this
+     * backend has no doctor yet. The production checklist is printed from it.
+     */
+    default List<DoctorCheck> doctorChecks() {
+        return List.of();
     }
 
     /** Opens a client of this backend whose locks live in {@code namespace}, or the default one if null; see {@link #open(String, OpenOptions)}. */

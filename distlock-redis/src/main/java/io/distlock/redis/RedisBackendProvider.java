@@ -1,5 +1,6 @@
 package io.distlock.redis;
 
+import io.distlock.DoctorCheck;
 import io.distlock.Finding;
 import io.distlock.LockClient;
 import io.distlock.LockKind;
@@ -57,6 +58,11 @@ public final class RedisBackendProvider implements LockBackendProvider {
     @Override
     public Optional<List<Finding>> diagnose(String target, OpenOptions options) {
         return Optional.of(RedisDoctor.diagnose(target, options));
+    }
+
+    @Override
+    public List<DoctorCheck> doctorChecks() {
+        return RedisDoctor.CHECKS;
     }
 
     @Override

@@ -7,11 +7,13 @@ import io.distlock.BackendUnavailableException;
 import io.distlock.Finding;
 import io.distlock.Finding.Severity;
 import io.distlock.LockClients;
+import io.distlock.LockOptions;
 import io.distlock.OpenOptions;
 import io.distlock.redis.testing.RedisServer;
 import io.distlock.redis.testing.Resp;
 import io.distlock.servers.Await;
 import io.distlock.servers.FreePorts;
+import io.distlock.servers.TcpProxy;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -82,6 +84,27 @@ class RedisDoctorTest {
             assertThat(onReplica.severity()).isEqualTo(Severity.RISKY);
             assertThat(onReplica.why()).contains("replica");
         }
+    }
+
+    @Test
+    void aLeaseOfLessThanThreeSlowRoundTripsIsRiskyAndALongerOneIsOk() {
+        try (RedisServer server = RedisServer.launch(); TcpProxy link = TcpProxy.to(server.port())) {
+            link.delay(Duration.ofMillis(150)); // each way: a round trip takes 300 ms or more
+            String target = "redis://127.0.0.1:" + link.port();
+            Finding shortLease = finding(LockClients.diagnose(target, withLease(Duration.ofMillis(900))), "redis.latency");
+            assertThat(shortLease.severity()).as(shortLease.observed()).isEqualTo(Severity.RISKY);
+            assertThat(shortLease.observed()).contains("lease 900.0 ms");
+            assertThat(shortLease.fix()).contains("longer lease");
+            Finding longLease = finding(LockClients.diagnose(target, withLease(Duration.ofSeconds(30))), "redis.latency");
+            assertThat(longLease.severity()).as(longLease.observed()).isEqualTo(Severity.OK);
+            link.delay(Duration.ZERO);
+            assertThat(finding(LockClients.diagnose(target, withLease(Duration.ofMillis(900))), "redis.latency").severity())
+                    .as("without the delay a 900 ms lease is plenty").isEqualTo(Severity.OK);
+        }
+    }
+
+    private static OpenOptions withLease(Duration lease) {
+        return OpenOptions.defaults().lockOptions(LockOptions.builder().leaseTime(lease).build());
     }
 
     @Test

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.distlock.Lease;
 import io.distlock.LockAcquireTimeoutException;
 import io.distlock.redis.RedisLockClient;
+import io.distlock.redis.testing.RedisServer;
 import io.distlock.redis.testing.RedisServerExtension;
 import io.distlock.spring.actuate.DistlocksEndpoint;
 import io.distlock.spring.autoconfigure.DistlockActuatorAutoConfiguration;
@@ -120,6 +121,41 @@ class ObservabilityTest {
             }
             assertThat(status(indicator)).isEqualTo("UP");
         });
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void withTheDoctorEnabledAnEvictingRedisIsDownWithTheFindingAndWithoutItUp() throws Exception {
+        try (RedisServer evicting = RedisServer.launch("--maxmemory", "10mb", "--maxmemory-policy", "allkeys-lru")) {
+            ApplicationContextRunner onEvicting = runner.withPropertyValues("spring.data.redis.port=" + evicting.port());
+            onEvicting.withPropertyValues("distlock.doctor.enabled=true").run(context -> {
+                Object indicator = context.getBean("distlockHealthIndicator");
+                assertThat(status(indicator)).isEqualTo("DOWN");
+                Map<String, Object> doctor = (Map<String, Object>) details(indicator).get("doctor");
+                assertThat(doctor).containsEntry("exitCode", 2).containsKey("examinedAt").doesNotContainKey("redis.version");
+                assertThat((Map<String, Object>) doctor.get("redis.eviction")).containsEntry("severity", "unsafe")
+                        .hasEntrySatisfying("fix", fix -> assertThat((String) fix).contains("noeviction"));
+            });
+            onEvicting.run(context -> {
+                Object indicator = context.getBean("distlockHealthIndicator");
+                assertThat(status(indicator)).as("the doctor is opt-in").isEqualTo("UP");
+                assertThat(details(indicator)).doesNotContainKey("doctor");
+            });
+        }
+        runner.withPropertyValues("distlock.doctor.enabled=true").run(context -> {
+            Object indicator = context.getBean("distlockHealthIndicator");
+            assertThat(status(indicator)).as("risky findings (no persistence) are details, not DOWN").isEqualTo("UP");
+            Map<String, Object> doctor = (Map<String, Object>) details(indicator).get("doctor");
+            assertThat((Map<String, Object>) doctor.get("redis.persistence")).containsEntry("severity", "risky");
+            assertThat(doctor).containsEntry("exitCode", 1);
+        });
+    }
+
+    /** health().getDetails(), by reflection (see {@link #status}). */
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> details(Object indicator) throws Exception {
+        Object health = indicator.getClass().getMethod("health").invoke(indicator);
+        return (Map<String, Object>) health.getClass().getMethod("getDetails").invoke(health);
     }
 
     /** health().getStatus().getCode(), by reflection: Boot 3.5 and 4 have the same methods on different classes. */

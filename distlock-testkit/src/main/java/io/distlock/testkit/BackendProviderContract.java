@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.distlock.DoctorCheck;
+import io.distlock.Finding;
 import io.distlock.Lease;
 import io.distlock.LockClient;
 import io.distlock.LockClients;
@@ -151,6 +153,17 @@ public abstract class BackendProviderContract {
         Optional<?> inspector = open(null).inspector();
         assertThat(inspector.isPresent()).as("%s.hasInspector() is %s", providerId(), provider.hasInspector())
                 .isEqualTo(provider.hasInspector());
+    }
+
+    @Test
+    void theDoctorsFindingsAllComeFromItsCatalogue() {
+        LockBackendProvider provider = LockClients.provider(providerId());
+        List<DoctorCheck> catalogue = provider.doctorChecks();
+        Optional<List<Finding>> findings = provider.diagnose(registryTarget(), OpenOptions.defaults());
+        assertThat(findings.isPresent()).as("%s has a doctor exactly when it has a catalogue", providerId()).isEqualTo(!catalogue.isEmpty());
+        assertThat(catalogue).extracting(DoctorCheck::id).doesNotHaveDuplicates()
+                .allSatisfy(id -> assertThat(id).startsWith(providerId() + "."));
+        findings.ifPresent(found -> assertThat(found).isNotEmpty().extracting(Finding::check).allSatisfy(check -> assertThat(catalogue).extracting(DoctorCheck::id).contains(check)));
     }
 
     private LockClient open(@Nullable String namespace) {

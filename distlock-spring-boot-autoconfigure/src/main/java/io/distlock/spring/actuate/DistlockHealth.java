@@ -5,10 +5,13 @@ import io.distlock.spring.HeldLocks;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the {@code distlock} health indicator reports, whichever Boot line's health API carries it: up when
- * the backend answers (one read of a probe lock's state) and no held lock's last renewal failed.
+ * the backend answers (one read of a probe lock's state) and no held lock's last renewal failed. With the doctor
+ * enabled ({@code distlock.doctor.enabled}), its findings that are not ok are details under {@code doctor}, and an
+ * unsafe one makes the status down.
  */
 public final class DistlockHealth {
     /** The probe lock's name; it is only read, never taken. */
@@ -19,10 +22,18 @@ public final class DistlockHealth {
 
     private final LockClient client;
     private final HeldLocks held;
+    private final @Nullable CachedDoctor doctor;
 
+    /** Creates the health of {@code client} without the doctor. */
     public DistlockHealth(LockClient client, HeldLocks held) {
+        this(client, held, null);
+    }
+
+    /** Creates the health of {@code client}, with the doctor's findings if {@code doctor} is not null. */
+    public DistlockHealth(LockClient client, HeldLocks held, @Nullable CachedDoctor doctor) {
         this.client = client;
         this.held = held;
+        this.doctor = doctor;
     }
 
     /** Asks the backend and looks at the held locks' renewals. */
@@ -43,6 +54,13 @@ public final class DistlockHealth {
         if (!failing.isEmpty()) {
             up = false;
             details.put("failingRenewals", failing);
+        }
+        if (doctor != null) {
+            CachedDoctor.Report report = doctor.report();
+            details.put("doctor", CachedDoctor.details(report));
+            if (doctor.unsafe(report)) {
+                up = false;
+            }
         }
         return new Verdict(up, details);
     }

@@ -6,6 +6,9 @@ import io.distlock.spring.actuate.Boot3DistlockHealthIndicator;
 import io.distlock.spring.actuate.Boot4DistlockHealthIndicator;
 import io.distlock.spring.actuate.DistlockHealth;
 import io.distlock.spring.actuate.DistlocksEndpoint;
+import io.distlock.spring.actuate.CachedDoctor;
+import io.distlock.spring.actuate.DoctorTarget;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -17,7 +20,8 @@ import org.springframework.context.annotation.Configuration;
  * With Actuator: the read-only {@code distlocks} endpoint (locks this instance holds) and the
  * {@code distlock} health indicator, on Boot 3.5's health API or Boot 4's, whichever is present. The
  * indicator is in no health group but the default one: Boot puts only liveness and readiness state in
- * those groups unless configured to.
+ * those groups unless configured to. With {@code distlock.doctor.enabled}, the indicator also shows what
+ * {@code distlock doctor} finds on the server of the auto-configured client (its {@link DoctorTarget}).
  */
 @AutoConfiguration(after = DistlockAutoConfiguration.class)
 @ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
@@ -31,8 +35,17 @@ public class DistlockActuatorAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    DistlockHealth distlockHealth(LockClient client, HeldLocks held) {
-        return new DistlockHealth(client, held);
+    DistlockHealth distlockHealth(LockClient client, HeldLocks held, DistlockProperties properties, ObjectProvider<DoctorTarget> targets) {
+        DoctorTarget target = targets.getIfUnique();
+        if (!properties.getDoctor().isEnabled()) {
+            return new DistlockHealth(client, held);
+        }
+        if (target == null) {
+            throw new IllegalStateException("distlock.doctor.enabled is true but the LockClient is the application's own bean: the doctor "
+                    + "does not know its server; define a DoctorTarget bean (the target and options it was opened with), or set "
+                    + "distlock.doctor.enabled=false");
+        }
+        return new DistlockHealth(client, held, new CachedDoctor(target, properties.getDoctor().getInterval()));
     }
 
     /** Boot 4: health indicators live in spring-boot-health. */

@@ -7,6 +7,7 @@ import io.distlock.LockOptions;
 import io.distlock.OpenOptions;
 import io.distlock.spi.ClientBuilder;
 import io.distlock.spi.LockBackendProvider;
+import io.distlock.spring.actuate.DoctorTarget;
 import io.distlock.spring.HeldLocks;
 import io.distlock.redis.RedisLockClient;
 import io.distlock.zookeeper.ZooKeeperLockClient;
@@ -139,15 +140,28 @@ public class DistlockAutoConfiguration {
         return builder;
     }
 
-    /** What every backend shares, as options of the registry: the default lease, the operation timeout, the listeners. */
-    static OpenOptions openOptions(DistlockProperties properties, ObjectProvider<LockListener> listeners) {
-        OpenOptions options = OpenOptions.defaults(); // immutable: each setter returns a copy
+    /** Returns {@code url} with {@code parameter} ({@code name=value}) added to its query, before any {@code #fragment}. */
+    static String withParameter(String url, String parameter) {
+        int hash = url.indexOf('#');
+        String head = hash < 0 ? url : url.substring(0, hash);
+        return head + (head.contains("?") ? "&" : "?") + parameter + (hash < 0 ? "" : url.substring(hash));
+    }
+
+    /** The options the doctor examines the server with: the client's lease and operation timeout, no listeners. */
+    static OpenOptions doctorOptions(DistlockProperties properties) {
+        OpenOptions options = OpenOptions.defaults();
         if (properties.getLeaseTime() != null) {
             options = options.lockOptions(LockOptions.builder().leaseTime(properties.getLeaseTime()).build());
         }
         if (properties.getOperationTimeout() != null) {
             options = options.operationTimeout(properties.getOperationTimeout());
         }
+        return options;
+    }
+
+    /** What every backend shares, as options of the registry: the default lease, the operation timeout, the listeners. */
+    static OpenOptions openOptions(DistlockProperties properties, ObjectProvider<LockListener> listeners) {
+        OpenOptions options = doctorOptions(properties); // immutable: each setter returns a copy
         for (LockListener listener : listeners.orderedStream().toList()) {
             options = options.listener(listener);
         }
@@ -163,6 +177,13 @@ public class DistlockAutoConfiguration {
         LockClient distlockClient(DistlockProperties properties, ObjectProvider<LockListener> listeners) {
             return LockClients.open(java.util.Objects.requireNonNull(properties.getTarget()),
                     openOptions(properties, listeners).namespace(properties.getNamespace()));
+        }
+
+        @Bean
+        @ConditionalOnMissingBean(DoctorTarget.class)
+        DoctorTarget distlockDoctorTarget(DistlockProperties properties) {
+            return new DoctorTarget(java.util.Objects.requireNonNull(properties.getTarget()), doctorOptions(properties)
+                    .namespace(properties.getNamespace()));
         }
     }
 
@@ -189,6 +210,22 @@ public class DistlockAutoConfiguration {
             clientResources.ifUnique(builder::clientResources);
             return configureCommon(builder, properties, listeners).build();
         }
+
+        @Bean
+        @ConditionalOnMissingBean(DoctorTarget.class)
+        DoctorTarget distlockDoctorTarget(DistlockProperties properties, Environment environment) {
+            DistlockProperties.Redis redis = properties.getRedis();
+            SpringRedisUri spring = SpringRedisUri.from(environment);
+            String uri = redis.getUri() != null ? redis.getUri() : spring.uri();
+            boolean cluster = redis.getCluster() != null ? redis.getCluster() : redis.getUri() == null && spring.cluster();
+            if (cluster) {
+                uri = uri.replaceFirst("^redis(s?)://", "redis$1-cluster://");
+            }
+            if (redis.getMinReplicas() > 0) {
+                uri = withParameter(uri, "minReplicas=" + redis.getMinReplicas());
+            }
+            return new DoctorTarget(uri, doctorOptions(properties));
+        }
     }
 
     /** ZooKeeper, from distlock.zookeeper.*. */
@@ -210,6 +247,15 @@ public class DistlockAutoConfiguration {
                     .sessionTimeout(zookeeper.getSessionTimeout());
             return configureCommon(builder, properties, listeners).build();
         }
+
+        @Bean
+        @ConditionalOnMissingBean(DoctorTarget.class)
+        DoctorTarget distlockDoctorTarget(DistlockProperties properties) {
+            DistlockProperties.Zookeeper zookeeper = properties.getZookeeper();
+            String target = "zk://" + java.util.Objects.requireNonNull(zookeeper.getConnectString()).trim() + "?sessionTimeout="
+                    + zookeeper.getSessionTimeout().toMillis() + "ms";
+            return new DoctorTarget(target, doctorOptions(properties).namespace(zookeeper.getNamespace()));
+        }
     }
 
     /**
@@ -224,8 +270,21 @@ public class DistlockAutoConfiguration {
         @ConditionalOnMissingBean(LockClient.class)
         LockClient distlockClient(DistlockProperties properties, ObjectProvider<javax.sql.DataSource> dataSources,
                 ObjectProvider<LockListener> listeners) {
+            DoctorTarget database = database(properties, dataSources, openOptions(properties, listeners));
+            return LockClients.open(database.target(), database.options());
+        }
+
+        @Bean
+        @ConditionalOnMissingBean(DoctorTarget.class)
+        DoctorTarget distlockDoctorTarget(DistlockProperties properties, ObjectProvider<javax.sql.DataSource> dataSources) {
+            return database(properties, dataSources, doctorOptions(properties));
+        }
+
+        /** The registry target and options of the database: distlock.jdbc.url with its credentials, or the one DataSource. */
+        private static DoctorTarget database(DistlockProperties properties, ObjectProvider<javax.sql.DataSource> dataSources,
+                OpenOptions common) {
             DistlockProperties.Jdbc jdbc = properties.getJdbc();
-            OpenOptions options = openOptions(properties, listeners).namespace(jdbc.getTable());
+            OpenOptions options = common.namespace(jdbc.getTable());
             String database;
             if (jdbc.getUrl() != null) {
                 database = jdbc.getUrl();
@@ -244,7 +303,7 @@ public class DistlockAutoConfiguration {
                 database = urlOf(dataSource);
                 options = options.resource(dataSource);
             }
-            return LockClients.open(jdbc.isCreateTable() ? database : withParameter(database, "createTable=false"), options);
+            return new DoctorTarget(jdbc.isCreateTable() ? database : withParameter(database, "createTable=false"), options);
         }
 
         /** The URL of the DataSource's database as its driver reports it: what picks the backend (and, in it, the SQL dialect). */
@@ -256,11 +315,6 @@ public class DistlockAutoConfiguration {
             }
         }
 
-        private static String withParameter(String url, String parameter) {
-            int hash = url.indexOf('#');
-            String head = hash < 0 ? url : url.substring(0, hash);
-            return head + (head.contains("?") ? "&" : "?") + parameter + (hash < 0 ? "" : url.substring(hash));
-        }
     }
 
     /**

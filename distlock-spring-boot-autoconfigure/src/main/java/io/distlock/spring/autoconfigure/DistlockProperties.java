@@ -50,6 +50,8 @@ public class DistlockProperties {
 
     private final Jdbc jdbc = new Jdbc();
 
+    private final Doctor doctor = new Doctor();
+
     public boolean isEnabled() {
         return enabled;
     }
@@ -124,6 +126,42 @@ public class DistlockProperties {
 
     public Jdbc getJdbc() {
         return jdbc;
+    }
+
+    public Doctor getDoctor() {
+        return doctor;
+    }
+
+    /** {@code distlock.doctor.*}: the doctor's findings about the lock server in the distlock health indicator. */
+    public static class Doctor {
+        /**
+         * Whether the distlock health indicator shows what distlock doctor finds on the lock server (eviction, persistence,
+         * replication, round trips against the lease...), and reports DOWN when a finding is unsafe. Risky findings are
+         * details only.
+         */
+        private boolean enabled;
+
+        /** How long the doctor's findings are kept before a health check examines the server again. */
+        private Duration interval = Duration.ofMinutes(10);
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public Duration getInterval() {
+            return interval;
+        }
+
+        public void setInterval(Duration interval) {
+            if (interval.isNegative() || interval.isZero()) {
+                throw new IllegalArgumentException("distlock.doctor.interval must be positive, was " + interval);
+            }
+            this.interval = interval;
+        }
     }
 
     /** {@code distlock.redis.*}. */
