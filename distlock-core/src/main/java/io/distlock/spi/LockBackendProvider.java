@@ -83,6 +83,22 @@ public interface LockBackendProvider {
         return List.of();
     }
 
+    /**
+     * Removes everything that clients of {@code options.namespace()} stored on {@code target}'s servers (locks, fencing
+     * token counters, queues; a SQL namespace's table) and nothing outside it: for tools that work in a namespace of their
+     * own on a user's server and must leave nothing behind ({@code distlock check --target}). Call it when no client of
+     * the namespace runs any more: a live holder's lock would be removed under it.
+     *
+     * @return how many entries (keys, nodes, rows or tables) were removed
+     * @throws IllegalArgumentException if {@code options} names no namespace: the default namespace is the application's,
+     *     never removed
+     * @throws UnsupportedOperationException if this backend cannot remove a namespace (the default)
+     * @throws BackendUnavailableException if the server cannot be reached in time
+     */
+    default long removeNamespace(String target, OpenOptions options) {
+        throw new UnsupportedOperationException("the " + id() + " backend cannot remove a namespace yet");
+    }
+
     /** Opens a client of this backend whose locks live in {@code namespace}, or the default one if null; see {@link #open(String, OpenOptions)}. */
     default LockClient open(String target, @Nullable String namespace) {
         return open(target, OpenOptions.defaults().namespace(namespace));

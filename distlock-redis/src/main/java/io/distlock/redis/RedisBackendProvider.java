@@ -8,6 +8,7 @@ import io.distlock.OpenOptions;
 import io.distlock.spi.LockBackendProvider;
 import io.distlock.spi.TargetParameters;
 import java.util.EnumSet;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -63,6 +64,20 @@ public final class RedisBackendProvider implements LockBackendProvider {
     @Override
     public List<DoctorCheck> doctorChecks() {
         return RedisDoctor.CHECKS;
+    }
+
+    @Override
+    public long removeNamespace(String target, OpenOptions options) {
+        String prefix = options.namespace().orElseThrow(() -> new IllegalArgumentException("removeNamespace needs a namespace: the "
+                + "default one (distlock:) is the application's, never removed"));
+        String uri = TargetParameters.take(target, Set.of("minReplicas", "replicaAckTimeout")).target();
+        String lower = uri.toLowerCase(Locale.ROOT);
+        Duration timeout = options.operationTimeout().orElse(Duration.ofSeconds(5));
+        if (lower.startsWith("redis" + CLUSTER) || lower.startsWith("rediss" + CLUSTER)) {
+            int cluster = lower.indexOf(CLUSTER);
+            return RedisNamespaces.remove(uri.substring(0, cluster) + "://" + uri.substring(cluster + CLUSTER.length()), true, prefix, timeout);
+        }
+        return RedisNamespaces.remove(uri, false, prefix, timeout);
     }
 
     @Override

@@ -10,6 +10,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -23,6 +24,7 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class TcpProxy implements AutoCloseable {
     private final ServerSocket server;
+    private final @Nullable String upstreamHost;
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
     private volatile int upstreamPort;
     private volatile boolean cut;
@@ -34,7 +36,8 @@ public final class TcpProxy implements AutoCloseable {
     private final java.util.concurrent.locks.Condition thawed = frozenLock.newCondition();
     private boolean frozen;
 
-    private TcpProxy(int upstreamPort) {
+    private TcpProxy(@Nullable String upstreamHost, int upstreamPort) {
+        this.upstreamHost = upstreamHost;
         this.upstreamPort = upstreamPort;
         try {
             this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
@@ -48,7 +51,12 @@ public final class TcpProxy implements AutoCloseable {
 
     /** Starts a proxy to {@code 127.0.0.1:upstreamPort}. */
     public static TcpProxy to(int upstreamPort) {
-        return new TcpProxy(upstreamPort);
+        return new TcpProxy(null, upstreamPort);
+    }
+
+    /** Starts a proxy, listening on the loopback address, to {@code host:port} (another machine's server). */
+    public static TcpProxy to(String host, int port) {
+        return new TcpProxy(host, port);
     }
 
     /** Returns the port clients connect to. */
@@ -157,7 +165,8 @@ public final class TcpProxy implements AutoCloseable {
             Socket upstream = new Socket();
             int port = upstreamPort;
             try {
-                upstream.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 2000);
+                upstream.connect(upstreamHost == null ? new InetSocketAddress(InetAddress.getLoopbackAddress(), port)
+                        : new InetSocketAddress(upstreamHost, port), 2000);
             } catch (IOException e) {
                 closeQuietly(client);
                 closeQuietly(upstream);

@@ -166,6 +166,33 @@ public abstract class BackendProviderContract {
         findings.ifPresent(found -> assertThat(found).isNotEmpty().extracting(Finding::check).allSatisfy(check -> assertThat(catalogue).extracting(DoctorCheck::id).contains(check)));
     }
 
+    @Test
+    void removingANamespaceRemovesItsLocksAndNothingOfAnotherNamespace() throws Exception {
+        LockBackendProvider provider = LockClients.provider(providerId());
+        String removed = "removed" + UUID.randomUUID().toString().substring(0, 8);
+        String kept = "kept" + UUID.randomUUID().toString().substring(0, 8);
+        try {
+            provider.removeNamespace(registryTarget(), OpenOptions.defaults().namespace(removed));
+        } catch (UnsupportedOperationException none) {
+            assertThatThrownBy(() -> provider.removeNamespace(registryTarget(), OpenOptions.defaults())).isInstanceOf(UnsupportedOperationException.class);
+            return;
+        }
+        assertThatThrownBy(() -> provider.removeNamespace(registryTarget(), OpenOptions.defaults())).as("the default namespace is never removed")
+                .isInstanceOf(IllegalArgumentException.class);
+        LockClient gone = open(removed);
+        LockClient stays = open(kept);
+        Lease keptLease = stays.getLock("shared-name").acquire(SOON);
+        gone.getLock("shared-name").acquire(SOON).close();
+        gone.getLock("another").acquire(SOON).close();
+        gone.close(); // removal is for namespaces no client works in any more
+        assertThat(provider.removeNamespace(registryTarget(), OpenOptions.defaults().namespace(removed))).isPositive();
+        assertThat(provider.removeNamespace(registryTarget(), OpenOptions.defaults().namespace(removed))).as("nothing is left").isZero();
+        assertThat(keptLease.isValid()).isTrue();
+        LockClient other = open(kept);
+        assertThat(other.getLock("shared-name").tryAcquire(Duration.ZERO)).as("the other namespace's lock is still held").isEmpty();
+        keptLease.close();
+    }
+
     private LockClient open(@Nullable String namespace) {
         LockClient client = LockClients.open(registryTarget(), namespace);
         clients.add(client);

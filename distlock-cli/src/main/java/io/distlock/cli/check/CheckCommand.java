@@ -1,6 +1,12 @@
 package io.distlock.cli.check;
 
 import io.distlock.LockKind;
+import io.distlock.LockClients;
+import io.distlock.OpenOptions;
+import io.distlock.cli.options.Targets;
+import io.distlock.spi.LockBackendProvider;
+import java.util.Objects;
+import java.util.Set;
 import io.distlock.checker.CheckReport;
 import io.distlock.checker.Checker;
 import io.distlock.checker.FaultKind;
@@ -62,6 +68,13 @@ public final class CheckCommand implements Callable<Integer> {
                     + "binaries on the classpath, see docs/checker.md) or h2 (an H2 TCP server in this JVM): the deployments of the "
                     + "-testing modules on the class path. Default: ${DEFAULT-VALUE}.")
     DeploymentType backend;
+
+    @Option(names = "--target", paramLabel = "URI",
+            description = "Check against your own server instead of one the checker starts: a registry target (redis://host:6379, "
+                    + "zk://..., jdbc:postgresql://..., etcd://...). Faults stay on the client side (pause, kill, and partition through "
+                    + "a local proxy when the target is one host:port); no server is restarted. The run locks in a namespace of its "
+                    + "own (distlock_check_<random>) and removes it afterwards, touching nothing else.")
+    @Nullable String target;
 
     @Option(names = "--min-replicas", paramLabel = "N", defaultValue = "0",
             description = "With --backend sentinel: replicas that must acknowledge every lock write (WAIT). Default: ${DEFAULT-VALUE}.")
@@ -131,12 +144,28 @@ public final class CheckCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Duration leaseTime = lease.resolve(spec);
-        Deployment deployment = backend.create(new DeploymentSettings(processes, leaseTime, minReplicas));
+        DeploymentSettings settings = new DeploymentSettings(processes, leaseTime, minReplicas);
+        LockBackendProvider provider = null;
+        if (target != null) {
+            require(!spec.commandLine().getParseResult().hasMatchedOption("--backend"), "--target and --backend exclude each other: the "
+                    + "target's scheme names its backend");
+            require(minReplicas == 0, "--min-replicas is for --backend sentinel; with --target give ?minReplicas=N in the target");
+            require(replay == null, "--target and --replay exclude each other");
+            try {
+                provider = LockClients.providerFor(target);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--target: " + e.getMessage());
+            }
+        }
+        Deployment deployment = provider != null ? new TargetDeployment(settings, provider, Objects.requireNonNull(target))
+                : backend.create(settings);
+        String where = provider != null ? Targets.redacted(Objects.requireNonNull(target)) : backend.id();
+        Set<LockKind> kinds = provider != null ? provider.kinds() : backend.kinds();
         require(lock == CheckedLock.DISTLOCK || deployment.runsTextbookLocks(), "--lock " + lock.id() + " runs on Redis only");
         require(kind == LockKind.LOCK || lock == CheckedLock.DISTLOCK, "--kind " + kind.id() + " needs --lock distlock");
-        require(backend.kinds().contains(kind), "--kind " + kind.id() + " runs on " + Deployments.all().stream()
+        require(kinds.contains(kind), "--kind " + kind.id() + " runs on " + Deployments.all().stream()
                 .filter(type -> type.kinds().contains(kind)).map(DeploymentType::id).collect(java.util.stream.Collectors.joining(", ")) + "; "
-                + backend.id() + " has only --kind " + backend.kinds().stream().sorted().map(LockKind::id).collect(java.util.stream.Collectors.joining(", ")));
+                + where + " has only --kind " + kinds.stream().sorted().map(LockKind::id).collect(java.util.stream.Collectors.joining(", ")));
         require(permits == null || kind == LockKind.SEMAPHORE, "--permits needs --kind semaphore");
         Workload workload = new Workload(lock, kind, permits == null ? (kind == LockKind.SEMAPHORE ? 2 : 1) : permits);
         History history;
@@ -147,6 +176,7 @@ public final class CheckCommand implements Callable<Integer> {
         List<String> faultIds = List.of();
         List<FaultKind> faultKinds = List.of();
         Path outDir;
+        String cleanup = null;
         if (replay != null) {
             if (!Files.isRegularFile(replay)) {
                 throw new ParameterException(spec.commandLine(), "--replay: no such file: " + replay.toAbsolutePath());
@@ -167,7 +197,8 @@ public final class CheckCommand implements Callable<Integer> {
             require(minReplicas >= 0 && minReplicas <= 2, "--min-replicas must be between 0 and 2, was " + minReplicas);
             require(minReplicas == 0 || backend.takesMinReplicas(), "--min-replicas needs --backend " + Deployments.all().stream()
                     .filter(DeploymentType::takesMinReplicas).map(DeploymentType::id).collect(java.util.stream.Collectors.joining(" or ")));
-            Optional<String> unavailable = backend.unavailable().get();
+            Optional<String> unavailable = provider != null ? cannotCleanUp((TargetDeployment) deployment, provider)
+                    : backend.unavailable().get();
             require(unavailable.isEmpty(), unavailable.orElse(""));
             faultKinds = parseFaults(deployment);
             faultIds = faultKinds.stream().map(FaultKind::id).toList();
@@ -178,16 +209,20 @@ public final class CheckCommand implements Callable<Integer> {
                     + "system recover); about " + DurationConverter.format(firstFault.multipliedBy(faultKinds.size()))
                     + " lets every one of the " + faultKinds.size() + " fault kinds happen. Run longer, or use --faults none");
             runSeed = seed.resolve();
-            outDir = out != null ? out : DEFAULT_OUT.resolve(backend.id() + "-" + runSeed);
+            outDir = out != null ? out : DEFAULT_OUT.resolve((provider != null ? "target" : backend.id()) + "-" + runSeed);
             PrintStream progress = System.err;
-            progress.printf(Locale.ROOT, "checking %s on %s for %s with faults %s, seed %d%n", workload.describe(), backend.id(),
+            progress.printf(Locale.ROOT, "checking %s on %s for %s with faults %s, seed %d%n", workload.describe(), where,
                     DurationConverter.format(time), faultIds.isEmpty() ? "none" : String.join(",", faultIds), runSeed);
             try (CheckRun run = new CheckRun(workload, deployment, processes, leaseTime, runSeed, progress)) {
                 history = run.run(time, faultKinds);
                 workerOutput = run.workerOutput();
                 stampedOutput = run.stampedWorkerOutput();
+            } finally {
+                if (deployment instanceof TargetDeployment own) {
+                    cleanup = own.cleanup();
+                }
             }
-            title = "distlock check: " + workload.describe() + " on " + backend.id() + (minReplicas > 0 ? " (minReplicas " + minReplicas + ")" : "")
+            title = "distlock check: " + workload.describe() + " on " + where + (minReplicas > 0 ? " (minReplicas " + minReplicas + ")" : "")
                     + ", " + DurationConverter.format(time) + ", faults " + (faultIds.isEmpty() ? "none" : String.join(",", faultIds))
                     + ", seed " + runSeed;
         }
@@ -221,6 +256,9 @@ public final class CheckCommand implements Callable<Integer> {
                     + "); the first: " + workerOutput.get(0));
         }
         System.out.println("report: " + html.toAbsolutePath() + "  history: " + historyFile.toAbsolutePath());
+        if (cleanup != null) {
+            System.out.println(cleanup);
+        }
         if (repeat != null) {
             System.out.println("repeat: " + repeat);
         }
@@ -229,7 +267,8 @@ public final class CheckCommand implements Callable<Integer> {
 
     /** The command line that runs this check again: every option that shapes the run, with its value in this run. */
     private String repeatCommand(Workload workload, Duration leaseTime, long runSeed, List<String> faultIds) {
-        StringBuilder command = new StringBuilder("./distlock check --backend ").append(backend.id());
+        StringBuilder command = new StringBuilder("./distlock check ").append(target != null ? "--target " + Targets
+                .redacted(target) : "--backend " + backend.id());
         if (minReplicas > 0) {
             command.append(" --min-replicas ").append(minReplicas);
         }
@@ -283,11 +322,29 @@ public final class CheckCommand implements Callable<Integer> {
         List<String> knownIds = known.stream().map(FaultKind::id).toList();
         LinkedHashSet<FaultKind> chosen = new LinkedHashSet<>();
         for (String fault : faults) {
-            require(knownIds.contains(fault), "--faults: '" + fault + "' is not a " + backend.id() + " fault; choose from "
+            require(knownIds.contains(fault), "--faults: '" + fault + "' is not a " + (target != null ? "--target" : backend.id())
+                    + " fault; choose from "
                     + String.join(", ", knownIds) + " or none");
             chosen.add(FaultKind.fromId(fault));
         }
         return List.copyOf(chosen);
+    }
+
+    /**
+     * Returns why the run cannot use the user's server, if it cannot: it must be reachable and its backend must be able to
+     * remove the run's namespace afterwards (tried on the still empty namespace), else the run would leave locks behind.
+     */
+    private static Optional<String> cannotCleanUp(TargetDeployment deployment, LockBackendProvider provider) {
+        try {
+            provider.removeNamespace(Objects.requireNonNull(deployment.target()), OpenOptions.defaults()
+                    .namespace(deployment.namespace()));
+            return Optional.empty();
+        } catch (UnsupportedOperationException e) {
+            return Optional.of("--target: " + e.getMessage() + ", so a run would leave its locks on your server; check --backend "
+                    + provider.id() + " runs on servers the checker starts");
+        } catch (RuntimeException e) {
+            return Optional.of("--target: " + e.getMessage());
+        }
     }
 
     private void require(boolean condition, String message) {
