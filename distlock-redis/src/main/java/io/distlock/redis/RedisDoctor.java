@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -27,14 +28,12 @@ import org.jspecify.annotations.Nullable;
  * eviction, persistence, replication against the client's {@code minReplicas}. Read only. A fact the server will not
  * give (CONFIG refused by an ACL or a managed service) is a finding of severity {@link Severity#UNKNOWN}, never a guess.
  *
- * <p>Sentinel and Cluster targets are not examined yet: one UNKNOWN finding says so.
+ * <p>Sentinel and Cluster targets: {@link RedisDeploymentDoctor} examines the topology, then these checks on the master
+ * (every master of a cluster).
  */
 final class RedisDoctor {
     private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
 
-    static final DoctorCheck DEPLOYMENT = new DoctorCheck("redis.deployment", "the target's form (standalone, Sentinel, Cluster)",
-            "", "", "a standalone server (Sentinel and Cluster targets are not examined yet: unknown)",
-            "examine each master with a redis:// target");
     static final DoctorCheck VERSION = new DoctorCheck("redis.version", "redis_version (INFO server), for the record", "", "", "always", "");
     static final DoctorCheck EVICTION = new DoctorCheck("redis.eviction", "maxmemory-policy and maxmemory (CONFIG GET)",
             "a maxmemory limit with an evicting maxmemory-policy (allkeys-*, and volatile-* too: lock keys carry an expiry, so they are "
@@ -51,7 +50,8 @@ final class RedisDoctor {
             "no replicas, or ?minReplicas=1", "?minReplicas=1 in the target; the master, or redis-sentinel://");
     static final DoctorCheck LATENCY = RoundTripProbe.check("redis", "PING");
     /** The catalogue, in the order findings come. */
-    static final List<DoctorCheck> CHECKS = List.of(DEPLOYMENT, VERSION, EVICTION, PERSISTENCE, REPLICATION, LATENCY);
+    static final List<DoctorCheck> CHECKS = List.of(RedisDeploymentDoctor.SENTINEL, RedisDeploymentDoctor.CLUSTER, VERSION, EVICTION, PERSISTENCE,
+            REPLICATION, LATENCY);
 
     private RedisDoctor() {}
 
@@ -59,26 +59,33 @@ final class RedisDoctor {
         TargetParameters parameters = TargetParameters.take(target, Set.of("minReplicas", "replicaAckTimeout"));
         String uri = parameters.target();
         String lower = uri.toLowerCase(Locale.ROOT);
-        if (lower.startsWith("redis-sentinel:") || lower.startsWith("rediss-sentinel:") || lower.startsWith("redis-cluster:")
-                || lower.startsWith("rediss-cluster:")) {
-            return List.of(DEPLOYMENT.unknown(TargetUri.mask(uri), "Sentinel and Cluster deployments are not "
-                    + "examined yet; examine each master with a redis:// target meanwhile"));
-        }
         int minReplicas = parameters.integer("minReplicas").orElse(0);
         Duration timeout = options.operationTimeout().orElse(DEFAULT_TIMEOUT);
-        RedisURI redisUri = RedisURI.create(uri);
+        Duration lease = options.lockOptions().map(LockOptions::leaseTime).orElse(LockOptions.DEFAULT_LEASE_TIME);
+        boolean cluster = lower.startsWith("redis-cluster:") || lower.startsWith("rediss-cluster:");
+        RedisURI redisUri = RedisURI.create(cluster ? uri.replaceFirst("(?i)^(rediss?)-cluster://", "$1://") : uri);
         redisUri.setTimeout(timeout);
-        RedisClient client = RedisClient.create(redisUri);
-        try (StatefulRedisConnection<String, String> connection = client.connect()) {
-            connection.setTimeout(timeout);
+        Function<StatefulRedisConnection<String, String>, List<Finding>> server = connection -> {
             List<Finding> findings = examine(connection.sync(), minReplicas);
-            findings.add(RoundTripProbe.judge(LATENCY, connection.sync()::ping, options.lockOptions().map(LockOptions::leaseTime)
-                    .orElse(LockOptions.DEFAULT_LEASE_TIME)));
+            findings.add(RoundTripProbe.judge(LATENCY, connection.sync()::ping, lease));
             return findings;
+        };
+        try {
+            if (cluster) {
+                return RedisDeploymentDoctor.cluster(redisUri, server);
+            }
+            if (!redisUri.getSentinels().isEmpty()) {
+                return RedisDeploymentDoctor.sentinel(redisUri, server);
+            }
+            RedisClient client = RedisClient.create(redisUri);
+            try (StatefulRedisConnection<String, String> connection = client.connect()) {
+                connection.setTimeout(timeout);
+                return server.apply(connection);
+            } finally {
+                client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+            }
         } catch (RedisException e) {
             throw new BackendUnavailableException("the Redis doctor could not read " + TargetUri.mask(uri) + ": " + e.getMessage(), e);
-        } finally {
-            client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
         }
     }
 
@@ -165,7 +172,7 @@ final class RedisDoctor {
                 + "(a restart still can, see redis.persistence)" : "each grant waits for " + minReplicas + " replica(s) to acknowledge it", "");
     }
 
-    private static String field(@Nullable String info, String name) {
+    static String field(@Nullable String info, String name) {
         if (info != null) {
             for (String line : info.split("\r?\n")) {
                 if (line.startsWith(name + ":")) {

@@ -9,6 +9,8 @@ import io.distlock.Finding.Severity;
 import io.distlock.LockClients;
 import io.distlock.LockOptions;
 import io.distlock.OpenOptions;
+import io.distlock.redis.testing.RedisClusterGroup;
+import io.distlock.redis.testing.RedisReplicaGroup;
 import io.distlock.redis.testing.RedisServer;
 import io.distlock.redis.testing.Resp;
 import io.distlock.servers.Await;
@@ -108,11 +110,43 @@ class RedisDoctorTest {
     }
 
     @Test
-    void anUnreachableServerIsReportedAsSuchAndSentinelIsNotExaminedYet() {
+    void anUnreachableServerIsReportedAsSuch() {
         int port = FreePorts.next();
         assertThatThrownBy(() -> LockClients.diagnose("redis://127.0.0.1:" + port, OpenOptions.defaults().operationTimeout(Duration.ofSeconds(1))))
                 .isInstanceOf(BackendUnavailableException.class).hasMessageContaining("127.0.0.1:" + port);
-        List<Finding> sentinel = diagnose("redis-sentinel://127.0.0.1:" + port + "#mymaster");
-        assertThat(sentinel).singleElement().satisfies(f -> assertThat(f.severity()).isEqualTo(Severity.UNKNOWN));
+    }
+
+    @Test
+    void oneSentinelIsRiskyThreeAreOkAndTheMasterBehindThemIsExamined() {
+        try (RedisReplicaGroup lone = RedisReplicaGroup.launch(1).withSentinels(1, Duration.ofSeconds(5));
+                RedisReplicaGroup three = RedisReplicaGroup.launch(1).withSentinels(3, Duration.ofSeconds(5))) {
+            List<Finding> risky = diagnose(lone.sentinelUri());
+            assertThat(finding(risky, "redis.sentinel").severity()).isEqualTo(Severity.RISKY);
+            assertThat(finding(risky, "redis.sentinel").observed()).startsWith("1 Sentinel(s), quorum 1");
+            List<Finding> ok = diagnose(three.sentinelUri());
+            assertThat(finding(ok, "redis.sentinel").severity()).isEqualTo(Severity.OK);
+            assertThat(finding(ok, "redis.replication").severity()).as("the master has a replica and the target no minReplicas")
+                    .isEqualTo(Severity.RISKY);
+            assertThat(finding(diagnose(three.sentinelUri() + "?minReplicas=1"), "redis.replication").severity()).isEqualTo(Severity.OK);
+        }
+    }
+
+    @Test
+    void aClusterServingEverySlotWithReplicasIsOkAndOneWithAnUnservedSlotIsRisky() {
+        try (RedisClusterGroup cluster = RedisClusterGroup.launch()) {
+            String target = "redis-cluster://127.0.0.1:" + cluster.nodes().get(0).port();
+            List<Finding> healthy = diagnose(target);
+            assertThat(finding(healthy, "redis.cluster").severity()).as(finding(healthy, "redis.cluster").observed()).isEqualTo(Severity.OK);
+            assertThat(finding(healthy, "redis.eviction").observed()).as("every master examined, labelled").matches("127\\.0\\.0\\.1:\\d+: .*");
+            assertThat(finding(healthy, "redis.persistence").severity()).isEqualTo(Severity.RISKY);
+            for (RedisServer node : cluster.nodes()) {
+                Resp.call(node.port(), "CLUSTER", "DELSLOTS", "0"); // every node forgets who serves slot 0
+            }
+            Await.until(Duration.ofSeconds(30), "the cluster reports slot 0 unserved",
+                    () -> Resp.text(cluster.nodes().get(0).port(), "CLUSTER", "INFO").contains("cluster_state:fail"));
+            Finding unserved = finding(diagnose(target), "redis.cluster");
+            assertThat(unserved.severity()).as(unserved.observed()).isEqualTo(Severity.RISKY);
+            assertThat(unserved.observed()).contains("cluster_slots_ok 16383");
+        }
     }
 }
