@@ -51,7 +51,7 @@ final class RedisDoctor {
     static final DoctorCheck LATENCY = RoundTripProbe.check("redis", "PING");
     /** The catalogue, in the order findings come. */
     static final List<DoctorCheck> CHECKS = List.of(RedisDeploymentDoctor.SENTINEL, RedisDeploymentDoctor.CLUSTER, VERSION, EVICTION, PERSISTENCE,
-            REPLICATION, LATENCY);
+            REPLICATION, RedisPermissions.CHECK, LATENCY);
 
     private RedisDoctor() {}
 
@@ -67,6 +67,7 @@ final class RedisDoctor {
         redisUri.setTimeout(timeout);
         Function<StatefulRedisConnection<String, String>, List<Finding>> server = connection -> {
             List<Finding> findings = examine(connection.sync(), minReplicas);
+            findings.add(RedisPermissions.check(connection.sync(), options.namespace().orElse(RedisLockClient.DEFAULT_KEY_PREFIX), minReplicas));
             findings.add(RoundTripProbe.judge(LATENCY, connection.sync()::ping, lease));
             return findings;
         };

@@ -75,6 +75,28 @@ class RedisDoctorTest {
     }
 
     @Test
+    void aUserDeniedACommandOrTheKeyPrefixIsRiskyAllowedIsOkAndUnaskableIsUnknown() {
+        try (RedisServer server = RedisServer.launch()) {
+            Resp.call(server.port(), "ACL", "SETUSER", "app", "on", ">pw", "~distlock:*", "&distlock:*", "+@all");
+            Resp.call(server.port(), "ACL", "SETUSER", "nozadd", "on", ">pw", "~distlock:*", "&distlock:*", "+@all", "-zadd");
+            Resp.call(server.port(), "ACL", "SETUSER", "elsewhere", "on", ">pw", "~other:*", "&other:*", "+@all");
+            Resp.call(server.port(), "ACL", "SETUSER", "noacl", "on", ">pw", "~distlock:*", "&distlock:*", "+@all", "-acl");
+            String at = "@127.0.0.1:" + server.port();
+            Finding allowed = finding(diagnose("redis://app:pw" + at), "redis.permissions");
+            assertThat(allowed.severity()).as(allowed.observed()).isEqualTo(Severity.OK);
+            Finding noZadd = finding(diagnose("redis://nozadd:pw" + at), "redis.permissions");
+            assertThat(noZadd.severity()).isEqualTo(Severity.RISKY);
+            assertThat(noZadd.observed()).contains("1 of 24 denied: ZADD");
+            Finding elsewhere = finding(diagnose("redis://elsewhere:pw" + at), "redis.permissions");
+            assertThat(elsewhere.severity()).isEqualTo(Severity.RISKY);
+            assertThat(elsewhere.observed()).contains("GET (").contains("SUBSCRIBE (");
+            assertThat(finding(LockClients.diagnose("redis://elsewhere:pw" + at, OpenOptions.defaults().namespace("other:")),
+                    "redis.permissions").severity()).as("the namespace the application uses is the one checked").isEqualTo(Severity.OK);
+            assertThat(finding(diagnose("redis://noacl:pw" + at), "redis.permissions").severity()).isEqualTo(Severity.UNKNOWN);
+        }
+    }
+
+    @Test
     void replicasWithoutMinReplicasAreRiskyWithItOkAndAReplicaTargetIsRisky() {
         try (RedisServer master = RedisServer.launch();
                 RedisServer replica = RedisServer.launch("--replicaof", "127.0.0.1", Integer.toString(master.port()))) {
