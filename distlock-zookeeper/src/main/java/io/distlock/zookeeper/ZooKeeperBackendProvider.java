@@ -1,13 +1,14 @@
 package io.distlock.zookeeper;
 
+import io.distlock.DoctorCheck;
+import io.distlock.Finding;
 import io.distlock.LockClient;
 import io.distlock.LockKind;
 import io.distlock.OpenOptions;
 import io.distlock.spi.LockBackendProvider;
-import io.distlock.spi.TargetParameters;
-import io.distlock.spi.TargetUri;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -15,8 +16,6 @@ import java.util.Set;
  * authenticates with digest; the path is ZooKeeper's chroot; the namespace is the root node of the locks under it.
  */
 public final class ZooKeeperBackendProvider implements LockBackendProvider {
-    private static final String FORM = "zk://[user:password@]host:port[,host:port...][/chroot][?sessionTimeout=4s&connectionTimeout=2s]";
-
     /** For {@link java.util.ServiceLoader}. */
     public ZooKeeperBackendProvider() {}
 
@@ -52,18 +51,31 @@ public final class ZooKeeperBackendProvider implements LockBackendProvider {
 
     @Override
     public LockClient open(String target, OpenOptions options) {
-        TargetParameters parameters = TargetParameters.takeAll(target, Set.of("sessionTimeout", "connectionTimeout"), FORM);
-        TargetUri parsed = TargetUri.parse(parameters.target(), FORM);
-        ZooKeeperLockClient.Builder builder = ZooKeeperLockClient.builder().connectString(String.join(",", parsed.hosts()) + parsed.path());
-        if (parsed.user() != null) {
-            if (parsed.password() == null) {
-                throw new IllegalArgumentException("target '" + TargetUri.mask(target) + "' names a user without a password: digest needs both");
-            }
-            builder.digest(parsed.user() + ":" + parsed.password());
+        ZooKeeperTarget parsed = ZooKeeperTarget.parse(target);
+        ZooKeeperLockClient.Builder builder = ZooKeeperLockClient.builder().connectString(parsed.connectString())
+                .sessionTimeout(parsed.sessionTimeout()).connectionTimeout(parsed.connectionTimeout());
+        if (parsed.digest() != null) {
+            builder.digest(parsed.digest());
         }
-        parameters.duration("sessionTimeout").ifPresent(builder::sessionTimeout);
-        parameters.duration("connectionTimeout").ifPresent(builder::connectionTimeout);
         options.namespace().ifPresent(builder::namespace);
         return builder.apply(options).build();
+    }
+
+    /**
+     * Examines the ensemble as {@link #open} would connect to it, read only: its voting members, the session timeout
+     * it grants against the one the target asks for, each server's mode and version (with the {@code srvr} four-letter
+     * word). Opens one session of its own, creates no node and closes the session.
+     *
+     * @throws IllegalArgumentException if the target is malformed
+     * @throws io.distlock.BackendUnavailableException if no server of the target answers within the connection timeout
+     */
+    @Override
+    public Optional<List<Finding>> diagnose(String target, OpenOptions options) {
+        return Optional.of(ZooKeeperDoctor.diagnose(target, options));
+    }
+
+    @Override
+    public List<DoctorCheck> doctorChecks() {
+        return ZooKeeperDoctor.CHECKS;
     }
 }

@@ -20,11 +20,13 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
 
     private final ReentrantLock lock = new ReentrantLock();
     private final List<EnsembleMember> members;
+    /** Each member's server.N line, then the extra settings: what every member starts with. */
     private final Map<String, String> serverLines = new LinkedHashMap<>();
 
-    private ZooKeeperEnsemble(List<EnsembleMember> members) {
+    private ZooKeeperEnsemble(List<EnsembleMember> members, Map<String, String> settings) {
         this.members = List.copyOf(members);
         members.forEach(member -> serverLines.put(member.serverLine().getKey(), member.serverLine().getValue()));
+        serverLines.putAll(settings);
     }
 
     /**
@@ -34,13 +36,23 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      * @throws IllegalStateException if they do not form a quorum within a minute, three times
      */
     public static ZooKeeperEnsemble launch(int size) {
+        return launch(size, Map.of());
+    }
+
+    /**
+     * Starts an ensemble as {@link #launch(int)} does, every member with {@code settings}, zoo.cfg lines on top of the
+     * test defaults (such as {@code localSessionsEnabled=true}); they stay for every restart.
+     *
+     * @throws IllegalStateException if they do not form a quorum within a minute, three times
+     */
+    public static ZooKeeperEnsemble launch(int size, Map<String, String> settings) {
         if (size < 1) {
             throw new IllegalArgumentException("an ensemble needs at least one member, was " + size);
         }
         IllegalStateException last = null;
         for (int attempt = 0; attempt < 3; attempt++) {
             try {
-                return launchOnce(size);
+                return launchOnce(size, settings);
             } catch (IllegalStateException e) {
                 last = e;
             }
@@ -48,12 +60,12 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         throw last;
     }
 
-    private static ZooKeeperEnsemble launchOnce(int size) {
+    private static ZooKeeperEnsemble launchOnce(int size, Map<String, String> settings) {
         List<EnsembleMember> members = new ArrayList<>();
         for (int id = 1; id <= size; id++) {
             members.add(new EnsembleMember(id));
         }
-        ZooKeeperEnsemble ensemble = new ZooKeeperEnsemble(members);
+        ZooKeeperEnsemble ensemble = new ZooKeeperEnsemble(members, settings);
         try {
             members.forEach(member -> member.start(ensemble.serverLines));
             for (EnsembleMember member : members) {

@@ -39,15 +39,27 @@ public final class ZooKeeperServer implements BackendControl, AutoCloseable {
     private final ReentrantLock lock = new ReentrantLock();
     private final Path dataDir;
     private final int port;
+    private final Map<String, String> settings;
     private @Nullable Run run;
 
-    private ZooKeeperServer(Path dataDir, int port) {
+    private ZooKeeperServer(Path dataDir, int port, Map<String, String> settings) {
         this.dataDir = dataDir;
         this.port = port;
+        this.settings = Map.copyOf(settings);
     }
 
     /** Starts a server on a free port with an empty data directory. */
     public static ZooKeeperServer launch() {
+        return launch(Map.of());
+    }
+
+    /**
+     * Starts a server on a free port with an empty data directory and {@code settings}, zoo.cfg lines on top of the
+     * test defaults (such as {@code maxSessionTimeout=20000}); they stay for every restart.
+     *
+     * @throws IllegalStateException if the settings are not a valid configuration, or the server does not start
+     */
+    public static ZooKeeperServer launch(Map<String, String> settings) {
         IllegalStateException last = null;
         for (int attempt = 0; attempt < 5; attempt++) {
             Path dir;
@@ -56,7 +68,7 @@ public final class ZooKeeperServer implements BackendControl, AutoCloseable {
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot create a data directory for ZooKeeper", e);
             }
-            ZooKeeperServer server = new ZooKeeperServer(dir, FreePorts.next());
+            ZooKeeperServer server = new ZooKeeperServer(dir, FreePorts.next(), settings);
             try {
                 server.start();
                 return server;
@@ -113,7 +125,7 @@ public final class ZooKeeperServer implements BackendControl, AutoCloseable {
                 throw new IllegalStateException("ZooKeeper server on " + connectString() + " is already running");
             }
             ServerConfig config = new ServerConfig();
-            config.readFrom(ZooKeeperConfig.of(dataDir, port, Map.of()));
+            config.readFrom(ZooKeeperConfig.of(dataDir, port, settings));
             Run started = new Run(config, port);
             started.awaitServing(START_TIMEOUT);
             run = started;
