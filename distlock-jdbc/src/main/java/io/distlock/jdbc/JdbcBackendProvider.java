@@ -1,5 +1,7 @@
 package io.distlock.jdbc;
 
+import io.distlock.DoctorCheck;
+import io.distlock.Finding;
 import io.distlock.LockClient;
 import io.distlock.OpenOptions;
 import io.distlock.spi.LockBackendProvider;
@@ -21,7 +23,7 @@ import javax.sql.DataSource;
  */
 public final class JdbcBackendProvider implements LockBackendProvider {
     /** The target parameter that says whether to create a missing lock table. */
-    private static final String CREATE_TABLE = "createTable";
+    static final String CREATE_TABLE = "createTable";
 
     /** For {@link java.util.ServiceLoader}. */
     public JdbcBackendProvider() {}
@@ -79,5 +81,20 @@ public final class JdbcBackendProvider implements LockBackendProvider {
         parameters.bool(CREATE_TABLE).ifPresent(builder::createTable);
         options.namespace().ifPresent(builder::table);
         return builder.apply(options).build();
+    }
+
+    /**
+     * Examines the database as {@link #open} would use it (the same URL, credentials or DataSource, table and
+     * {@code createTable}), read only: read-only mode, the lock and queue tables' keys, isolation, timeouts against the
+     * operation timeout, Galera, round trips; see {@link #doctorChecks()}.
+     */
+    @Override
+    public Optional<List<Finding>> diagnose(String target, OpenOptions options) {
+        return Optional.of(SqlDoctor.diagnose(target, options));
+    }
+
+    @Override
+    public List<DoctorCheck> doctorChecks() {
+        return SqlDoctor.checks();
     }
 }

@@ -1,0 +1,68 @@
+package io.distlock.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.distlock.Finding;
+import io.distlock.Finding.Severity;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The SQL doctor against an H2 TCP server in this JVM, and a file database opened read-only. */
+class H2DoctorTest extends SqlDoctorContract {
+    @RegisterExtension
+    static final H2ServerExtension database = new H2ServerExtension();
+    private static final String LONG_LOCK_TIMEOUT = ";LOCK_TIMEOUT=10000";
+
+    @Override
+    protected SqlDeployment database() {
+        return database;
+    }
+
+    @Override
+    protected String goodTarget() {
+        return database.target() + LONG_LOCK_TIMEOUT;
+    }
+
+    @Override
+    protected String unreachableTarget(int port) {
+        return "jdbc:h2:tcp://127.0.0.1:" + port + "/./distlock;USER=sa;PASSWORD=secret";
+    }
+
+    @Override
+    protected String defaultIsolation() {
+        return "READ COMMITTED";
+    }
+
+    @Test
+    void h2sDefaultLockTimeoutIsShorterThanTheOperationTimeoutSoRiskyAndALongerOneIsOk() {
+        Finding risky = finding(diagnose(database.target(), uniqueTable()), "jdbc.timeouts");
+        assertThat(risky.severity()).isEqualTo(Severity.RISKY);
+        assertThat(risky.why()).contains("LOCK_TIMEOUT 2 s");
+        assertThat(risky.fix()).contains("LOCK_TIMEOUT=10000");
+        assertThat(finding(diagnose(goodTarget(), uniqueTable()), "jdbc.timeouts").severity()).isEqualTo(Severity.OK);
+        assertThat(finding(diagnose(goodTarget() + ";QUERY_TIMEOUT=500", uniqueTable()), "jdbc.timeouts").severity())
+                .as("a query timeout of 500 ms").isEqualTo(Severity.RISKY);
+    }
+
+    @Test
+    void aDatabaseOpenedReadOnlyIsRiskyAndWritableIsOk(@TempDir Path dir) throws Exception {
+        String url = "jdbc:h2:" + dir.resolve("doctor") + ";USER=sa" + LONG_LOCK_TIMEOUT;
+        try (Connection connection = DriverManager.getConnection(url); Statement statement = connection.createStatement()) {
+            statement.execute("CREATE TABLE made_writable (id INT)"); // the file exists before it is opened read-only
+        }
+        List<Finding> readOnly = diagnose(url + ";ACCESS_MODE_DATA=r", uniqueTable());
+        Finding risky = finding(readOnly, "jdbc.read-only");
+        assertThat(risky.severity()).isEqualTo(Severity.RISKY);
+        assertThat(risky.observed()).contains("READONLY() true");
+        assertThat(Finding.exitCode(readOnly)).isEqualTo(1);
+        List<Finding> writable = diagnose(url, uniqueTable());
+        assertThat(finding(writable, "jdbc.read-only").severity()).isEqualTo(Severity.OK);
+        assertThat(Finding.exitCode(writable)).isZero();
+    }
+}
