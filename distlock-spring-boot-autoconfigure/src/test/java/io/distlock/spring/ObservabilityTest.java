@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.distlock.Lease;
 import io.distlock.LockAcquireTimeoutException;
 import io.distlock.redis.RedisLockClient;
+import io.distlock.LockClient;
 import io.distlock.redis.testing.RedisServer;
+import io.distlock.spring.actuate.DoctorTarget;
 import io.distlock.redis.testing.RedisServerExtension;
 import io.distlock.spring.actuate.DistlocksEndpoint;
 import io.distlock.spring.autoconfigure.DistlockActuatorAutoConfiguration;
@@ -149,6 +151,20 @@ class ObservabilityTest {
             assertThat((Map<String, Object>) doctor.get("redis.persistence")).containsEntry("severity", "risky");
             assertThat(doctor).containsEntry("exitCode", 1);
         });
+    }
+
+    @Test
+    void withTheApplicationsOwnLockClientTheDoctorNeedsItsTargetOrStartupSaysSo() throws Exception {
+        try (RedisServer evicting = RedisServer.launch("--maxmemory", "10mb", "--maxmemory-policy", "allkeys-lru")) {
+            ApplicationContextRunner own = runner.withPropertyValues("distlock.doctor.enabled=true")
+                    .withBean("applicationsClient", LockClient.class, () -> RedisLockClient.create(evicting.uri()));
+            own.run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                    .hasMessageContaining("define a DoctorTarget bean"));
+            own.withBean(DoctorTarget.class, () -> new DoctorTarget(evicting.uri(), io.distlock.OpenOptions.defaults())).run(context -> {
+                Object indicator = context.getBean("distlockHealthIndicator");
+                assertThat(status(indicator)).as("the application's target is examined: it evicts").isEqualTo("DOWN");
+            });
+        }
     }
 
     /** health().getDetails(), by reflection (see {@link #status}). */

@@ -8,7 +8,7 @@ import io.distlock.spring.actuate.DistlockHealth;
 import io.distlock.spring.actuate.DistlocksEndpoint;
 import io.distlock.spring.actuate.CachedDoctor;
 import io.distlock.spring.actuate.DoctorTarget;
-import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -27,6 +27,10 @@ import org.springframework.context.annotation.Configuration;
 @ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
 @ConditionalOnBean({LockClient.class, HeldLocks.class})
 public class DistlockActuatorAutoConfiguration {
+    /** The bean names of the LockClient and the DoctorTarget the starter makes. */
+    private static final String STARTERS_CLIENT = "distlockClient";
+    private static final String STARTERS_TARGET = "distlockDoctorTarget";
+
     @Bean
     @ConditionalOnMissingBean
     DistlocksEndpoint distlocksEndpoint(HeldLocks held) {
@@ -35,10 +39,19 @@ public class DistlockActuatorAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    DistlockHealth distlockHealth(LockClient client, HeldLocks held, DistlockProperties properties, ObjectProvider<DoctorTarget> targets) {
-        DoctorTarget target = targets.getIfUnique();
+    DistlockHealth distlockHealth(LockClient client, HeldLocks held, DistlockProperties properties, ListableBeanFactory beans) {
         if (!properties.getDoctor().isEnabled()) {
             return new DistlockHealth(client, held);
+        }
+        // The starter's DoctorTarget describes the client the starter built; with the application's own LockClient it
+        // may name another server, so it counts only beside the starter's client. The application's own DoctorTarget
+        // (the starter's backs off when there is one) always counts.
+        boolean startersClient = java.util.Arrays.asList(beans.getBeanNamesForType(LockClient.class)).contains(STARTERS_CLIENT);
+        DoctorTarget target = null;
+        for (String name : beans.getBeanNamesForType(DoctorTarget.class)) {
+            if (!name.equals(STARTERS_TARGET) || startersClient) {
+                target = beans.getBean(name, DoctorTarget.class);
+            }
         }
         if (target == null) {
             throw new IllegalStateException("distlock.doctor.enabled is true but the LockClient is the application's own bean: the doctor "
