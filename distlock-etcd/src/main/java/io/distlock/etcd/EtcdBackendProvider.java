@@ -1,5 +1,7 @@
 package io.distlock.etcd;
 
+import io.distlock.DoctorCheck;
+import io.distlock.Finding;
 import io.distlock.LockClient;
 import io.distlock.LockKind;
 import io.distlock.OpenOptions;
@@ -8,6 +10,7 @@ import io.distlock.spi.TargetParameters;
 import io.distlock.spi.TargetUri;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -53,9 +56,29 @@ public final class EtcdBackendProvider implements LockBackendProvider {
         return List.of("etcd://host:2379[,host:2379...]", "etcd://user:password@host:2379");
     }
 
-
     @Override
     public LockClient open(String target, OpenOptions options) {
+        return builder(target, options).build();
+    }
+
+    /** Reads the configuration (members, leader, session TTL against the election timeout, authentication, alarms). */
+    @Override
+    public Optional<List<Finding>> diagnose(String target, OpenOptions options) {
+        return Optional.of(EtcdDoctor.diagnose(target, options));
+    }
+
+    @Override
+    public List<DoctorCheck> doctorChecks() {
+        return EtcdDoctor.CHECKS;
+    }
+
+    /**
+     * Returns the builder of the client {@code open} builds for {@code target} and {@code options}; the doctor connects
+     * with the same.
+     *
+     * @throws IllegalArgumentException if the target or an option is malformed
+     */
+    static EtcdLockClient.Builder builder(String target, OpenOptions options) {
         TargetParameters parameters = TargetParameters.takeAll(target, Set.of("sessionTtl"), FORM);
         TargetUri parsed = TargetUri.parse(parameters.target(), FORM);
         if (!parsed.path().isEmpty() && !parsed.path().equals("/")) {
@@ -69,6 +92,6 @@ public final class EtcdBackendProvider implements LockBackendProvider {
         }
         parameters.duration("sessionTtl").ifPresent(builder::sessionTtl);
         options.namespace().ifPresent(builder::namespace);
-        return builder.apply(options).build();
+        return builder.apply(options);
     }
 }

@@ -8,13 +8,10 @@ import io.distlock.LockOptions;
 import io.distlock.spi.ClientBuilder;
 import io.distlock.spi.ForwardingLockClient;
 import io.distlock.spi.LockEngine;
-import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import java.net.InetAddress;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.temporal.ChronoUnit;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -205,21 +202,9 @@ public final class EtcdLockClient extends ForwardingLockClient {
             boolean owns = etcd == null;
             String where;
             if (etcd == null) {
-                if (endpoints == null) {
-                    throw new IllegalArgumentException("endpoints (or client) must be set");
-                }
-                where = String.join(",", endpoints.stream().map(URI::toString).toList());
-                io.etcd.jetcd.ClientBuilder jetcd = Client.builder()
-                        .endpoints(endpoints.toArray(URI[]::new))
-                        .connectTimeout(operationTimeout())
-                        .retryChronoUnit(ChronoUnit.MILLIS).retryDelay(50).retryMaxDelay(500)
-                        // transient errors (a leader change) are retried until the operation timeout, not just once
-                        .retryMaxAttempts(1000).retryMaxDuration(operationTimeout())
-                        .waitForReady(false);
-                if (user != null) {
-                    jetcd.user(ByteSequence.from(user, StandardCharsets.UTF_8)).password(ByteSequence.from(password, StandardCharsets.UTF_8));
-                }
-                etcd = jetcd.build();
+                EtcdConnection connection = connection();
+                where = connection.where();
+                etcd = connection.connect();
             } else {
                 where = "a jetcd client";
             }
@@ -242,6 +227,33 @@ public final class EtcdLockClient extends ForwardingLockClient {
                 backend.close();
                 throw e;
             }
+        }
+
+        /**
+         * Returns how {@link #build()} connects: the endpoints, the credentials and the operation timeout.
+         *
+         * @throws IllegalArgumentException if no endpoints were set
+         */
+        EtcdConnection connection() {
+            if (endpoints == null) {
+                throw new IllegalArgumentException("endpoints (or client) must be set");
+            }
+            return new EtcdConnection(endpoints, user, password == null ? "" : password, operationTimeout());
+        }
+
+        /** Returns the session TTL {@link #build()} asks etcd for. */
+        Duration requestedSessionTtl() {
+            return sessionTtl;
+        }
+
+        /** Returns the keys of the namespace. */
+        LockKeys keys() {
+            return new LockKeys(namespace);
+        }
+
+        /** Returns the lease time the caller set, or empty when the lease is the granted session TTL (the default). */
+        Optional<Duration> leaseTimeSet() {
+            return lockOptionsSet() ? Optional.of(lockOptions().leaseTime()) : Optional.empty();
         }
 
         private void firstLease(EtcdSession session, String where) {
