@@ -73,6 +73,25 @@ public final class EtcdBackendProvider implements LockBackendProvider {
     }
 
     /**
+     * Removes every lock key of the namespace (the queue keys of every kind, {@code <namespace>/...}) and nothing outside
+     * it, connected as {@link #open} connects (endpoints, credentials, the options' timeout). Keys of another namespace
+     * are never touched, neither of one that only starts with the same letters ({@code ab} for {@code a}) nor of one
+     * nested in it ({@code a/b}). There is nothing else to remove: the fencing token is a key's revision, not a counter.
+     * The session leases of the namespace's clients are not revoked: they carry only the keys removed here, and expire
+     * within their TTL once their clients stopped (a client still running keeps its lease, and loses its locks).
+     *
+     * @return how many keys etcd deleted (0 for a namespace whose clients released everything)
+     * @throws IllegalArgumentException if the options name no namespace (the default one is the application's), or the
+     *     target or the namespace is malformed (empty, blank, not segments of letters, digits, '-' or '_')
+     * @throws io.distlock.BackendUnavailableException if no endpoint answers in time
+     * @throws io.distlock.LockException if etcd refuses the reads or deletes (credentials, the user's role)
+     */
+    @Override
+    public long removeNamespace(String target, OpenOptions options) {
+        return EtcdNamespaces.remove(target, options);
+    }
+
+    /**
      * Returns the builder of the client {@code open} builds for {@code target} and {@code options}; the doctor connects
      * with the same.
      *

@@ -57,6 +57,22 @@ final class LockKeys {
         return bytes(namespace + "/");
     }
 
+    /**
+     * Returns whether {@code key} is a queue key this namespace's clients write: {@code <namespace>/<name>/<last>}, or
+     * {@code <namespace>/~<kind>/<name>/<last>} (no encoded name, namespace segment or last segment has a '/', and only a
+     * kind's marker starts with '~'). A key of a namespace nested in this one ({@code <namespace>/<segment>/<name>/<last>}
+     * and longer) is not. For the keys of the namespace itself, not of a {@link #kind}.
+     */
+    boolean isQueueKey(ByteSequence key) {
+        String text = key.toString(StandardCharsets.UTF_8);
+        String prefix = namespace + "/";
+        if (!text.startsWith(prefix)) {
+            return false;
+        }
+        String[] parts = text.substring(prefix.length()).split("/", -1);
+        return parts.length == 2 && !parts[0].startsWith("~") || parts.length == 3 && parts[0].startsWith("~");
+    }
+
     private String prefixText(String name) {
         return namespace + "/" + URLEncoder.encode(name, StandardCharsets.UTF_8) + "/";
     }

@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.distlock.BackendUnavailableException;
 import io.distlock.Lease;
 import io.distlock.LockClient;
+import io.distlock.LockClients;
 import io.distlock.LockException;
+import io.distlock.OpenOptions;
 import io.distlock.etcd.testing.EtcdClusterExtension;
 import io.etcd.jetcd.Auth;
 import io.etcd.jetcd.ByteSequence;
@@ -18,7 +20,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** Locks on an etcd with authentication on: a user whose role covers the namespace works, others get clear errors. */
+/**
+ * Locks, and the removal of a namespace, on an etcd with authentication on: a user whose role covers the namespace works,
+ * others get clear errors.
+ */
 class EtcdAuthTest {
     @RegisterExtension
     static final EtcdClusterExtension etcd = new EtcdClusterExtension();
@@ -77,6 +82,23 @@ class EtcdAuthTest {
         }
         try (LockClient locks = builder().credentials("app", "app-secret").build()) {
             assertThat(locks.getLock("auth-denied").isLocked()).isFalse();
+        }
+    }
+
+    @Test
+    void aUserWhoseRoleCoversTheNamespaceRemovesItAndAUserWithoutPermissionIsRefusedRemovingNothing() throws Exception {
+        String namespace = "distlock/removed-" + System.nanoTime(); // inside the role's range
+        String target = etcd.cluster().registryTarget();
+        OpenOptions options = OpenOptions.defaults().namespace(namespace).operationTimeout(Duration.ofSeconds(2));
+        try (LockClient locks = builder().credentials("app", "app-secret").namespace(namespace).build()) {
+            locks.getLock("one").acquire(Duration.ofSeconds(5)); // held: what removal deletes, under a live holder
+            String stranger = target.replace("etcd://", "etcd://stranger:stranger-secret@");
+            assertThatThrownBy(() -> LockClients.provider("etcd").removeNamespace(stranger, options))
+                    .isInstanceOf(LockException.class).isNotInstanceOf(BackendUnavailableException.class)
+                    .hasMessageContaining("refused").hasMessageContaining("role").hasMessageNotContaining("stranger-secret");
+            assertThat(locks.getLock("one").isLocked()).isTrue();
+            assertThat(LockClients.provider("etcd").removeNamespace(target.replace("etcd://", "etcd://app:app-secret@"), options)).isEqualTo(1);
+            assertThat(locks.getLock("one").isLocked()).isFalse();
         }
     }
 }

@@ -18,6 +18,7 @@ import io.distlock.servers.FreePorts;
 import io.distlock.servers.TcpProxy;
 import java.time.Duration;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The Redis doctor against real redis-servers configured both ways for each finding, asserting the exact severity. */
@@ -139,6 +140,7 @@ class RedisDoctorTest {
     }
 
     @Test
+    @Tag("slow") // 4 Sentinels and 4 servers: run by -Pslow (CI), not by ./mvnw verify
     void oneSentinelIsRiskyThreeAreOkAndTheMasterBehindThemIsExamined() {
         try (RedisReplicaGroup lone = RedisReplicaGroup.launch(1).withSentinels(1, Duration.ofSeconds(5));
                 RedisReplicaGroup three = RedisReplicaGroup.launch(1).withSentinels(3, Duration.ofSeconds(5))) {
@@ -154,6 +156,7 @@ class RedisDoctorTest {
     }
 
     @Test
+    @Tag("slow") // a 6-node cluster: run by -Pslow (CI), not by ./mvnw verify
     void aClusterServingEverySlotWithReplicasIsOkAndOneWithAnUnservedSlotIsRisky() {
         try (RedisClusterGroup cluster = RedisClusterGroup.launch()) {
             String target = "redis-cluster://127.0.0.1:" + cluster.nodes().get(0).port();

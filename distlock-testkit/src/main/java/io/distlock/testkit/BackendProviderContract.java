@@ -185,7 +185,9 @@ public abstract class BackendProviderContract {
         gone.getLock("shared-name").acquire(SOON).close();
         gone.getLock("another").acquire(SOON).close();
         gone.close(); // removal is for namespaces no client works in any more
-        assertThat(provider.removeNamespace(registryTarget(), OpenOptions.defaults().namespace(removed))).isPositive();
+        // what a clean release leaves (token counters on Redis, the tables on SQL; nothing on etcd, whose tokens are
+        // revisions) differs by backend: each backend's own test counts exactly what a crashed holder leaves
+        assertThat(provider.removeNamespace(registryTarget(), OpenOptions.defaults().namespace(removed))).isNotNegative();
         assertThat(provider.removeNamespace(registryTarget(), OpenOptions.defaults().namespace(removed))).as("nothing is left").isZero();
         assertThat(keptLease.isValid()).isTrue();
         LockClient other = open(kept);
