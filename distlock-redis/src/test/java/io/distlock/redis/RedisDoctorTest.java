@@ -160,6 +160,9 @@ class RedisDoctorTest {
     void aClusterServingEverySlotWithReplicasIsOkAndOneWithAnUnservedSlotIsRisky() {
         try (RedisClusterGroup cluster = RedisClusterGroup.launch()) {
             String target = "redis-cluster://127.0.0.1:" + cluster.nodes().get(0).port();
+            // the seed learns the replicas' roles by gossip, after each master has its replica in sync
+            Await.until(Duration.ofSeconds(30), "the seed sees three replicas", () -> Resp.text(cluster.nodes().get(0).port(), "CLUSTER",
+                    "NODES").lines().filter(line -> line.contains("slave")).count() == 3);
             List<Finding> healthy = diagnose(target);
             assertThat(finding(healthy, "redis.cluster").severity()).as(finding(healthy, "redis.cluster").observed()).isEqualTo(Severity.OK);
             assertThat(finding(healthy, "redis.eviction").observed()).as("every master examined, labelled").matches("127\\.0\\.0\\.1:\\d+: .*");

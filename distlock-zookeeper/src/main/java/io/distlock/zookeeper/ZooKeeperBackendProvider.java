@@ -78,4 +78,27 @@ public final class ZooKeeperBackendProvider implements LockBackendProvider {
     public List<DoctorCheck> doctorChecks() {
         return ZooKeeperDoctor.CHECKS;
     }
+
+    /**
+     * Removes the namespace node ({@code /<namespace>} under the target's chroot) with every node below it: the lock
+     * queues of every kind, their nodes (also those of clients whose sessions have not expired yet) and a semaphore's
+     * stored permits; fencing tokens are the nodes' creation ids, so there is no counter to remove. A namespace nested in
+     * it ({@code a/b} in {@code a}) goes with it; nothing else is touched. Connects as {@link #open} does.
+     *
+     * @return how many nodes were deleted, the namespace node included; 0 if there was none
+     * @throws IllegalArgumentException if {@code options} names no namespace (the default, {@code distlock}, is the
+     *     application's), the namespace is malformed (see {@link ZooKeeperLockClient.Builder#namespace}), is the
+     *     server's own {@code /zookeeper} subtree or is the queue of a held or awaited lock ({@code a/b} is where lock
+     *     {@code b} of namespace {@code a} queues), or the target is malformed
+     * @throws io.distlock.BackendUnavailableException if no server of the target answers within the connection timeout,
+     *     or the connection is lost on the way
+     * @throws io.distlock.LockException if the server refuses a read or a delete (credentials, ACLs), or nodes keep
+     *     appearing in the namespace (a client still works in it)
+     */
+    @Override
+    public long removeNamespace(String target, OpenOptions options) {
+        String namespace = options.namespace().orElseThrow(() -> new IllegalArgumentException("removeNamespace needs a namespace: the "
+                + "default one (" + ZooKeeperLockClient.DEFAULT_NAMESPACE + ") is the application's, never removed"));
+        return ZooKeeperNamespaces.remove(target, namespace);
+    }
 }

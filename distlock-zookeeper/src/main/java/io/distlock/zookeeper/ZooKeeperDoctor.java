@@ -6,27 +6,23 @@ import io.distlock.Finding;
 import io.distlock.Finding.Severity;
 import io.distlock.LockOptions;
 import io.distlock.OpenOptions;
+import io.distlock.spi.RoundTripProbe;
 import io.distlock.spi.TargetUri;
 import io.distlock.zookeeper.ZooKeeperServerStatus.Answer;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.Watcher.Event.KeeperState;
 import org.apache.zookeeper.ZooKeeper;
 
 /**
  * The ZooKeeper doctor: opens one session as the application's client would (same connect string, chroot, digest and
  * requested session timeout) and judges what bears on our locks, which are ephemeral nodes that live exactly as long as
- * their holder's session: the ensemble's voting members, the session timeout the server grants, each server's mode,
- * and the version for the record. Read only.
+ * their holder's session: the ensemble's voting members, the session timeout the server grants, the round trips
+ * against the lease, each server's mode, and the version for the record. Read only.
  */
 final class ZooKeeperDoctor {
     /*
@@ -34,8 +30,9 @@ final class ZooKeeperDoctor {
      * /zookeeper/config (getConfig: the server.N lines of a quorum; empty on a standalone server), and srvr on every
      * server the target names (mode, version). srvr is the one four-letter word servers allow by default; ruok, stat,
      * conf and mntr are not, so they are not used. The session is asked for canBeReadOnly, unlike the application's
-     * client, so that a read-only server is seen and named instead of merely unreachable. No node is created; the
-     * session is closed before returning.
+     * client, so that a read-only server is seen and named instead of merely unreachable. The latency probe reads "/"
+     * (the chroot) with exists on the same session: the chroot node need not exist, and a NoAuth answer is a round trip
+     * too. No node is created; the session is closed before returning.
      */
     static final DoctorCheck VERSION = new DoctorCheck("zookeeper.version", "each server's version (srvr), for the record", "", "",
             "always", "");
@@ -62,56 +59,58 @@ final class ZooKeeperDoctor {
             "every server is standalone, leader, follower or observer",
             "bring the server back into its quorum, or drop a server that is gone from the target; for the doctor to see the mode, "
                     + "srvr in 4lw.commands.whitelist (always allowed since ZooKeeper 3.5)");
+    static final DoctorCheck LATENCY = latencyCheck();
     /** The catalogue, in the order findings come. */
-    static final List<DoctorCheck> CHECKS = List.of(VERSION, ENSEMBLE, SESSION_TIMEOUT, MODE);
+    static final List<DoctorCheck> CHECKS = List.of(VERSION, ENSEMBLE, SESSION_TIMEOUT, LATENCY, MODE);
 
     private static final String WHITELIST_FIX = "add srvr to 4lw.commands.whitelist in zoo.cfg (ZooKeeper 3.5 and later always "
             + "allow it), and let four-letter words through to the client port";
 
     private ZooKeeperDoctor() {}
 
+    /** Core's latency check, told that a ZooKeeper lease is by default, and at most, the session timeout. */
+    private static DoctorCheck latencyCheck() {
+        DoctorCheck probe = RoundTripProbe.check("zookeeper", "exists(\"/\"), a read");
+        return new DoctorCheck(probe.id(), probe.examines() + " (by default the session timeout the server grants)", probe.unsafeWhen(),
+                probe.riskyWhen(), probe.okWhen(), probe.fix() + "; a ZooKeeper lease is at most the session timeout, so a longer "
+                        + "one needs a longer ?sessionTimeout= in the target (within the server's maxSessionTimeout)");
+    }
+
     static List<Finding> diagnose(String target, OpenOptions options) {
         ZooKeeperTarget parsed = ZooKeeperTarget.parse(target);
-        Duration timeout = parsed.connectionTimeout();
-        CountDownLatch connected = new CountDownLatch(1);
-        AtomicBoolean readOnly = new AtomicBoolean();
-        ZooKeeper zk;
-        try {
-            zk = new ZooKeeper(parsed.connectString(), (int) parsed.sessionTimeout().toMillis(), event -> {
-                if (event.getState() == KeeperState.SyncConnected || event.getState() == KeeperState.ConnectedReadOnly) {
-                    readOnly.set(event.getState() == KeeperState.ConnectedReadOnly);
-                    connected.countDown();
-                }
-            }, true);
-        } catch (IOException e) {
-            throw new BackendUnavailableException("the ZooKeeper doctor could not connect to " + TargetUri.mask(target) + ": " + e.getMessage(), e);
-        }
-        try {
-            if (parsed.digest() != null) {
-                zk.addAuthInfo("digest", parsed.digest().getBytes(StandardCharsets.UTF_8));
-            }
-            if (!connected.await(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                throw new BackendUnavailableException("the ZooKeeper doctor could not connect to " + TargetUri.mask(target) + " within "
-                        + timeout, null);
-            }
-            Duration negotiated = Duration.ofMillis(zk.getSessionTimeout());
+        try (ZooKeeperSession session = ZooKeeperSession.open(parsed, target, true, "the ZooKeeper doctor")) {
+            ZooKeeper zk = session.zooKeeper();
+            Duration negotiated = session.negotiatedTimeout();
+            Optional<Duration> leaseTime = options.lockOptions().map(LockOptions::leaseTime);
             String config = readConfig(zk);
-            List<ZooKeeperServerStatus> servers = parsed.hosts().stream().map(host -> ZooKeeperServerStatus.ask(host, timeout)).toList();
+            List<ZooKeeperServerStatus> servers = parsed.hosts().stream()
+                    .map(host -> ZooKeeperServerStatus.ask(host, parsed.connectionTimeout())).toList();
             List<Finding> findings = new ArrayList<>();
             findings.add(version(servers));
             findings.add(ensemble(config, servers));
-            findings.add(sessionTimeout(parsed.sessionTimeout(), negotiated, options.lockOptions().map(LockOptions::leaseTime)));
-            findings.add(mode(servers, readOnly.get()));
+            findings.add(sessionTimeout(parsed.sessionTimeout(), negotiated, leaseTime));
+            // the client's default lease is the negotiated session (ZooKeeperLockClient.Builder#build)
+            findings.add(RoundTripProbe.judge(LATENCY, () -> exists(zk, target), leaseTime.orElse(negotiated)));
+            findings.add(mode(servers, session.readOnly()));
             return findings;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new BackendUnavailableException("interrupted while the ZooKeeper doctor examined " + TargetUri.mask(target), e);
-        } finally {
-            try {
-                zk.close();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+        }
+    }
+
+    /** One round trip of the latency probe: a read of the root (the chroot); a refusal by its ACL is an answer too. */
+    private static void exists(ZooKeeper zk, String target) {
+        try {
+            zk.exists("/", false);
+        } catch (KeeperException.NoAuthException answered) {
+            // the server read the ACL and answered: a round trip like any other
+        } catch (KeeperException e) {
+            throw new BackendUnavailableException("the ZooKeeper doctor lost " + TargetUri.mask(target) + " while it measured round trips: "
+                    + e.code(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new BackendUnavailableException("interrupted while the ZooKeeper doctor measured round trips to " + TargetUri.mask(target), e);
         }
     }
 

@@ -153,10 +153,7 @@ public final class ZooKeeperLockClient extends ForwardingLockClient {
 
         /** Sets the root node of all locks (default {@code distlock}); letters, digits, '-', '_' and '/'. */
         public Builder namespace(String namespace) {
-            if (namespace == null || !namespace.matches("[A-Za-z0-9_\\-]+(/[A-Za-z0-9_\\-]+)*")) {
-                throw new IllegalArgumentException("namespace must be path segments of letters, digits, '-' or '_', was '" + namespace + "'");
-            }
-            this.namespace = namespace;
+            this.namespace = ZooKeeperNamespaces.check(namespace);
             return this;
         }
 

@@ -11,6 +11,7 @@ import io.distlock.LockOptions;
 import io.distlock.OpenOptions;
 import io.distlock.servers.Await;
 import io.distlock.servers.FreePorts;
+import io.distlock.servers.TcpProxy;
 import io.distlock.zookeeper.testing.ZooKeeperEnsemble;
 import io.distlock.zookeeper.testing.ZooKeeperServer;
 import java.time.Duration;
@@ -153,6 +154,22 @@ class ZooKeeperDoctorTest {
         } finally {
             System.clearProperty("zookeeper.4lw.commands.whitelist");
             FourLetterCommands.resetWhiteList();
+        }
+    }
+
+    @Test
+    void roundTripsOfAThirdOfTheLeaseAreRiskyAndOfLessAreOk() {
+        try (ZooKeeperServer server = ZooKeeperServer.launch(); TcpProxy link = TcpProxy.to(server.port())) {
+            link.delay(Duration.ofMillis(100)); // each way: a round trip takes 200 ms or more
+            String target = "zk://127.0.0.1:" + link.port() + "?sessionTimeout=5s";
+            Finding session = finding(diagnose(target), "zookeeper.latency");
+            assertThat(session.severity()).as(session.observed()).isEqualTo(Severity.OK);
+            assertThat(session.observed()).as("without a leaseTime, the lease is the negotiated session").contains("lease 5000.0 ms");
+            Finding shortLease = finding(diagnose(target, OpenOptions.defaults().lockOptions(LockOptions.builder()
+                    .leaseTime(Duration.ofMillis(500)).build())), "zookeeper.latency");
+            assertThat(shortLease.severity()).as(shortLease.observed()).isEqualTo(Severity.RISKY);
+            assertThat(shortLease.observed()).contains("lease 500.0 ms");
+            assertThat(shortLease.fix()).contains("longer lease").contains("?sessionTimeout=");
         }
     }
 
