@@ -93,6 +93,20 @@ public final class JdbcBackendProvider implements LockBackendProvider {
         return Optional.of(SqlDoctor.diagnose(target, options));
     }
 
+    /**
+     * Drops the namespace's lock table and its queue table ({@code <table>_queue}), where they exist with distlock's columns,
+     * connecting as {@link #open} does; no other table or object is derived from the name. A namespace that names a table
+     * without distlock's columns (the application's own) is refused and nothing is dropped.
+     *
+     * @return how many tables were dropped: 0, 1 or 2
+     * @throws IllegalArgumentException if no namespace is named or it is the default table {@code distlock_locks} (the
+     *     application's), if it is not [schema.]table of plain identifiers, or names a table that is not distlock's
+     */
+    @Override
+    public long removeNamespace(String target, OpenOptions options) {
+        return NamespaceRemoval.remove(target, options);
+    }
+
     @Override
     public List<DoctorCheck> doctorChecks() {
         return SqlDoctor.checks();

@@ -201,7 +201,9 @@ public final class JdbcLockClient extends ForwardingLockClient {
         /**
          * Sets whether {@link #build()} creates the table if it is missing (default true). With false, the
          * table must exist ({@link JdbcLockClient#ddl}); build() checks either way that it has distlock's
-         * columns and that lock_key alone is its primary key (or unique), and refuses it otherwise.
+         * columns and that lock_key alone is its primary key (or unique), and refuses it otherwise. It refuses
+         * a queue table too whose (lock_key, ticket) is not its primary key (or unique); one that is missing is
+         * not refused: plain locks work without it, and the other kinds fail saying what to create.
          */
         public Builder createTable(boolean createTable) {
             this.createTable = createTable;
@@ -313,7 +315,7 @@ public final class JdbcLockClient extends ForwardingLockClient {
                 throw new LockException("table " + table + " does not exist or lacks distlock's columns (" + e.getMessage() + ")"
                         + (createTable ? " and could not be created" : "") + "; create it with:\n" + ddl(database, table.name()), e);
             }
-            checkKey(connection, database, dialect);
+            TableKeys.checkLockKey(connection, database, dialect, table);
             String queueMissing = null;
             try {
                 dialect.checkQueueColumns(connection);
@@ -326,27 +328,11 @@ public final class JdbcLockClient extends ForwardingLockClient {
                         + ", which does not exist or lacks distlock's columns (" + e.getMessage() + ")" + (createTable ? " and could not be created" : "")
                         + "; create it with:\n" + dialect.ddl().get(1);
             }
+            if (queueMissing == null) {
+                TableKeys.checkQueueKey(connection, database, dialect, table); // one that is there must have its key
+            }
             return new Setup(database, database == Database.POSTGRESQL && pgjdbcPresent() && PostgresReleaseWatch.supports(connection),
                     queueMissing);
-        }
-
-        /** Refuses a table (made by hand, or for something else) whose lock_key is not unique: rows are inserted, not upserted. */
-        private void checkKey(Connection connection, Database database, SqlDialect dialect) throws SQLException {
-            boolean unique;
-            try {
-                unique = dialect.keyIsUnique(connection);
-            } catch (SQLException e) {
-                if (SqlConnections.isConnectionError(e, connection)) {
-                    throw e;
-                }
-                throw new LockException("cannot read from the catalog whether lock_key is the key of table " + table + " (" + e.getMessage()
-                        + "); the user needs to see the table's indexes", e);
-            }
-            if (!unique) {
-                throw new LockException("table " + table + " has no PRIMARY KEY or UNIQUE constraint on lock_key alone, so two clients could "
-                        + "both hold one lock (each inserting a row for a new name); add one (after deleting rows with a duplicate lock_key):\n"
-                        + "ALTER TABLE " + table + " ADD PRIMARY KEY (lock_key);\nor create the table as distlock does:\n" + ddl(database, table.name()));
-            }
         }
 
         private static boolean pgjdbcPresent() {

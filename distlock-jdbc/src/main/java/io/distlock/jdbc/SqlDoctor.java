@@ -10,7 +10,6 @@ import io.distlock.OpenOptions;
 import io.distlock.spi.RoundTripProbe;
 import io.distlock.spi.TargetParameters;
 import io.distlock.spi.TargetUri;
-import java.net.PasswordAuthentication;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -18,13 +17,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import javax.sql.DataSource;
 
 /**
  * The SQL doctor: reads a database's configuration and the client's tables, and judges what bears on lock safety with
@@ -33,9 +26,9 @@ import javax.sql.DataSource;
 final class SqlDoctor {
     /*
      * It connects as the client would (the target's URL, its createTable parameter, the namespace as the table, the
-     * DataSource or credentials offered as resources) on one connection of its own, which it closes: the settings it
-     * reads are then those the client's sessions start with (PostgreSQL's per-database and per-role defaults, MariaDB's
-     * session variables, H2's URL settings). It only runs SELECTs, SHOW and catalog reads: it creates no table (a
+     * DataSource or credentials offered as resources: TargetConnection) on one connection of its own, which it closes:
+     * the settings it reads are then those the client's sessions start with (PostgreSQL's per-database and per-role
+     * defaults, MariaDB's session variables, H2's URL settings). It only runs SELECTs, SHOW and catalog reads: it creates no table (a
      * missing one is judged by what the client's open would do) and takes no lock.
      *
      * Connecting waits at most the client's setup wait (the operation timeout, at least 10 s); then each read at most
@@ -43,8 +36,6 @@ final class SqlDoctor {
      * doctor (credentials, an unknown database) LockException, as open says. A check whose query the server refuses
      * (a privilege) is an UNKNOWN finding naming the refusal.
      */
-    private static final Duration MIN_CONNECT_WAIT = Duration.ofSeconds(10);
-
     private SqlDoctor() {}
 
     /** Returns the catalogue, in the order findings come. */
@@ -65,16 +56,9 @@ final class SqlDoctor {
         LockTable table = LockTable.named(options.namespace().orElse(LockTable.DEFAULT_NAME));
         Duration timeout = options.operationTimeout().orElse(JdbcLockClient.DEFAULT_OPERATION_TIMEOUT);
         Duration lease = options.lockOptions().map(LockOptions::leaseTime).orElse(LockOptions.DEFAULT_LEASE_TIME);
-        Duration wait = timeout.compareTo(MIN_CONNECT_WAIT) > 0 ? timeout : MIN_CONNECT_WAIT;
         String where = TargetUri.mask(target);
-        Connection connection = connect(source(parameters.target(), options), wait, where);
+        Connection connection = TargetConnection.open(parameters.target(), options, TargetConnection.waitFor(options), "the SQL doctor");
         try {
-            connection.setAutoCommit(true); // as the client's connections
-            try {
-                connection.setNetworkTimeout(Runnable::run, (int) wait.toMillis());
-            } catch (SQLException | UnsupportedOperationException none) {
-                // H2 has none; its reads are local or on the TCP server's socket
-            }
             return examine(connection, table, createTable, timeout, lease);
         } catch (SQLException e) {
             throw failure(e, where);
@@ -173,58 +157,7 @@ final class SqlDoctor {
         }
     }
 
-    /** Where connections come from, as {@link JdbcBackendProvider#open} decides it. */
-    private static ConnectionSource source(String url, OpenOptions options) {
-        Optional<DataSource> dataSource = options.resourceOf(DataSource.class);
-        Optional<PasswordAuthentication> credentials = options.resourceOf(PasswordAuthentication.class);
-        if (dataSource.isPresent()) {
-            if (credentials.isPresent()) {
-                throw new IllegalArgumentException("credentials apply to a database the client connects to itself; the DataSource offered "
-                        + "has its own");
-            }
-            return ConnectionSource.of(dataSource.get(), dataSource.get().getClass().getSimpleName());
-        }
-        if (!url.startsWith("jdbc:")) {
-            throw new IllegalArgumentException("target must be a JDBC URL, was '" + TargetUri.mask(url) + "'");
-        }
-        return ConnectionSource.of(url, credentials.map(PasswordAuthentication::getUserName).orElse(null),
-                credentials.map(user -> user.getPassword().length == 0 ? null : new String(user.getPassword())).orElse(null));
-    }
-
-    /** Opens a connection, waiting at most {@code wait}; a connection that comes later is closed. */
-    private static Connection connect(ConnectionSource source, Duration wait, String where) {
-        CompletableFuture<Connection> opened = new CompletableFuture<>();
-        Thread connector = new Thread(() -> {
-            try {
-                opened.complete(source.open());
-            } catch (SQLException | RuntimeException e) {
-                opened.completeExceptionally(e);
-            }
-        }, "distlock-jdbc-doctor-connect");
-        connector.setDaemon(true);
-        connector.start();
-        try {
-            return opened.get(wait.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-            opened.thenAccept(SqlConnections::closeQuietly);
-            throw new BackendUnavailableException("the SQL doctor got no connection to " + where + " within " + wait, e);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof SQLException sql) {
-                throw failure(sql, where);
-            }
-            if (e.getCause() instanceof RuntimeException runtime) {
-                throw runtime;
-            }
-            throw new LockException("the SQL doctor could not connect to " + where + ": " + e.getCause(), e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            opened.thenAccept(SqlConnections::closeQuietly);
-            throw new LockException("interrupted while connecting to " + where, e);
-        }
-    }
-
     private static RuntimeException failure(SQLException e, String where) {
-        String what = "the SQL doctor could not read " + where + ": " + e.getMessage() + " (SQLState " + e.getSQLState() + ")";
-        return SqlConnections.isUnreachable(e) ? new BackendUnavailableException(what, e) : new LockException(what, e);
+        return TargetConnection.failure(e, "the SQL doctor could not read " + where);
     }
 }

@@ -35,9 +35,9 @@ final class SqlDoctorCatalogue {
                     + "(JdbcLockClient.ddl prints it)");
     static final DoctorCheck QUEUE_TABLE = new DoctorCheck("jdbc.queue-table", "the queue table of fair locks, read-write locks and "
             + "semaphores (<table>_queue): whether (lock_key, ticket) is its primary key or unique (JDBC getIndexInfo)",
-            "no PRIMARY KEY or UNIQUE constraint on (lock_key, ticket): two clients making the first fair, read-write or semaphore "
-                    + "acquisition of a name at once both insert its counter row, take the same ticket and both hold the lock (the "
-                    + "client does not check this key when it opens)", "", "the table as the client creates it, or no table yet (the "
+            "", "no PRIMARY KEY or UNIQUE constraint on (lock_key, ticket): the client refuses to open on it (without the key, two "
+                    + "clients making the first fair, read-write or semaphore acquisition of a name at once would both insert its counter "
+                    + "row, take the same ticket and both hold the lock)", "the table as the client creates it, or no table yet (the "
                     + "client creates it when it opens; with createTable=false plain locks work and the other kinds fail until it exists)",
             "ALTER TABLE <table>_queue ADD PRIMARY KEY (lock_key, ticket)");
     static final DoctorCheck ISOLATION = new DoctorCheck("jdbc.isolation", "the isolation level new sessions start with, for the record", "", "",

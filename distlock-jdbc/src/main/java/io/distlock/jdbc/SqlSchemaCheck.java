@@ -29,18 +29,41 @@ final class SqlSchemaCheck {
      *   catalog query as the client's (SqlDialect.keyIsUnique) decides, so the doctor and the client agree.
      * - Queue table: the counter row (ticket 0) of a name is INSERTed by its first join, and the loser must get a
      *   duplicate-key error; without a unique (lock_key, ticket), two first joins each insert a counter, both take
-     *   ticket 1 and both are granted. The client checks only this table's columns, so this one is unsafe.
+     *   ticket 1 and both are granted. The client refuses to open on such a table too (TableKeys.checkQueueKey), with
+     *   the same test as this one (queueKeyIsUnique), so here too a missing key is risky: the client does not start.
      */
-    private static final List<String> LOCK_COLUMNS = List.of("lock_key", "lock_name", "owner", "fence", "expires_at", "acquired_at", "last_owner",
+    /** The lock table's columns, as the client's open selects them (SqlDialect.checkColumns). */
+    static final List<String> LOCK_COLUMNS = List.of("lock_key", "lock_name", "owner", "fence", "expires_at", "acquired_at", "last_owner",
             "end_reason");
-    private static final List<String> QUEUE_COLUMNS = List.of("lock_key", "ticket", "lock_name", "lock_role", "owner", "writer", "permits", "fence",
+    /** The queue table's columns, as the client's open selects them (SqlDialect.checkQueueColumns). */
+    static final List<String> QUEUE_COLUMNS = List.of("lock_key", "ticket", "lock_name", "lock_role", "owner", "writer", "permits", "fence",
             "lease_ms", "expires_at");
+
+    private static final Set<String> QUEUE_KEY = Set.of("lock_key", "ticket");
 
     private SqlSchemaCheck() {}
 
+    /**
+     * Returns whether the catalog shows a unique index (the primary key's included), not partial, on exactly (lock_key,
+     * ticket) of {@code table}'s queue table: the test both the client's open ({@link TableKeys}) and the doctor apply.
+     */
+    static boolean queueKeyIsUnique(Connection connection, Database database, LockTable table) throws SQLException {
+        return uniqueOn(connection, Place.of(connection, database, table.schema(), table.unqualified() + "_queue"), QUEUE_KEY);
+    }
+
+    /** Returns the lock table's columns in lower case, as the catalog shows them; empty if there is no such table. */
+    static Set<String> lockTableColumns(Connection connection, Database database, LockTable table) throws SQLException {
+        return columns(connection, Place.of(connection, database, table.schema(), table.unqualified()));
+    }
+
+    /** Returns the queue table's columns in lower case, as the catalog shows them; empty if there is no such table. */
+    static Set<String> queueTableColumns(Connection connection, Database database, LockTable table) throws SQLException {
+        return columns(connection, Place.of(connection, database, table.schema(), table.unqualified() + "_queue"));
+    }
+
     /** Returns the lock table's finding; {@code createTable} is the target's (default true). */
     static Finding lockTable(Connection connection, Database database, SqlDialect dialect, LockTable table, boolean createTable) throws SQLException {
-        Set<String> columns = columns(connection, Place.of(connection, database, table.schema(), table.unqualified()));
+        Set<String> columns = lockTableColumns(connection, database, table);
         String ddl = "JdbcLockClient.ddl(Database." + database + ", \"" + table + "\") prints it";
         if (columns.isEmpty()) {
             return createTable ? SqlDoctorCatalogue.LOCK_TABLE.ok("table " + table + " does not exist", "the client creates it when it opens "
@@ -69,8 +92,7 @@ final class SqlSchemaCheck {
     static Finding queueTable(Connection connection, Database database, SqlDialect dialect, LockTable table, boolean createTable)
             throws SQLException {
         String queue = dialect.queueTable();
-        Place place = Place.of(connection, database, table.schema(), table.unqualified() + "_queue");
-        Set<String> columns = columns(connection, place);
+        Set<String> columns = queueTableColumns(connection, database, table);
         Set<String> missing = new TreeSet<>(QUEUE_COLUMNS);
         missing.removeAll(columns);
         if (columns.isEmpty() || !missing.isEmpty()) {
@@ -82,12 +104,12 @@ final class SqlSchemaCheck {
                     + "semaphores fail, saying what to create, until it exists with distlock's columns", "create it (JdbcLockClient.ddl prints it) "
                     + "if the application uses fair locks, read-write locks or semaphores");
         }
-        if (!uniqueOn(connection, place, Set.of("lock_key", "ticket"))) {
-            return SqlDoctorCatalogue.QUEUE_TABLE.finding(Severity.UNSAFE, "table " + queue + " has no PRIMARY KEY or UNIQUE constraint on "
-                    + "(lock_key, ticket)", "a name's counter row (ticket 0) is inserted by its first fair, read-write or semaphore acquire; "
-                    + "without the key, two clients doing that at once both insert one, take the same ticket and both hold the lock (the client "
-                    + "checks only this table's columns when it opens)", "ALTER TABLE " + queue + " ADD PRIMARY KEY (lock_key, ticket) (after "
-                    + "deleting its rows: no client may run meanwhile)");
+        if (!queueKeyIsUnique(connection, database, table)) {
+            return SqlDoctorCatalogue.QUEUE_TABLE.finding(Severity.RISKY, "table " + queue + " has no PRIMARY KEY or UNIQUE constraint on "
+                    + "(lock_key, ticket)", "the client refuses to open on it: a name's counter row (ticket 0) is inserted by its first fair, "
+                    + "read-write or semaphore acquire, and without the key two clients doing that at once would both insert one, take the "
+                    + "same ticket and both hold the lock", "ALTER TABLE " + queue + " ADD PRIMARY KEY (lock_key, ticket) (after deleting its "
+                    + "rows: no client may run meanwhile)");
         }
         return SqlDoctorCatalogue.QUEUE_TABLE.ok("table " + queue + " with distlock's columns; (lock_key, ticket) is unique", "a name's counter "
                 + "row and each ticket exist once: of two clients joining a queue at once, one waits for the other's counter row");

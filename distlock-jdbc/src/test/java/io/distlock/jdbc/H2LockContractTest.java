@@ -32,4 +32,13 @@ class H2LockContractTest extends BackendContract {
             return database;
         }
     }
+
+    /** Removing a namespace: its two tables dropped; the application's tables and other namespaces left alone. */
+    @Nested
+    class SqlNamespaceRemoval extends SqlNamespaceRemovalContract {
+        @Override
+        protected SqlDeployment database() {
+            return database;
+        }
+    }
 }

@@ -7,6 +7,7 @@ import io.distlock.Lease;
 import io.distlock.LockClient;
 import io.distlock.LockClients;
 import io.distlock.OpenOptions;
+import io.distlock.spi.LockBackendProvider;
 import java.lang.reflect.Proxy;
 import java.net.PasswordAuthentication;
 import java.sql.Connection;
@@ -79,6 +80,35 @@ class JdbcBackendProviderResourcesTest {
             }
             assertThatThrownBy(() -> LockClients.open(url, OpenOptions.defaults().resource(new PasswordAuthentication("locker", "wrong".toCharArray()))))
                     .hasMessageContaining("Wrong user name or password");
+        }
+    }
+
+    @Test
+    void aNamespaceIsRemovedThroughTheDataSourceOrWithTheCredentialsOfferedAsOpenConnects() throws Exception {
+        String url = "jdbc:h2:mem:resources-remove;DB_CLOSE_DELAY=-1";
+        LockBackendProvider provider = LockClients.provider("jdbc");
+        AtomicInteger handedOut = new AtomicInteger();
+        DataSource dataSource = counting(url, handedOut);
+        try (LockClient client = LockClients.open(url, OpenOptions.defaults().namespace("pooled_locks").resource(dataSource))) {
+            client.getFairLock("order:3").acquire(Duration.ofSeconds(5)).close();
+        }
+        int before = handedOut.get();
+        assertThat(provider.removeNamespace(url + "?createTable=false", OpenOptions.defaults().namespace("pooled_locks").resource(dataSource)))
+                .as("the lock table and the queue table").isEqualTo(2);
+        assertThat(handedOut.get() - before).as("connections the DataSource handed out for the removal").isOne();
+        try (Connection admin = DriverManager.getConnection(url, "sa", ""); Statement statement = admin.createStatement()) {
+            statement.execute("CREATE USER remover PASSWORD 'secret' ADMIN");
+            PasswordAuthentication remover = new PasswordAuthentication("remover", "secret".toCharArray());
+            try (LockClient client = LockClients.open(url, OpenOptions.defaults().namespace("users_locks").resource(remover))) {
+                client.getLock("order:4").acquire(Duration.ofSeconds(5)).close();
+            }
+            assertThatThrownBy(() -> provider.removeNamespace(url, OpenOptions.defaults().namespace("users_locks")
+                    .resource(new PasswordAuthentication("remover", "wrong".toCharArray())))).hasMessageContaining("Wrong user name or password");
+            assertThatThrownBy(() -> provider.removeNamespace(url, OpenOptions.defaults().namespace("users_locks").resource(remover)
+                    .resource(dataSource))).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("DataSource");
+            assertThatThrownBy(() -> provider.removeNamespace(url + "?createTable=maybe", OpenOptions.defaults().namespace("users_locks")))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("createTable");
+            assertThat(provider.removeNamespace(url, OpenOptions.defaults().namespace("users_locks").resource(remover))).isEqualTo(2);
         }
     }
 }

@@ -111,18 +111,21 @@ abstract class SqlDoctorContract {
     }
 
     @Test
-    void aQueueTableWithoutItsKeyIsUnsafe() throws SQLException {
+    void aQueueTableWithoutItsKeyIsRiskyBecauseTheClientRefusesToOpenOnIt() throws SQLException {
         String table = uniqueTable();
         List<String> ddl = ddl(table);
         assertThat(ddl.get(1)).contains("PRIMARY KEY (lock_key, ticket)");
         database().execute(List.of(ddl.get(0), ddl.get(1).replace("PRIMARY KEY (lock_key, ticket)", "CHECK (ticket >= 0)")));
         List<Finding> findings = diagnose(goodTarget(), table);
         Finding queue = finding(findings, QUEUE_TABLE);
-        assertThat(queue.severity()).isEqualTo(Severity.UNSAFE);
-        assertThat(queue.why()).contains("both hold the lock");
+        assertThat(queue.severity()).isEqualTo(Severity.RISKY);
+        assertThat(queue.why()).contains("refuses to open").contains("both hold the lock");
         assertThat(queue.fix()).contains("ADD PRIMARY KEY (lock_key, ticket)");
         assertThat(finding(findings, LOCK_TABLE).severity()).isEqualTo(Severity.OK);
-        assertThat(Finding.exitCode(findings)).isEqualTo(2);
+        assertThat(Finding.exitCode(findings)).isEqualTo(1);
+        assertThatThrownBy(() -> LockClients.open(goodTarget(), OpenOptions.defaults().namespace(table)))
+                .as("what makes it risky rather than unsafe: the client refuses the table").isInstanceOf(LockException.class)
+                .hasMessageContaining("no PRIMARY KEY or UNIQUE constraint on (lock_key, ticket)");
     }
 
     @Test
