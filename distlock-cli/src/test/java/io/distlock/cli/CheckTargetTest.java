@@ -5,6 +5,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.distlock.Lease;
 import io.distlock.LockClient;
 import io.distlock.redis.RedisLockClient;
+import io.distlock.LockClients;
+import io.distlock.jdbc.testing.H2Server;
+import io.distlock.zookeeper.testing.ZooKeeperServer;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.ZooKeeper;
 import io.distlock.redis.testing.RedisServer;
 import io.distlock.redis.testing.Resp;
 import java.nio.file.Files;
@@ -52,6 +67,100 @@ class CheckTargetTest {
             assertThat(held.isValid()).as("the application's lock was never touched").isTrue();
             held.close();
         }
+    }
+
+    @Test
+    void aRunOnTheUsersZooKeeperLeavesEveryOtherNodeAsItWas() throws Exception {
+        try (ZooKeeperServer users = ZooKeeperServer.launch();
+                LockClient application = LockClients.open("zk://" + users.connectString(), (String) null)) {
+            ZooKeeper zk = connect(users.connectString());
+            try {
+                zk.create("/app", "config".getBytes(StandardCharsets.UTF_8), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+                zk.create("/app/feature", "on".getBytes(StandardCharsets.UTF_8), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+                Lease held = application.getLock("nightly-report").acquire(Duration.ofSeconds(5));
+                Map<String, String> before = tree(zk, "/");
+
+                // as the zookeeper deployment runs (a 2 s session, which the user's target asks for, and a 500 ms lease), with 8
+                // clients: enough of them wait for a hold to end to judge the handoff
+                CliRun run = CliRun.of("check", "--target", "zk://" + users.connectString() + "?sessionTimeout=2s", "--time", "40s",
+                        "--lease", "500ms", "--liveness-bound", "8s", "--processes", "8", "--seed", "29", "--out", out.toString());
+
+                assertThat(run.exit()).as("exit code; output:%n%s", run.out()).isZero();
+                assertThat(run.out()).containsPattern("overlap +yes +ok")
+                        .containsPattern("removed namespace distlock_check_[0-9a-f]{8} from zk://127.0.0.1:\\d+\\?sessionTimeout=2s \\(\\d+ entries\\)");
+                assertThat(tree(zk, "/")).as("every node outside the run's namespace, with its data").isEqualTo(before);
+                assertThat(held.isValid()).isTrue();
+                held.close();
+            } finally {
+                zk.close();
+            }
+        }
+    }
+
+    @Test
+    void aRunOnTheUsersDatabaseLeavesEveryOtherTableAsItWas() throws Exception {
+        try (H2Server users = H2Server.launch(); Connection sql = DriverManager.getConnection(users.jdbcUrl())) {
+            try (Statement statement = sql.createStatement()) {
+                statement.execute("CREATE TABLE orders (id INT PRIMARY KEY, state VARCHAR(20))");
+                statement.execute("INSERT INTO orders VALUES (1, 'paid'), (2, 'shipped')");
+            }
+            try (LockClient application = LockClients.open(users.jdbcUrl(), (String) null)) {
+                Lease held = application.getLock("nightly-report").acquire(Duration.ofSeconds(5));
+                Map<String, String> before = tables(sql);
+
+                CliRun run = CliRun.of("check", "--target", users.jdbcUrl(), "--time", "40s", "--seed", "31", "--out", out.toString());
+
+                assertThat(run.exit()).as("exit code; output:%n%s", run.out()).isZero();
+                assertThat(run.out()).containsPattern("overlap +yes +ok").containsPattern("removed namespace distlock_check_[0-9a-f]{8} from "
+                        + "jdbc:h2:tcp://127.0.0.1:\\d+/\\S+ \\(2 entries\\)");
+                assertThat(tables(sql)).as("every table outside the run's namespace, with its rows").isEqualTo(before);
+                assertThat(held.isValid()).isTrue();
+                held.close();
+            }
+        }
+    }
+
+    /** Every table of the database with its rows, as text (the lock table's rows without their changing expiry). */
+    private static Map<String, String> tables(Connection sql) throws Exception {
+        Map<String, String> tables = new TreeMap<>();
+        try (ResultSet names = sql.getMetaData().getTables(null, "PUBLIC", "%", new String[] {"TABLE"})) {
+            while (names.next()) {
+                String table = names.getString("TABLE_NAME");
+                StringBuilder rows = new StringBuilder();
+                try (Statement statement = sql.createStatement(); ResultSet row = statement.executeQuery("SELECT * FROM \"" + table + "\"")) {
+                    while (row.next()) {
+                        rows.append(row.getString(1)).append(';');
+                    }
+                }
+                tables.put(table, rows.toString());
+            }
+        }
+        return tables;
+    }
+
+    private static ZooKeeper connect(String connectString) throws Exception {
+        CountDownLatch connected = new CountDownLatch(1);
+        ZooKeeper zk = new ZooKeeper(connectString, 10_000, event -> {
+            if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                connected.countDown();
+            }
+        });
+        assertThat(connected.await(20, TimeUnit.SECONDS)).as("connected to ZooKeeper").isTrue();
+        return zk;
+    }
+
+    /** Every node below {@code path} (but ZooKeeper's own) with its data. */
+    private static Map<String, String> tree(ZooKeeper zk, String path) throws Exception {
+        Map<String, String> nodes = new TreeMap<>();
+        for (String child : zk.getChildren(path, false)) {
+            String full = (path.equals("/") ? "" : path) + "/" + child;
+            if (!full.equals("/zookeeper")) {
+                byte[] data = zk.getData(full, false, null);
+                nodes.put(full, data == null ? "" : new String(data, StandardCharsets.UTF_8));
+                nodes.putAll(tree(zk, full));
+            }
+        }
+        return nodes;
     }
 
     @Test
