@@ -17,7 +17,8 @@ import java.util.stream.Collectors;
 /**
  * etcd in the registry: {@code etcd://[user:password@]host:port[,host:port...]}, plain HTTP/2 to every endpoint
  * (for TLS, build the client with {@link EtcdLockClient.Builder#client} and a jetcd client of your own). The
- * namespace is the key prefix of the locks.
+ * namespace is the key prefix of the locks, {@code <namespace>/}: one segment of letters, digits, '-' and '_' (a '/' is
+ * refused, see {@link EtcdLockClient.Builder#namespace}), so no namespace's keys lie under another's.
  */
 public final class EtcdBackendProvider implements LockBackendProvider {
     private static final String FORM = "etcd://[user:password@]host:port[,host:port...][?sessionTtl=4s]";
@@ -75,14 +76,15 @@ public final class EtcdBackendProvider implements LockBackendProvider {
     /**
      * Removes every lock key of the namespace (the queue keys of every kind, {@code <namespace>/...}) and nothing outside
      * it, connected as {@link #open} connects (endpoints, credentials, the options' timeout). Keys of another namespace
-     * are never touched, neither of one that only starts with the same letters ({@code ab} for {@code a}) nor of one
-     * nested in it ({@code a/b}). There is nothing else to remove: the fencing token is a key's revision, not a counter.
+     * are never touched, not even of one that starts with the same letters ({@code ab} for {@code a}), nor keys under
+     * {@code <namespace>/} of another shape (an application's). There is nothing else to remove: the fencing token is a
+     * key's revision, not a counter.
      * The session leases of the namespace's clients are not revoked: they carry only the keys removed here, and expire
      * within their TTL once their clients stopped (a client still running keeps its lease, and loses its locks).
      *
      * @return how many keys etcd deleted (0 for a namespace whose clients released everything)
      * @throws IllegalArgumentException if the options name no namespace (the default one is the application's), or the
-     *     target or the namespace is malformed (empty, blank, not segments of letters, digits, '-' or '_')
+     *     target or the namespace is malformed (empty, blank, not one segment of letters, digits, '-' or '_')
      * @throws io.distlock.BackendUnavailableException if no endpoint answers in time
      * @throws io.distlock.LockException if etcd refuses the reads or deletes (credentials, the user's role)
      */

@@ -155,13 +155,31 @@ public final class EtcdLockClient extends ForwardingLockClient {
             return this;
         }
 
-        /** Sets the key prefix of all locks (default {@code distlock}); letters, digits, '-', '_' and '/'. */
+        /**
+         * Sets the key prefix of all locks (default {@code distlock}): one segment of letters, digits, '-' and '_', so
+         * that the keys of two namespaces never meet. A '/' is refused: the keys of namespace {@code x/inner} would lie
+         * under the prefix of lock {@code inner} of namespace {@code x} ({@code x/inner/}), which would see them as its
+         * own (taken, and freed by its force unlock); use {@code x-inner}.
+         *
+         * @throws IllegalArgumentException if {@code namespace} is not one such segment
+         */
         public Builder namespace(String namespace) {
-            if (namespace == null || !namespace.matches("[A-Za-z0-9_\\-]+(/[A-Za-z0-9_\\-]+)*")) {
-                throw new IllegalArgumentException("namespace must be path segments of letters, digits, '-' or '_', was '" + namespace + "'");
+            String segment = "[A-Za-z0-9_\\-]+";
+            if (namespace == null || !namespace.matches(segment)) {
+                throw new IllegalArgumentException(namespaceRefusal(namespace, segment));
             }
             this.namespace = namespace;
             return this;
+        }
+
+        private static String namespaceRefusal(@Nullable String namespace, String segment) {
+            List<String> parts = namespace == null ? List.of() : Arrays.stream(namespace.split("/")).filter(s -> !s.isEmpty()).toList();
+            if (parts.size() < 2 || !parts.stream().allMatch(part -> part.matches(segment))) {
+                return "namespace must be one segment of letters, digits, '-' or '_', was '" + namespace + "'";
+            }
+            return "namespace '" + namespace + "' must be one segment of letters, digits, '-' or '_', for example '" + String.join("-", parts)
+                    + "': the keys of a namespace with '/' lie under the prefix of lock '" + parts.get(1) + "' of namespace '" + parts.get(0)
+                    + "' (" + parts.get(0) + "/" + parts.get(1) + "/), whose clients would take them for their own";
         }
 
         /**

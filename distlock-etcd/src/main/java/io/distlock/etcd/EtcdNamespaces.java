@@ -30,13 +30,13 @@ final class EtcdNamespaces {
      * permits ride on its keys' values, so there are no counters or other keys to remove, and a namespace whose clients
      * released everything and closed holds nothing at all (a removal then returns 0).
      *
-     * Why not one delete of the prefix "<namespace>/": the prefix ends with '/', so namespace "a" never reaches "ab/",
-     * but namespaces may have several segments, and "a/" also covers every key of namespace "a/b". Those keys have more
-     * segments than a's, under a first segment without the '~' that marks a kind (a namespace segment has no '~'), so
-     * the layout tells them apart - the same rule the inspector lists by. The keys are read in pages (keys only, in key
-     * order) and each page's keys of the namespace are deleted in transactions of at most MAX_TXN_OPS (etcd's default
-     * --max-txn-ops is 128); the count is what etcd says it deleted, so a key that went in between (its session expired)
-     * is not counted.
+     * Why not one delete of the prefix "<namespace>/": no other namespace has keys under it (a namespace is one segment
+     * without '/', and the prefix ends with '/', so namespace "a" never reaches "ab/"), but an application may keep keys
+     * of its own there, and a client of a nested namespace "a/b" (accepted before such namespaces were refused) may have
+     * left keys on its session lease. The layout tells the namespace's queue keys from those (LockKeys.isQueueKey, the
+     * same rule the inspector lists by). The keys are read in pages (keys only, in key order) and each page's keys of
+     * the namespace are deleted in transactions of at most MAX_TXN_OPS (etcd's default --max-txn-ops is 128); the count
+     * is what etcd says it deleted, so a key that went in between (its session expired) is not counted.
      *
      * Session leases are not revoked: a client's session lease carries only keys of its own namespace, which are deleted
      * here anyway, and the lease of a client that stopped expires within its TTL by itself. Revoking leases named in the

@@ -5,9 +5,10 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Keys of a lock's queue: {@code <namespace>/<name, URL-encoded>/<session lease, hex>-<owner id>}. The
- * encoded name has no '/', so one lock's prefix never covers another's; the lease in the key shows an
- * operator ({@code etcdctl get --prefix}) which session a waiter belongs to.
+ * Keys of a lock's queue: {@code <namespace>/<name, URL-encoded>/<session lease, hex>-<owner id>}. Neither the
+ * namespace (one segment) nor the encoded name has a '/', so one lock's prefix never covers another's, of this
+ * namespace or of another; the lease in the key shows an operator ({@code etcdctl get --prefix}) which session a
+ * waiter belongs to.
  */
 final class LockKeys {
     private final String namespace;
@@ -59,9 +60,10 @@ final class LockKeys {
 
     /**
      * Returns whether {@code key} is a queue key this namespace's clients write: {@code <namespace>/<name>/<last>}, or
-     * {@code <namespace>/~<kind>/<name>/<last>} (no encoded name, namespace segment or last segment has a '/', and only a
-     * kind's marker starts with '~'). A key of a namespace nested in this one ({@code <namespace>/<segment>/<name>/<last>}
-     * and longer) is not. For the keys of the namespace itself, not of a {@link #kind}.
+     * {@code <namespace>/~<kind>/<name>/<last>} (no encoded name or last segment has a '/', and only a kind's marker
+     * starts with '~'). A key of another shape under {@code <namespace>/} is not: an application's, or one that a client
+     * of a nested namespace ({@code <namespace>/<segment>}, refused since, see {@link EtcdLockClient.Builder#namespace})
+     * left. For the keys of the namespace itself, not of a {@link #kind}.
      */
     boolean isQueueKey(ByteSequence key) {
         String text = key.toString(StandardCharsets.UTF_8);

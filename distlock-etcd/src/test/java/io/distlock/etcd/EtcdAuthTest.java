@@ -27,6 +27,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class EtcdAuthTest {
     @RegisterExtension
     static final EtcdClusterExtension etcd = new EtcdClusterExtension();
+    private static final String REMOVED = "auth-removed";
 
     @BeforeAll
     static void enableAuthentication() throws Exception {
@@ -38,6 +39,8 @@ class EtcdAuthTest {
             await(auth.roleAdd(bytes("locks")));
             // the namespace's key range: "distlock/" up to, not including, "distlock0" ('0' follows '/')
             await(auth.roleGrantPermission(bytes("locks"), bytes("distlock/"), bytes("distlock0"), Permission.Type.READWRITE));
+            // and of a second namespace, the one the removal test removes (a namespace is one segment: one range each)
+            await(auth.roleGrantPermission(bytes("locks"), bytes(REMOVED + "/"), bytes(REMOVED + "0"), Permission.Type.READWRITE));
             await(auth.userAdd(bytes("app"), bytes("app-secret")));
             await(auth.userGrantRole(bytes("app"), bytes("locks")));
             await(auth.userAdd(bytes("stranger"), bytes("stranger-secret")));
@@ -87,7 +90,7 @@ class EtcdAuthTest {
 
     @Test
     void aUserWhoseRoleCoversTheNamespaceRemovesItAndAUserWithoutPermissionIsRefusedRemovingNothing() throws Exception {
-        String namespace = "distlock/removed-" + System.nanoTime(); // inside the role's range
+        String namespace = REMOVED; // inside the role's second range
         String target = etcd.cluster().registryTarget();
         OpenOptions options = OpenOptions.defaults().namespace(namespace).operationTimeout(Duration.ofSeconds(2));
         try (LockClient locks = builder().credentials("app", "app-secret").namespace(namespace).build()) {

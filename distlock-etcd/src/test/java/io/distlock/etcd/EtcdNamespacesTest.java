@@ -14,6 +14,7 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.PutOption;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,7 +31,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * {@code removeNamespace} on a real etcd: the keys of every kind of lock of the namespace go, left by a client that
  * stopped without cleaning up; keys outside it stay - an application's, those of a namespace that only starts with the
- * same letters, those of a namespace nested in it - and so do the locks other namespaces hold.
+ * same letters, those a client of a namespace nested in it left (such namespaces are refused now, see
+ * EtcdNestedNamespacesTest, but a client of an older version may still run) - and so do the locks other namespaces hold.
  */
 class EtcdNamespacesTest {
     private static final Duration SOON = Duration.ofSeconds(20);
@@ -75,11 +77,14 @@ class EtcdNamespacesTest {
         put(namespace, "application value");
         put(namespace + "/settings", "application value");
         Lease longer = open(namespace + "b").getLock("one").acquire(SOON); // a namespace that only starts with the same letters
-        Lease nested = open(namespace + "/inner").getLock("one").acquire(SOON); // a namespace nested in it
         long crashedLease = crashedClientHolding(namespace);
+        long nestedLease = raw.client().getLeaseClient().grant(60).get(10, TimeUnit.SECONDS).getID();
+        LockKeys nested = new LockKeys(namespace + "/inner"); // what a client of a nested namespace wrote, on its session lease
+        put(nested.key("one", nestedLease, "nested-owner"), nestedLease);
+        put(nested.kind("~sem").key("four", nestedLease, "nested-owner"), nestedLease);
         assertThat(lockKeys(namespace)).as("one key per lock the crashed client held").hasSize(4);
         List<String> outside = keysUnder(namespace).stream().filter(key -> !lockKeys(namespace).contains(key)).toList();
-        assertThat(outside).hasSize(4); // the application's two, the nested namespace's lock, and the longer namespace's lock
+        assertThat(outside).hasSize(5); // the application's two, the nested namespace's two, and the longer namespace's lock
 
         assertThat(remove(namespace)).isEqualTo(4);
 
@@ -88,16 +93,13 @@ class EtcdNamespacesTest {
         assertThat(value(namespace)).isEqualTo("application value");
         assertThat(value(namespace + "/settings")).isEqualTo("application value");
         assertThat(longer.isValid()).isTrue();
-        assertThat(nested.isValid()).isTrue();
         assertThat(open(namespace + "b").getLock("one").tryAcquire(Duration.ZERO)).as("the longer namespace's lock is still held").isEmpty();
-        assertThat(open(namespace + "/inner").getLock("one").tryAcquire(Duration.ZERO)).as("the nested namespace's lock is still held").isEmpty();
         assertThat(raw.ttl(crashedLease)).as("the crashed client's session lease is left to expire, not revoked").isPositive();
         try (Lease again = open(namespace).getLock("one").acquire(SOON)) {
             assertThat(again.isValid()).as("the crashed client's lock is free").isTrue();
         }
         assertThat(remove(namespace)).as("nothing is left").isZero();
         longer.close();
-        nested.close();
     }
 
     @Test
@@ -123,7 +125,7 @@ class EtcdNamespacesTest {
         put("distlock-refusal-canary", "application value");
         assertThatThrownBy(() -> LockClients.provider("etcd").removeNamespace(target, OpenOptions.defaults()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("application's");
-        for (String malformed : List.of("", " ", "/", "a/", "/a", "a//b", "a*", "~fair", "a b")) {
+        for (String malformed : List.of("", " ", "/", "a/", "/a", "a/b", "a//b", "a*", "~fair", "a b")) {
             assertThatThrownBy(() -> remove(malformed)).as("namespace '%s'", malformed).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("namespace");
         }
@@ -170,6 +172,10 @@ class EtcdNamespacesTest {
         } catch (Exception e) {
             throw new IllegalStateException("cannot read the keys under " + namespace, e);
         }
+    }
+
+    private static void put(ByteSequence key, long lease) throws Exception {
+        raw.client().getKVClient().put(key, bytes(""), PutOption.builder().withLeaseId(lease).build()).get(10, TimeUnit.SECONDS);
     }
 
     private static void put(String key, String value) {
