@@ -14,9 +14,11 @@ import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import java.time.Duration;
 
 /**
- * Removes a namespace (a key prefix) from a Redis server or cluster: every key that starts with the prefix, found with
- * SCAN (which the server answers in small steps, never blocking it as KEYS would) and deleted one by one. Keys outside
- * the prefix are never touched: the SCAN pattern escapes every glob character of the prefix.
+ * Removes a namespace (a key prefix) from a Redis server or cluster: every key of its layout, {@code <prefix>{...}},
+ * found with SCAN (which the server answers in small steps, never blocking it as KEYS would) and deleted one by one.
+ * Keys outside it are never touched: the pattern escapes every glob character of the prefix and ends in the '{' that
+ * starts every key's hash tag (RedisKeys), which no prefix may contain, so prefix "x" matches neither "xy{...}" of
+ * namespace "xy" nor "x:{...}" of namespace "x:" (removing namespace "distlock" leaves the default "distlock:" alone).
  */
 final class RedisNamespaces {
     private RedisNamespaces() {}
@@ -29,7 +31,7 @@ final class RedisNamespaces {
         }
         RedisURI redisUri = RedisURI.create(uri);
         redisUri.setTimeout(timeout);
-        String pattern = escape(prefix) + "*";
+        String pattern = escape(prefix) + "{*"; // '{' is never in a prefix: no other namespace's keys start this way
         try {
             if (cluster) {
                 RedisClusterClient client = RedisClusterClient.create(redisUri);
