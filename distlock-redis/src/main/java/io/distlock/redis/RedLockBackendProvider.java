@@ -1,5 +1,7 @@
 package io.distlock.redis;
 
+import io.distlock.DoctorCheck;
+import io.distlock.Finding;
 import io.distlock.LockClient;
 import io.distlock.OpenOptions;
 import io.distlock.spi.LockBackendProvider;
@@ -7,6 +9,7 @@ import io.distlock.spi.TargetParameters;
 import io.distlock.spi.TargetUri;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -41,6 +44,17 @@ public final class RedLockBackendProvider implements LockBackendProvider {
         return List.of("redlock://host1:6379,host2:6379,host3:6379");
     }
 
+
+    @Override
+    public Optional<List<Finding>> diagnose(String target, OpenOptions options) {
+        TargetParameters parameters = TargetParameters.takeAll(target, Set.of("nodeTimeout"), FORM);
+        return Optional.of(RedLockDoctor.diagnose(nodes(parameters.target()), options));
+    }
+
+    @Override
+    public List<DoctorCheck> doctorChecks() {
+        return RedLockDoctor.CHECKS;
+    }
 
     @Override
     public LockClient open(String target, OpenOptions options) {
