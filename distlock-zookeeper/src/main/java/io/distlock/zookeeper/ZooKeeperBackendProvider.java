@@ -13,7 +13,9 @@ import java.util.Set;
 
 /**
  * ZooKeeper in the registry: {@code zk://[user:password@]host:port[,host:port...][/chroot]}. The user info
- * authenticates with digest; the path is ZooKeeper's chroot; the namespace is the root node of the locks under it.
+ * authenticates with digest; the path is ZooKeeper's chroot; the namespace is the root node of the locks under it, one
+ * segment of letters, digits, '-' and '_' (see {@link ZooKeeperLockClient.Builder#namespace}). To nest namespaces, put
+ * the outer level in the chroot ({@code zk://host:2181/app}), not in the namespace.
  */
 public final class ZooKeeperBackendProvider implements LockBackendProvider {
     /** For {@link java.util.ServiceLoader}. */
@@ -66,7 +68,7 @@ public final class ZooKeeperBackendProvider implements LockBackendProvider {
      * it grants against the one the target asks for, each server's mode and version (with the {@code srvr} four-letter
      * word). Opens one session of its own, creates no node and closes the session.
      *
-     * @throws IllegalArgumentException if the target is malformed
+     * @throws IllegalArgumentException if the target or the options' namespace is malformed (as {@link #open} refuses them)
      * @throws io.distlock.BackendUnavailableException if no server of the target answers within the connection timeout
      */
     @Override
@@ -82,14 +84,17 @@ public final class ZooKeeperBackendProvider implements LockBackendProvider {
     /**
      * Removes the namespace node ({@code /<namespace>} under the target's chroot) with every node below it: the lock
      * queues of every kind, their nodes (also those of clients whose sessions have not expired yet) and a semaphore's
-     * stored permits; fencing tokens are the nodes' creation ids, so there is no counter to remove. A namespace nested in
-     * it ({@code a/b} in {@code a}) goes with it; nothing else is touched. Connects as {@link #open} does.
+     * stored permits; fencing tokens are the nodes' creation ids, so there is no counter to remove. Nothing else is
+     * touched: a namespace is one segment, so no other namespace of the same chroot lies under its node (clients behind a
+     * chroot that is this node, {@code zk://host:2181/<namespace>}, would lose their locks with it). Connects as
+     * {@link #open} does.
      *
      * @return how many nodes were deleted, the namespace node included; 0 if there was none
      * @throws IllegalArgumentException if {@code options} names no namespace (the default, {@code distlock}, is the
-     *     application's), the namespace is malformed (see {@link ZooKeeperLockClient.Builder#namespace}), is the
-     *     server's own {@code /zookeeper} subtree or is the queue of a held or awaited lock ({@code a/b} is where lock
-     *     {@code b} of namespace {@code a} queues), or the target is malformed
+     *     application's), the namespace is malformed (not one segment, see {@link ZooKeeperLockClient.Builder#namespace}),
+     *     is the server's own {@code /zookeeper} subtree (without a chroot) or is the queue of a held or awaited lock (the
+     *     node {@code /app/b} of namespace {@code b} behind the chroot {@code /app} is where lock {@code b} of namespace
+     *     {@code app} queues for clients without a chroot), or the target is malformed
      * @throws io.distlock.BackendUnavailableException if no server of the target answers within the connection timeout,
      *     or the connection is lost on the way
      * @throws io.distlock.LockException if the server refuses a read or a delete (credentials, ACLs), or nodes keep

@@ -78,6 +78,7 @@ final class ZooKeeperDoctor {
 
     static List<Finding> diagnose(String target, OpenOptions options) {
         ZooKeeperTarget parsed = ZooKeeperTarget.parse(target);
+        options.namespace().ifPresent(ZooKeeperNamespaces::check); // open would refuse it: so does the doctor, before connecting
         try (ZooKeeperSession session = ZooKeeperSession.open(parsed, target, true, "the ZooKeeper doctor")) {
             ZooKeeper zk = session.zooKeeper();
             Duration negotiated = session.negotiatedTimeout();

@@ -140,8 +140,8 @@ public final class ZooKeeperLockClient extends ForwardingLockClient {
 
         /**
          * Uses an existing, started CuratorFramework instead of connecting; the client does not close it.
-         * Its namespace is used as is; {@link #namespace} and the timeouts other than the operation
-         * timeout do not apply.
+         * Its namespace is used as is, unchecked (give it one segment, as {@link #namespace} requires);
+         * {@link #namespace} and the timeouts other than the operation timeout do not apply.
          */
         public Builder curator(CuratorFramework curator) {
             if (curator == null) {
@@ -151,7 +151,15 @@ public final class ZooKeeperLockClient extends ForwardingLockClient {
             return this;
         }
 
-        /** Sets the root node of all locks (default {@code distlock}); letters, digits, '-', '_' and '/'. */
+        /**
+         * Sets the root node of all locks (default {@code distlock}), {@code /<namespace>} under the chroot: one segment
+         * of letters, digits, '-' and '_', so that no namespace's node is another's lock queue. A '/' is refused: the
+         * node of namespace {@code x/inner} would be the queue of lock {@code inner} of namespace {@code x}, whose
+         * clients would take its nodes for their own; use {@code x-inner}, or nest with a chroot in the connect string
+         * ({@code host:2181/app}, a node that no client without that chroot uses as its namespace).
+         *
+         * @throws IllegalArgumentException if {@code namespace} is not one such segment
+         */
         public Builder namespace(String namespace) {
             this.namespace = ZooKeeperNamespaces.check(namespace);
             return this;
