@@ -57,7 +57,8 @@ public interface LockBackendProvider {
      * @param options the namespace (where this client's locks live on the server: a Redis key prefix, a ZooKeeper
      *     or etcd namespace, an SQL table; clients of two namespaces never conflict) and the settings every
      *     backend's builder has ({@link io.distlock.spi.ClientBuilder#apply}); unset ones keep the backend's defaults
-     * @throws IllegalArgumentException if the target or the namespace is malformed for this backend; the message
+     * @throws IllegalArgumentException if the target or the namespace is malformed for this backend (a backend refuses a
+     *     namespace that could overlap another's, such as a nested ZooKeeper or etcd path {@code x/inner}); the message
      *     names the problem and shows an accepted form
      * @throws io.distlock.BackendUnavailableException if the server cannot be reached in time
      * @throws io.distlock.LockException if the server refuses the client (credentials, permissions)
