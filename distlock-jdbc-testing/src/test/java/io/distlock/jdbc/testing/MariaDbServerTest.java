@@ -3,8 +3,14 @@ package io.distlock.jdbc.testing;
 import io.distlock.servers.BackendControl;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 
-/** A real MariaDB on a free port (as root when the tests run as root, which MariaDB allows when told). */
+/**
+ * A real MariaDB on a free port (as root when the tests run as root, which MariaDB allows when told). Tagged slow (run by
+ * -Pslow in CI): its restarts take most of a minute, on the path every SQL test waits for, and MariaDbLockContractTest
+ * restarts the same server under held locks in ./mvnw verify.
+ */
+@Tag("slow")
 class MariaDbServerTest extends DatabaseServerContract {
     private static MariaDbServer mariadb;
 
