@@ -53,6 +53,8 @@ public final class JdbcLockClient extends ForwardingLockClient {
     public static final Duration DEFAULT_OPERATION_TIMEOUT = Duration.ofSeconds(3);
     /** The default longest interval between release polls on databases without notifications, 100 ms. */
     public static final Duration DEFAULT_RELEASE_POLL = Duration.ofMillis(100);
+    /** How many connections a client opens at most by default, 4. */
+    static final int DEFAULT_CONNECTIONS = 4;
     /** The least time {@code build()} gives the first connection and the table check. */
     private static final Duration MIN_SETUP_TIMEOUT = Duration.ofSeconds(10);
     private static final Logger log = LoggerFactory.getLogger(JdbcLockClient.class);
@@ -152,7 +154,7 @@ public final class JdbcLockClient extends ForwardingLockClient {
         private @Nullable String password;
         private LockTable table = LockTable.named(DEFAULT_TABLE);
         private boolean createTable = true;
-        private int connections = 4;
+        private int connections = DEFAULT_CONNECTIONS;
         private Duration releasePoll = DEFAULT_RELEASE_POLL;
 
         private Builder() {

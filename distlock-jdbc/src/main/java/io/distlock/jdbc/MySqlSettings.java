@@ -86,6 +86,29 @@ final class MySqlSettings implements ServerSettings {
         return Optional.of(SqlDoctorCatalogue.galera(wsrepOn, clusterSize));
     }
 
+    /**
+     * Reads max_connections against Threads_connected (a user with SUPER or CONNECTION ADMIN has one more, not counted
+     * here), and the session's max_user_connections, which shows the account's own limit where it has one (0: none)
+     * against the user's connections (PROCESSLIST shows a user without PROCESS its own).
+     */
+    @Override
+    public List<ConnectionHeadroom.Limit> connectionLimits(Connection connection) throws SQLException {
+        List<ConnectionHeadroom.Limit> limits = new ArrayList<>();
+        try (PreparedStatement statement = connection.prepareStatement("SELECT @@GLOBAL.max_connections, @@SESSION.max_user_connections, "
+                + "(SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE USER = SUBSTRING_INDEX(USER(), '@', 1))");
+                ResultSet row = statement.executeQuery();
+                PreparedStatement status = connection.prepareStatement("SHOW GLOBAL STATUS LIKE 'Threads_connected'");
+                ResultSet connected = status.executeQuery()) {
+            row.next();
+            limits.add(new ConnectionHeadroom.Limit("max_connections", row.getInt(1), connected.next() ? connected.getInt(2) : 0));
+            if (row.getInt(2) > 0) {
+                limits.add(new ConnectionHeadroom.Limit("max_user_connections of " + connection.getMetaData().getUserName(), row.getInt(2),
+                        row.getInt(3)));
+            }
+        }
+        return limits;
+    }
+
     /** Reads a setting in seconds (fractions allowed) into {@code observed}; empty if the server has no such variable. */
     private static Optional<Duration> seconds(Map<String, String> variables, String name, StringBuilder observed) {
         String value = variables.get(name);

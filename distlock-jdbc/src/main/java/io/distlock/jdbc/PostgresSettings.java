@@ -70,6 +70,41 @@ final class PostgresSettings implements ServerSettings {
         return SqlDoctorCatalogue.timeouts(observed.toString(), limits, operationTimeout);
     }
 
+    /**
+     * Reads max_connections less the slots reserved (for superusers; PostgreSQL 16's reserved_connections too, as an
+     * ordinary role cannot use them), and the role's and the database's CONNECTION LIMIT; none of them binds a superuser
+     * but max_connections itself. Counts client backends only (pg_stat_activity also lists the server's own processes).
+     */
+    @Override
+    public List<ConnectionHeadroom.Limit> connectionLimits(Connection connection) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement("SELECT current_setting('max_connections')::int, "
+                + "current_setting('superuser_reserved_connections')::int + coalesce(current_setting('reserved_connections', true), '0')::int, "
+                + "r.rolsuper, r.rolconnlimit, d.datconnlimit, "
+                + "(SELECT count(*) FROM pg_stat_activity a WHERE a.backend_type = 'client backend'), "
+                + "(SELECT count(*) FROM pg_stat_activity a WHERE a.backend_type = 'client backend' AND a.usename = current_user), "
+                + "(SELECT count(*) FROM pg_stat_activity a WHERE a.backend_type = 'client backend' AND a.datname = current_database()) "
+                + "FROM pg_roles r, pg_database d WHERE r.rolname = current_user AND d.datname = current_database()");
+                ResultSet row = statement.executeQuery()) {
+            row.next();
+            int max = row.getInt(1);
+            int reserved = row.getInt(2);
+            boolean superuser = row.getBoolean(3);
+            List<ConnectionHeadroom.Limit> limits = new ArrayList<>();
+            if (superuser) {
+                limits.add(new ConnectionHeadroom.Limit("max_connections", max, row.getInt(6)));
+                return limits;
+            }
+            limits.add(new ConnectionHeadroom.Limit("max_connections less " + reserved + " reserved", max - reserved, row.getInt(6)));
+            if (row.getInt(4) >= 0) {
+                limits.add(new ConnectionHeadroom.Limit("CONNECTION LIMIT of role " + connection.getMetaData().getUserName(), row.getInt(4), row.getInt(7)));
+            }
+            if (row.getInt(5) >= 0) {
+                limits.add(new ConnectionHeadroom.Limit("CONNECTION LIMIT of database " + connection.getCatalog(), row.getInt(5), row.getInt(8)));
+            }
+            return limits;
+        }
+    }
+
     /** Returns the statement that undoes a setting where pg_settings says it came from. */
     private static String reset(Connection connection, String setting, String source) throws SQLException {
         String role = connection.getMetaData().getUserName();

@@ -4,6 +4,7 @@ import io.distlock.Finding;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 
 /** What the SQL doctor reads of one database's own settings, and how it judges them; one implementation per database. */
@@ -18,6 +19,11 @@ interface ServerSettings {
     /** Returns whether several nodes take writes ({@code jdbc.multi-primary}), or empty where that cannot be read. */
     default Optional<Finding> multiPrimary(Connection connection) throws SQLException {
         return Optional.empty();
+    }
+
+    /** Returns the server's limits on connections that bind the connection's user, with what each counts open now. */
+    default List<ConnectionHeadroom.Limit> connectionLimits(Connection connection) throws SQLException {
+        return List.of();
     }
 
     /** Returns the settings reader of {@code database}. */

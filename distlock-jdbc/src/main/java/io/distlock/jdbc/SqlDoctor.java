@@ -17,7 +17,9 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
+import javax.sql.DataSource;
 
 /**
  * The SQL doctor: reads a database's configuration and the client's tables, and judges what bears on lock safety with
@@ -59,7 +61,7 @@ final class SqlDoctor {
         String where = TargetUri.mask(target);
         Connection connection = TargetConnection.open(parameters.target(), options, TargetConnection.waitFor(options), "the SQL doctor");
         try {
-            return examine(connection, table, createTable, timeout, lease);
+            return examine(connection, table, createTable, timeout, lease, options.resourceOf(DataSource.class));
         } catch (SQLException e) {
             throw failure(e, where);
         } catch (RoundTripFailed e) {
@@ -69,7 +71,8 @@ final class SqlDoctor {
         }
     }
 
-    private static List<Finding> examine(Connection connection, LockTable table, boolean createTable, Duration timeout, Duration lease)
+    private static List<Finding> examine(Connection connection, LockTable table, boolean createTable, Duration timeout, Duration lease,
+            Optional<DataSource> dataSource)
             throws SQLException {
         List<Finding> findings = new ArrayList<>();
         String version = connection.getMetaData().getDatabaseProductName() + " " + connection.getMetaData().getDatabaseProductVersion();
@@ -99,6 +102,8 @@ final class SqlDoctor {
         } catch (SQLException e) {
             findings.add(unknown(SqlDoctorCatalogue.MULTI_PRIMARY, connection, e));
         }
+        findings.add(orUnknown(SqlDoctorCatalogue.CONNECTIONS, connection, () -> ConnectionHeadroom.judge(JdbcLockClient.DEFAULT_CONNECTIONS,
+                dataSource, settings.connectionLimits(connection))));
         try (PreparedStatement ping = connection.prepareStatement("SELECT 1")) {
             findings.add(RoundTripProbe.judge(SqlDoctorCatalogue.LATENCY, () -> roundTrip(ping), lease));
         }

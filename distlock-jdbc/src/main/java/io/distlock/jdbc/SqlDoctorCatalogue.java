@@ -59,9 +59,20 @@ final class SqlDoctorCatalogue {
             "Galera with several nodes: each node judges leases by its own clock, so a node whose clock runs ahead frees a lock early "
                     + "while its holder renews on another node (certification does stop two clients taking one free row at once)",
             "not Galera, or a cluster of one node", "point all clients at one node (its own address, or the proxy's single-writer mode)");
+    static final DoctorCheck CONNECTIONS = new DoctorCheck("jdbc.connections", "the connections a client keeps (4, on PostgreSQL one of "
+            + "them listening): against the maximum of the application's DataSource when one is offered (HikariCP, DBCP2, Tomcat JDBC, "
+            + "c3p0, UCP or Vibur, read by its getter), and against the connections the server has free (PostgreSQL: max_connections less "
+            + "the reserved ones, the role's and the database's CONNECTION LIMIT; MariaDB/MySQL: max_connections, the user's "
+            + "max_user_connections; H2 has no limit)", "", "a pool whose maximum is not above the client's connections (the client keeps "
+                    + "what it borrows until it closes: the application is left with none, and while the application holds them all a "
+                    + "renewal waits for the pool past the operation timeout), or fewer free server connections than a client opens (one "
+                    + "starting now cannot open them all): renewals that fail for a whole lease lose the lock",
+            "a pool with room for the application beside the client's connections, and a server with room for another client",
+            "raise the pool's maximum by what the application itself needs; raise the server's limit or close idle connections elsewhere");
     static final DoctorCheck LATENCY = RoundTripProbe.check("jdbc", "SELECT 1");
     /** The catalogue, in the order findings come. */
-    static final List<DoctorCheck> CHECKS = List.of(VERSION, READ_ONLY, LOCK_TABLE, QUEUE_TABLE, ISOLATION, TIMEOUTS, MULTI_PRIMARY, LATENCY);
+    static final List<DoctorCheck> CHECKS = List.of(VERSION, READ_ONLY, LOCK_TABLE, QUEUE_TABLE, ISOLATION, TIMEOUTS, MULTI_PRIMARY, CONNECTIONS,
+            LATENCY);
 
     /** What a refused write means for the client, to end a read-only reason with. */
     static final String REFUSED = ": the lock table's UPDATE and INSERT are refused, so every acquire fails (the client opens new connections "

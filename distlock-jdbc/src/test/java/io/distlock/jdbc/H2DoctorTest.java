@@ -4,11 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.distlock.Finding;
 import io.distlock.Finding.Severity;
+import io.distlock.LockClients;
+import io.distlock.OpenOptions;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -64,5 +69,21 @@ class H2DoctorTest extends SqlDoctorContract {
         List<Finding> writable = diagnose(url, uniqueTable());
         assertThat(finding(writable, "jdbc.read-only").severity()).isEqualTo(Severity.OK);
         assertThat(Finding.exitCode(writable)).isZero();
+    }
+
+    @Test
+    void aPoolWhoseMaximumCannotBeReadIsUnknownAndNoPoolIsOk() {
+        JdbcDataSource plain = new JdbcDataSource(); // H2's own: no pool, no maximum
+        Matcher credentials = Pattern.compile(";USER=([^;]*)(?:;PASSWORD=([^;]*))?").matcher(goodTarget());
+        assertThat(credentials.find()).as(goodTarget()).isTrue();
+        plain.setURL(credentials.replaceFirst("")); // it passes its user and password itself: in the URL too, H2 refuses them twice
+        plain.setUser(credentials.group(1));
+        plain.setPassword(credentials.group(2) == null ? "" : credentials.group(2));
+        Finding unknown = finding(LockClients.diagnose(goodTarget(), OpenOptions.defaults().namespace(uniqueTable()).resource(plain)), CONNECTIONS);
+        assertThat(unknown.severity()).isEqualTo(Severity.UNKNOWN);
+        assertThat(unknown.observed()).contains("DataSource JdbcDataSource: no maximum the doctor can read");
+        Finding own = finding(diagnose(goodTarget(), uniqueTable()), CONNECTIONS);
+        assertThat(own.severity()).isEqualTo(Severity.OK);
+        assertThat(own.why()).contains("no pool is shared and the database sets no connection limit");
     }
 }

@@ -82,4 +82,18 @@ class MariaDbDoctorTest extends SqlDoctorContract {
         assertThat(SqlDoctorCatalogue.galera("OFF", null).severity()).isEqualTo(Severity.OK);
         assertThat(SqlDoctorCatalogue.galera(null, null).severity()).isEqualTo(Severity.OK);
     }
+
+    @Test
+    void aUserConnectionLimitBelowTheClientsConnectionsIsRiskyAndNoLimitIsOk() throws SQLException {
+        database.execute(List.of("CREATE USER IF NOT EXISTS 'doctor_limited'@'%' WITH MAX_USER_CONNECTIONS 2",
+                "GRANT ALL ON distlock.* TO 'doctor_limited'@'%'"));
+        Finding risky = finding(diagnose(database.urlFor("doctor_limited", database.port()), uniqueTable()), CONNECTIONS);
+        assertThat(risky.severity()).isEqualTo(Severity.RISKY);
+        assertThat(risky.observed()).contains("max_user_connections of doctor_limited 2, 1 open");
+        assertThat(risky.why()).contains("leaves 1 connection free").contains("cannot open its " + JdbcLockClient.DEFAULT_CONNECTIONS);
+
+        Finding unlimited = finding(diagnose(database.urlAs("doctor_unlimited"), uniqueTable()), CONNECTIONS);
+        assertThat(unlimited.severity()).as(unlimited.toString()).isEqualTo(Severity.OK);
+        assertThat(unlimited.observed()).contains("max_connections ").doesNotContain("max_user_connections");
+    }
 }

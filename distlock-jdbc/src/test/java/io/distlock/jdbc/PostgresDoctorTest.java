@@ -84,4 +84,21 @@ class PostgresDoctorTest extends SqlDoctorContract {
         assertThat(finding(diagnose(database.target(), uniqueTable()), "jdbc.timeouts").severity()).as("PostgreSQL's defaults: none")
                 .isEqualTo(Severity.OK);
     }
+
+    @Test
+    void aRoleConnectionLimitBelowTheClientsConnectionsIsRiskyAndNoLimitIsOk() throws SQLException {
+        String limited = roleWith("doctor_limited");
+        database.execute(List.of("ALTER ROLE doctor_limited CONNECTION LIMIT 2"));
+        Finding risky = finding(diagnose(limited, uniqueTable()), CONNECTIONS);
+        assertThat(risky.severity()).isEqualTo(Severity.RISKY);
+        assertThat(risky.observed()).contains("CONNECTION LIMIT of role doctor_limited 2, 1 open")
+                .contains("max_connections less 3 reserved");
+        assertThat(risky.why()).contains("leaves 1 connection free").contains("cannot open its " + JdbcLockClient.DEFAULT_CONNECTIONS);
+
+        Finding unlimited = finding(diagnose(roleWith("doctor_unlimited"), uniqueTable()), CONNECTIONS);
+        assertThat(unlimited.severity()).as(unlimited.toString()).isEqualTo(Severity.OK);
+        assertThat(unlimited.observed()).doesNotContain("CONNECTION LIMIT of role");
+        assertThat(finding(diagnose(database.target(), uniqueTable()), CONNECTIONS).observed())
+                .as("a superuser: no role, database or reserved-slot limit binds it").contains("max_connections ").doesNotContain("reserved");
+    }
 }

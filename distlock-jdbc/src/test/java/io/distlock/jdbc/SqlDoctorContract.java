@@ -10,6 +10,8 @@ import io.distlock.LockClient;
 import io.distlock.LockClients;
 import io.distlock.LockException;
 import io.distlock.OpenOptions;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import io.distlock.servers.FreePorts;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -25,6 +27,7 @@ import org.junit.jupiter.api.Test;
 abstract class SqlDoctorContract {
     static final String LOCK_TABLE = "jdbc.lock-table";
     static final String QUEUE_TABLE = "jdbc.queue-table";
+    static final String CONNECTIONS = "jdbc.connections";
 
     /** Returns the database under test. */
     protected abstract SqlDeployment database();
@@ -142,6 +145,32 @@ abstract class SqlDoctorContract {
         catalogue.retainAll(findings.stream().map(Finding::check).toList());
         assertThat(findings).extracting(Finding::check).containsExactlyElementsOf(catalogue);
         assertThat(finding(findings, "jdbc.version").observed()).isNotBlank();
+    }
+
+    @Test
+    void aPoolNoLargerThanTheClientsConnectionsIsRiskyAndOneWithRoomIsOk() {
+        Finding full = connectionsWithPool(JdbcLockClient.DEFAULT_CONNECTIONS);
+        assertThat(full.severity()).isEqualTo(Severity.RISKY);
+        assertThat(full.observed()).contains("DataSource HikariDataSource maximumPoolSize " + JdbcLockClient.DEFAULT_CONNECTIONS);
+        assertThat(full.why()).contains("is not above the client's " + JdbcLockClient.DEFAULT_CONNECTIONS + " connections")
+                .contains("the application has none");
+        assertThat(full.fix()).contains("raise maximumPoolSize above " + JdbcLockClient.DEFAULT_CONNECTIONS);
+        assertThat(connectionsWithPool(2).why()).contains("the client itself lacks 2");
+        Finding roomy = connectionsWithPool(10);
+        assertThat(roomy.severity()).as(roomy.toString()).isEqualTo(Severity.OK);
+        assertThat(roomy.observed()).contains("maximumPoolSize 10");
+    }
+
+    /** Returns the connections finding with a HikariCP pool of {@code maximum} on the database offered as the client's DataSource. */
+    private Finding connectionsWithPool(int maximum) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(goodTarget());
+        config.setMaximumPoolSize(maximum);
+        config.setMinimumIdle(1);
+        try (HikariDataSource pool = new HikariDataSource(config)) {
+            return finding(LockClients.diagnose(goodTarget(), OpenOptions.defaults().namespace(uniqueTable()).resource(pool)),
+                    CONNECTIONS);
+        }
     }
 
     @Test
