@@ -24,10 +24,13 @@ import java.util.function.Function;
  */
 final class RedisDeploymentDoctor {
     static final DoctorCheck SENTINEL = new DoctorCheck("redis.sentinel", "the Sentinels that watch the master (SENTINEL MASTER): "
-            + "how many, their quorum, down-after-milliseconds", "", "fewer than 3 Sentinels (a failover needs a majority of them: "
-            + "with 1 or 2 the loss of one stops failovers, and a lone Sentinel cut off from the master fails it over by itself); a "
-            + "quorum below a majority", "3 or more Sentinels on separate machines, quorum a majority",
-            "run 3 (or 5) Sentinels on separate machines; sentinel monitor <master> <host> <port> <majority>");
+            + "how many, their quorum, down-after-milliseconds against the lease", "", "fewer than 3 Sentinels (a failover needs a "
+            + "majority of them: with 1 or 2 the loss of one stops failovers, and a lone Sentinel cut off from the master fails it over "
+            + "by itself); a quorum below a majority; down-after-milliseconds above half the lease (a master that dies is replaced only "
+            + "after every held lock's lease has run out: each holder loses its lock, and is told)",
+            "3 or more Sentinels on separate machines, quorum a majority, down-after-milliseconds at most half the lease",
+            "run 3 (or 5) Sentinels on separate machines; sentinel monitor <master> <host> <port> <majority>; "
+                    + "sentinel down-after-milliseconds <master> <at most half the lease>, or a longer lease");
     static final DoctorCheck CLUSTER = new DoctorCheck("redis.cluster", "cluster_state and slot coverage (CLUSTER INFO), replicas per "
             + "master (CLUSTER NODES)", "", "slots not served (cluster_state fail: locks whose names hash there cannot be acquired or "
             + "released); a master without a replica (its restart or loss takes its locks with it)",
@@ -36,8 +39,8 @@ final class RedisDeploymentDoctor {
 
     private RedisDeploymentDoctor() {}
 
-    /** Examines a Sentinel target: the Sentinels, then the master they name. */
-    static List<Finding> sentinel(RedisURI uri, Function<StatefulRedisConnection<String, String>, List<Finding>> master) {
+    /** Examines a Sentinel target: the Sentinels (down-after-milliseconds against {@code lease}), then the master they name. */
+    static List<Finding> sentinel(RedisURI uri, Duration lease, Function<StatefulRedisConnection<String, String>, List<Finding>> master) {
         List<Finding> findings = new ArrayList<>();
         RedisClient client = RedisClient.create(uri);
         try {
@@ -45,19 +48,28 @@ final class RedisDeploymentDoctor {
                 Map<String, String> state = sentinel.sync().master(uri.getSentinelMasterId());
                 int sentinels = Integer.parseInt(state.getOrDefault("num-other-sentinels", "0")) + 1;
                 int quorum = Integer.parseInt(state.getOrDefault("quorum", "0"));
-                String observed = sentinels + " Sentinel(s), quorum " + quorum + ", down-after-milliseconds "
-                        + state.getOrDefault("down-after-milliseconds", "?") + ", master " + state.get("ip") + ":" + state.get("port")
-                        + " with " + state.getOrDefault("num-slaves", "?") + " replica(s)";
+                String downAfter = state.getOrDefault("down-after-milliseconds", "?");
+                String observed = sentinels + " Sentinel(s), quorum " + quorum + ", down-after-milliseconds " + downAfter + " (lease "
+                        + lease.toMillis() + " ms), master " + state.get("ip") + ":" + state.get("port") + " with "
+                        + state.getOrDefault("num-slaves", "?") + " replica(s)";
+                List<String> why = new ArrayList<>();
                 if (sentinels < 3) {
-                    findings.add(SENTINEL.finding(Severity.RISKY, observed, "a failover needs a majority of the Sentinels: with fewer "
-                            + "than 3 the loss of one stops failovers, and one cut off from the master can fail it over by itself "
-                            + "while clients still lock on the old master", SENTINEL.fix()));
+                    why.add("a failover needs a majority of the Sentinels: with fewer than 3 the loss of one stops failovers, and one "
+                            + "cut off from the master can fail it over by itself while clients still lock on the old master");
                 } else if (quorum <= sentinels / 2) {
-                    findings.add(SENTINEL.finding(Severity.RISKY, observed, "a quorum below a majority lets a minority of Sentinels, "
-                            + "cut off from the master, declare it down and start a failover", SENTINEL.fix()));
-                } else {
-                    findings.add(SENTINEL.ok(observed, "a majority of Sentinels must agree before a failover"));
+                    why.add("a quorum below a majority lets a minority of Sentinels, cut off from the master, declare it down and "
+                            + "start a failover");
                 }
+                if (downAfter.matches("\\d+") && Duration.ofMillis(Long.parseLong(downAfter)).compareTo(lease.dividedBy(2)) > 0) {
+                    why.add("the Sentinels wait down-after-milliseconds before they even start to replace a dead master, and the "
+                            + "election and the clients' switch take more: above half the lease, the renewals of every held lock fail "
+                            + "until its lease runs out, so a master's death loses every lock (their holders are told) and none can be "
+                            + "taken meanwhile");
+                }
+                findings.add(why.isEmpty()
+                        ? SENTINEL.ok(observed, "a majority of Sentinels must agree before a failover, and they begin one within half "
+                                + "a lease, which leaves the rest for the election and the clients' switch to the new master")
+                        : SENTINEL.finding(Severity.RISKY, observed, String.join("; ", why), SENTINEL.fix()));
             }
             try (StatefulRedisConnection<String, String> connection = client.connect()) { // the master, through the Sentinels
                 connection.setTimeout(uri.getTimeout());

@@ -76,7 +76,7 @@ final class RedisDoctor {
                 return RedisDeploymentDoctor.cluster(redisUri, server);
             }
             if (!redisUri.getSentinels().isEmpty()) {
-                return RedisDeploymentDoctor.sentinel(redisUri, server);
+                return RedisDeploymentDoctor.sentinel(redisUri, lease, server);
             }
             RedisClient client = RedisClient.create(redisUri);
             try (StatefulRedisConnection<String, String> connection = client.connect()) {

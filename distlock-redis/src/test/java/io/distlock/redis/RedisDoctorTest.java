@@ -152,6 +152,13 @@ class RedisDoctorTest {
             assertThat(finding(ok, "redis.replication").severity()).as("the master has a replica and the target no minReplicas")
                     .isEqualTo(Severity.RISKY);
             assertThat(finding(diagnose(three.sentinelUri() + "?minReplicas=1"), "redis.replication").severity()).isEqualTo(Severity.OK);
+
+            Finding slowFailover = finding(LockClients.diagnose(three.sentinelUri(), OpenOptions.defaults()
+                    .lockOptions(LockOptions.builder().leaseTime(Duration.ofSeconds(8)).build())), "redis.sentinel");
+            assertThat(slowFailover.severity()).as("down-after-milliseconds 5000 against a lease of 8 s").isEqualTo(Severity.RISKY);
+            assertThat(slowFailover.observed()).contains("down-after-milliseconds 5000 (lease 8000 ms)");
+            assertThat(slowFailover.why()).contains("a master's death loses every lock");
+            assertThat(slowFailover.fix()).contains("sentinel down-after-milliseconds <master> <at most half the lease>");
         }
     }
 
@@ -160,9 +167,10 @@ class RedisDoctorTest {
     void aClusterServingEverySlotWithReplicasIsOkAndOneWithAnUnservedSlotIsRisky() {
         try (RedisClusterGroup cluster = RedisClusterGroup.launch()) {
             String target = "redis-cluster://127.0.0.1:" + cluster.nodes().get(0).port();
-            // the seed learns the replicas' roles by gossip, after each master has its replica in sync
-            Await.until(Duration.ofSeconds(30), "the seed sees three replicas", () -> Resp.text(cluster.nodes().get(0).port(), "CLUSTER",
-                    "NODES").lines().filter(line -> line.contains("slave")).count() == 3);
+            // each node learns the replicas' roles by gossip, after each master has its replica in sync; the doctor reads
+            // CLUSTER NODES from whichever node its connection asks, so every node must have learnt them
+            Await.until(Duration.ofSeconds(30), "every node sees three replicas", () -> cluster.nodes().stream().allMatch(node ->
+                    Resp.text(node.port(), "CLUSTER", "NODES").lines().filter(line -> line.contains("slave")).count() == 3));
             List<Finding> healthy = diagnose(target);
             assertThat(finding(healthy, "redis.cluster").severity()).as(finding(healthy, "redis.cluster").observed()).isEqualTo(Severity.OK);
             assertThat(finding(healthy, "redis.eviction").observed()).as("every master examined, labelled").matches("127\\.0\\.0\\.1:\\d+: .*");
