@@ -1,8 +1,14 @@
 package io.distlock.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.distlock.Finding;
+import java.sql.Statement;
+import java.sql.DriverManager;
+import java.sql.Connection;
+import io.distlock.jdbc.testing.PostgresServer;
+import io.distlock.LockException;
 import io.distlock.Finding.Severity;
 import io.distlock.LockClients;
 import io.distlock.OpenOptions;
@@ -100,5 +106,40 @@ class PostgresDoctorTest extends SqlDoctorContract {
         assertThat(unlimited.observed()).doesNotContain("CONNECTION LIMIT of role");
         assertThat(finding(diagnose(database.target(), uniqueTable()), CONNECTIONS).observed())
                 .as("a superuser: no role, database or reserved-slot limit binds it").contains("max_connections ").doesNotContain("reserved");
+    }
+
+    @Test
+    void aStandbyIsRiskyAndTheClientIndeedCannotLockThere() {
+        try (PostgresServer standby = PostgresServer.launch()) {
+            standby.restartAsStandby();
+            List<Finding> findings = diagnose(standby.jdbcUrl(), uniqueTable());
+            Finding readOnly = finding(findings, "jdbc.read-only");
+            assertThat(readOnly.severity()).isEqualTo(Severity.RISKY);
+            assertThat(readOnly.observed()).contains("pg_is_in_recovery true");
+            assertThat(readOnly.why()).contains("a standby");
+            assertThat(readOnly.fix()).contains("targetServerType=primary");
+            assertThat(Finding.exitCode(findings)).isEqualTo(1);
+            assertThatThrownBy(() -> LockClients.open(standby.jdbcUrl(), OpenOptions.defaults().namespace(uniqueTable())))
+                    .as("what the finding warns of: the client cannot even create its table").isInstanceOf(LockException.class);
+        }
+    }
+
+    @Test
+    void aSettingTheRoleMayNotReadIsUnknownNamingTheRefusalAndTheRestIsStillJudged() throws SQLException {
+        database.execute(List.of("CREATE DATABASE doctor_hidden", "CREATE ROLE doctor_hidden_reader LOGIN"));
+        String hidden = database.target().replace("/postgres?", "/doctor_hidden?").replace("user=postgres", "user=doctor_hidden_reader");
+        try (Connection connection = DriverManager.getConnection(database.target().replace("/postgres?", "/doctor_hidden?"));
+                Statement statement = connection.createStatement()) {
+            statement.execute("REVOKE SELECT ON pg_catalog.pg_settings FROM PUBLIC"); // in this database only
+            statement.execute("GRANT CREATE ON SCHEMA public TO doctor_hidden_reader");
+        }
+        List<Finding> findings = diagnose(hidden, uniqueTable());
+        for (String check : List.of("jdbc.read-only", "jdbc.timeouts")) {
+            Finding unknown = finding(findings, check);
+            assertThat(unknown.severity()).as(unknown.toString()).isEqualTo(Severity.UNKNOWN);
+            assertThat(unknown.observed()).contains("the server refused the doctor's query").contains("pg_settings");
+        }
+        assertThat(finding(findings, LOCK_TABLE).severity()).as("the checks it may read are judged").isEqualTo(Severity.OK);
+        assertThat(Finding.exitCode(findings)).as("unknown does not change the exit code").isZero();
     }
 }

@@ -28,7 +28,8 @@ public final class PostgresServer extends DatabaseProcess {
     private final Path home;
 
     private PostgresServer(Path home, int port) {
-        super("postgres", port, "database system is ready to accept connections", "INT", Duration.ofSeconds(60));
+        // "... accept connections", or "... accept read-only connections" as a standby
+        super("postgres", port, "database system is ready to accept", "INT", Duration.ofSeconds(60));
         this.home = home;
     }
 
@@ -45,6 +46,23 @@ public final class PostgresServer extends DatabaseProcess {
     /** Returns a JDBC URL for database {@code postgres} as user {@code postgres} (no password). */
     public String jdbcUrl() {
         return "jdbc:postgresql://127.0.0.1:" + port + "/postgres?user=postgres";
+    }
+
+    /**
+     * Shuts the server down cleanly and starts it again as a hot standby (standby.signal in its data directory):
+     * pg_is_in_recovery() is then true and every write is refused, as on a replica. It follows no primary, so it stays a
+     * standby until it is closed.
+     *
+     * @throws IllegalStateException if it does not come back in time (with its log)
+     */
+    public void restartAsStandby() {
+        stop();
+        try {
+            Files.writeString(data().resolve("standby.signal"), "");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write standby.signal in " + data(), e);
+        }
+        start();
     }
 
     /** The postmaster in the foreground; with fsync off (the tests need speed, not durability across power loss). */
