@@ -6,11 +6,9 @@ import io.distlock.LockClient;
 import io.distlock.LockKind;
 import io.distlock.OpenOptions;
 import io.distlock.spi.LockBackendProvider;
-import io.distlock.spi.TargetParameters;
 import java.util.EnumSet;
 import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 
@@ -19,8 +17,6 @@ import java.util.Set;
  * ({@code redis-sentinel://}) and Cluster ({@code redis-cluster://}, a seed node). The namespace is the key prefix.
  */
 public final class RedisBackendProvider implements LockBackendProvider {
-    private static final String CLUSTER = "-cluster://";
-
     /** For {@link java.util.ServiceLoader}. */
     public RedisBackendProvider() {}
 
@@ -70,30 +66,17 @@ public final class RedisBackendProvider implements LockBackendProvider {
     public long removeNamespace(String target, OpenOptions options) {
         String prefix = options.namespace().orElseThrow(() -> new IllegalArgumentException("removeNamespace needs a namespace: the "
                 + "default one (distlock:) is the application's, never removed"));
-        String uri = TargetParameters.take(target, Set.of("minReplicas", "replicaAckTimeout")).target();
-        String lower = uri.toLowerCase(Locale.ROOT);
+        RedisTarget redis = RedisTarget.parse(target);
         Duration timeout = options.operationTimeout().orElse(Duration.ofSeconds(5));
-        if (lower.startsWith("redis" + CLUSTER) || lower.startsWith("rediss" + CLUSTER)) {
-            int cluster = lower.indexOf(CLUSTER);
-            return RedisNamespaces.remove(uri.substring(0, cluster) + "://" + uri.substring(cluster + CLUSTER.length()), true, prefix, timeout);
-        }
-        return RedisNamespaces.remove(uri, false, prefix, timeout);
+        return RedisNamespaces.remove(redis.uri(), redis.cluster(), prefix, timeout);
     }
 
     @Override
     public LockClient open(String target, OpenOptions options) {
-        TargetParameters parameters = TargetParameters.take(target, Set.of("minReplicas", "replicaAckTimeout"));
-        String uri = parameters.target();
-        RedisLockClient.Builder builder = RedisLockClient.builder();
-        parameters.integer("minReplicas").ifPresent(builder::minReplicas);
-        parameters.duration("replicaAckTimeout").ifPresent(builder::replicaAckTimeout);
-        String lower = uri.toLowerCase(Locale.ROOT);
-        if (lower.startsWith("redis" + CLUSTER) || lower.startsWith("rediss" + CLUSTER)) {
-            int cluster = lower.indexOf(CLUSTER);
-            builder.uri(uri.substring(0, cluster) + "://" + uri.substring(cluster + CLUSTER.length())).cluster(true);
-        } else {
-            builder.uri(uri);
-        }
+        RedisTarget redis = RedisTarget.parse(target);
+        RedisLockClient.Builder builder = RedisLockClient.builder().uri(redis.uri()).cluster(redis.cluster());
+        redis.parameters().integer("minReplicas").ifPresent(builder::minReplicas);
+        redis.parameters().duration("replicaAckTimeout").ifPresent(builder::replicaAckTimeout);
         options.namespace().ifPresent(builder::keyPrefix);
         return builder.apply(options).build();
     }

@@ -7,7 +7,6 @@ import io.distlock.Finding.Severity;
 import io.distlock.LockOptions;
 import io.distlock.OpenOptions;
 import io.distlock.spi.RoundTripProbe;
-import io.distlock.spi.TargetParameters;
 import io.distlock.spi.TargetUri;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
@@ -17,9 +16,7 @@ import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
@@ -56,14 +53,11 @@ final class RedisDoctor {
     private RedisDoctor() {}
 
     static List<Finding> diagnose(String target, OpenOptions options) {
-        TargetParameters parameters = TargetParameters.take(target, Set.of("minReplicas", "replicaAckTimeout"));
-        String uri = parameters.target();
-        String lower = uri.toLowerCase(Locale.ROOT);
-        int minReplicas = parameters.integer("minReplicas").orElse(0);
+        RedisTarget redis = RedisTarget.parse(target);
+        int minReplicas = redis.parameters().integer("minReplicas").orElse(0);
         Duration timeout = options.operationTimeout().orElse(DEFAULT_TIMEOUT);
         Duration lease = options.lockOptions().map(LockOptions::leaseTime).orElse(LockOptions.DEFAULT_LEASE_TIME);
-        boolean cluster = lower.startsWith("redis-cluster:") || lower.startsWith("rediss-cluster:");
-        RedisURI redisUri = RedisURI.create(cluster ? uri.replaceFirst("(?i)^(rediss?)-cluster://", "$1://") : uri);
+        RedisURI redisUri = RedisURI.create(redis.uri());
         redisUri.setTimeout(timeout);
         Function<StatefulRedisConnection<String, String>, List<Finding>> server = connection -> {
             List<Finding> findings = examine(connection.sync(), minReplicas);
@@ -72,7 +66,7 @@ final class RedisDoctor {
             return findings;
         };
         try {
-            if (cluster) {
+            if (redis.cluster()) {
                 return RedisDeploymentDoctor.cluster(redisUri, server);
             }
             if (!redisUri.getSentinels().isEmpty()) {
@@ -86,7 +80,7 @@ final class RedisDoctor {
                 client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
             }
         } catch (RedisException e) {
-            throw new BackendUnavailableException("the Redis doctor could not read " + TargetUri.mask(uri) + ": " + e.getMessage(), e);
+            throw new BackendUnavailableException("the Redis doctor could not read " + TargetUri.mask(target) + ": " + e.getMessage(), e);
         }
     }
 
