@@ -39,7 +39,7 @@ final class TargetDeployment extends Deployment {
     private final LockBackendProvider provider;
     private final String target;
     private final String namespace;
-    private final @Nullable Matcher hostPort;
+    private final @Nullable SingleHost hostPort;
     private final List<TcpProxy> links = new ArrayList<>();
     private String cleanup = "";
 
@@ -50,7 +50,23 @@ final class TargetDeployment extends Deployment {
         this.namespace = "distlock_check_" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
         String lower = target.toLowerCase(Locale.ROOT);
         Matcher matcher = SINGLE_HOST.matcher(target);
-        this.hostPort = matcher.matches() && !lower.contains("-sentinel:") && !lower.contains("-cluster:") ? matcher : null;
+        this.hostPort = matcher.matches() && !lower.contains("-sentinel:") && !lower.contains("-cluster:")
+                ? new SingleHost(matcher.group(1) + (matcher.group(2) == null ? "" : matcher.group(2)), matcher.group(3),
+                        Integer.parseInt(matcher.group(4)), matcher.group(5) == null ? "" : matcher.group(5))
+                : null;
+    }
+
+    /**
+     * A target that names one server: what comes before its host, the host and port, and what comes after.
+     *
+     * @param head the scheme and user info, e.g. {@code redis://user:secret@}
+     * @param rest the path, query and fragment, or empty
+     */
+    private record SingleHost(String head, String host, int port, String rest) {
+        /** Returns the target with {@code 127.0.0.1:port} (a proxy) in place of the server. */
+        String through(int proxyPort) {
+            return head + "127.0.0.1:" + proxyPort + rest;
+        }
     }
 
     /** Returns the user's target. */
@@ -77,7 +93,7 @@ final class TargetDeployment extends Deployment {
     public String start(Set<FaultKind> faults) {
         if (hostPort != null && faults.contains(FaultKind.PARTITION)) {
             for (int slot = 0; slot < settings.processes(); slot++) {
-                links.add(TcpProxy.to(hostPort.group(3), Integer.parseInt(hostPort.group(4))));
+                links.add(TcpProxy.to(hostPort.host(), hostPort.port()));
             }
         }
         return "your server " + Targets.redacted(target) + " (" + provider.id() + "), namespace " + namespace + " (removed afterwards)"
@@ -88,9 +104,7 @@ final class TargetDeployment extends Deployment {
     public WorkerClient workerClient(int slot) {
         String through = target;
         if (slot < links.size()) {
-            Matcher m = java.util.Objects.requireNonNull(hostPort);
-            String rest = m.group(5) == null ? "" : m.group(5);
-            through = m.group(1) + (m.group(2) == null ? "" : m.group(2)) + "127.0.0.1:" + links.get(slot).port() + rest;
+            through = java.util.Objects.requireNonNull(hostPort).through(links.get(slot).port());
         }
         return new WorkerClient(through, namespace, DEFAULT_OPERATION_TIMEOUT);
     }

@@ -38,7 +38,7 @@ public final class CachedDoctor {
     }
 
     /** Returns whether the last examination found an unsafe setting. */
-    boolean unsafe(Report report) {
+    static boolean unsafe(Report report) {
         return report.findings().stream().anyMatch(f -> f.severity() == Finding.Severity.UNSAFE);
     }
 

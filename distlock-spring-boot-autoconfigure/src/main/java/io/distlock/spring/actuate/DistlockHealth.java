@@ -58,7 +58,7 @@ public final class DistlockHealth {
         if (doctor != null) {
             CachedDoctor.Report report = doctor.report();
             details.put("doctor", CachedDoctor.details(report));
-            if (doctor.unsafe(report)) {
+            if (CachedDoctor.unsafe(report)) {
                 up = false;
             }
         }

@@ -197,10 +197,10 @@ public class DistlockAutoConfiguration {
         RedisLockClient distlockClient(DistlockProperties properties, Environment environment, ObjectProvider<ClientResources> clientResources,
                 ObjectProvider<LockListener> listeners) {
             DistlockProperties.Redis redis = properties.getRedis();
-            SpringRedisUri spring = SpringRedisUri.from(environment);
+            RedisServer server = RedisServer.of(redis, environment);
             RedisLockClient.Builder builder = RedisLockClient.builder()
-                    .uri(redis.getUri() != null ? redis.getUri() : spring.uri())
-                    .cluster(redis.getCluster() != null ? redis.getCluster() : redis.getUri() == null && spring.cluster())
+                    .uri(server.uri())
+                    .cluster(server.cluster())
                     .keyPrefix(redis.getKeyPrefix())
                     .minReplicas(redis.getMinReplicas());
             String clientName = redis.getClientName() != null ? redis.getClientName() : environment.getProperty("spring.application.name");
@@ -215,16 +215,21 @@ public class DistlockAutoConfiguration {
         @ConditionalOnMissingBean(DoctorTarget.class)
         DoctorTarget distlockDoctorTarget(DistlockProperties properties, Environment environment) {
             DistlockProperties.Redis redis = properties.getRedis();
-            SpringRedisUri spring = SpringRedisUri.from(environment);
-            String uri = redis.getUri() != null ? redis.getUri() : spring.uri();
-            boolean cluster = redis.getCluster() != null ? redis.getCluster() : redis.getUri() == null && spring.cluster();
-            if (cluster) {
-                uri = uri.replaceFirst("^redis(s?)://", "redis$1-cluster://");
-            }
+            RedisServer server = RedisServer.of(redis, environment);
+            String uri = server.cluster() ? server.uri().replaceFirst("^redis(s?)://", "redis$1-cluster://") : server.uri();
             if (redis.getMinReplicas() > 0) {
                 uri = withParameter(uri, "minReplicas=" + redis.getMinReplicas());
             }
             return new DoctorTarget(uri, doctorOptions(properties));
+        }
+
+        /** The server the client talks to: distlock.redis.uri and .cluster, else the application's spring.data.redis.*. */
+        private record RedisServer(String uri, boolean cluster) {
+            static RedisServer of(DistlockProperties.Redis redis, Environment environment) {
+                SpringRedisUri spring = SpringRedisUri.from(environment);
+                return new RedisServer(redis.getUri() != null ? redis.getUri() : spring.uri(),
+                        redis.getCluster() != null ? redis.getCluster() : redis.getUri() == null && spring.cluster());
+            }
         }
     }
 
