@@ -11,16 +11,13 @@ import io.distlock.servers.Await;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -33,45 +30,30 @@ class EtcdKindsTest {
     private static final Duration SOON = Duration.ofSeconds(30);
     @RegisterExtension
     static final EtcdClusterExtension etcd = new EtcdClusterExtension();
-    private static RawEtcd raw;
+    @RegisterExtension
+    static final EtcdTestbed testbed = new EtcdTestbed(etcd);
     private final RpcFaults faults = new RpcFaults();
-    private final List<AutoCloseable> toClose = new ArrayList<>();
     private final ExecutorService threads = Executors.newCachedThreadPool();
 
-    @BeforeAll
-    static void connectRaw() {
-        raw = new RawEtcd(etcd.target());
-    }
-
-    @AfterAll
-    static void closeRaw() {
-        if (raw != null) {
-            raw.close();
-        }
-    }
-
     @AfterEach
-    void closeAll() throws Exception {
+    void stopThreads() {
         threads.shutdownNow();
-        for (int i = toClose.size() - 1; i >= 0; i--) {
-            toClose.get(i).close();
-        }
     }
 
     /** A lock client on a jetcd client the test built, with {@link #faults} on its calls. */
     private EtcdLockClient faultyClient() {
         Client jetcd = Client.builder().endpoints(etcd.target().split(",")).interceptor(faults).build();
-        toClose.add(jetcd);
+        testbed.closeAfterTest(jetcd);
         EtcdLockClient client = EtcdLockClient.builder().client(jetcd).sessionTtl(EtcdClientFactory.SESSION_TTL)
                 .operationTimeout(Duration.ofSeconds(5)).fallbackPoll(Duration.ofMinutes(5)).build();
-        toClose.add(client);
+        testbed.closeAfterTest(client);
         return client;
     }
 
     private LockClient plainClient() {
         LockClient client = EtcdLockClient.builder().endpoints(etcd.target()).sessionTtl(EtcdClientFactory.SESSION_TTL)
                 .operationTimeout(Duration.ofSeconds(5)).fallbackPoll(Duration.ofMinutes(5)).build();
-        toClose.add(client);
+        testbed.closeAfterTest(client);
         return client;
     }
 
@@ -114,14 +96,14 @@ class EtcdKindsTest {
         String name = "replayed-force-unlock-" + System.nanoTime();
         Lease holder = plainClient().getLock(name).acquire();
         Future<Optional<Lease>> waiter = threads.submit(() -> plainClient().getLock(name).tryAcquire(SOON));
-        Await.until(SOON, "the waiter is queued", () -> raw.queue(name).size() == 2);
-        long waiterKey = raw.queue(name).get(1).getCreateRevision();
+        Await.until(SOON, "the waiter is queued", () -> testbed.raw().queue(name).size() == 2);
+        long waiterKey = testbed.raw().queue(name).get(1).getCreateRevision();
 
         faults.loseNextAnswer(RpcFaults.TXN);
         assertThat(faultyClient().getLock(name).forceUnlock()).as("the force unlock, whose first answer was lost").isTrue();
 
         Lease granted = waiter.get(SOON.toSeconds(), TimeUnit.SECONDS).orElseThrow();
-        assertThat(raw.queue(name)).as("the waiter's key, granted after the force unlock ran").singleElement()
+        assertThat(testbed.raw().queue(name)).as("the waiter's key, granted after the force unlock ran").singleElement()
                 .satisfies(key -> assertThat(key.getCreateRevision()).isEqualTo(waiterKey));
         assertThat(granted.isValid()).isTrue();
         assertThat(holder.isValid()).as("the holder that was ended does not know yet (etcd cannot tell it)").isTrue();
@@ -135,15 +117,15 @@ class EtcdKindsTest {
         Lease reader = plainClient().getReadWriteLock(name).readLock().acquire();
         Lease another = plainClient().getReadWriteLock(name).readLock().acquire();
         Future<Optional<Lease>> writer = threads.submit(() -> plainClient().getReadWriteLock(name).writeLock().tryAcquire(SOON));
-        Await.until(SOON, "the writer is queued behind both readers", () -> raw.readWriteQueue(name).size() == 3);
+        Await.until(SOON, "the writer is queued behind both readers", () -> testbed.raw().readWriteQueue(name).size() == 3);
 
         faults.loseNextAnswer(RpcFaults.TXN);
         assertThat(faultyClient().getReadWriteLock(name).forceUnlock()).isTrue();
 
         Lease written = writer.get(SOON.toSeconds(), TimeUnit.SECONDS).orElseThrow();
-        assertThat(raw.readWriteQueue(name)).as("only the writer's key is left").singleElement()
+        assertThat(testbed.raw().readWriteQueue(name)).as("only the writer's key is left").singleElement()
                 .satisfies(key -> assertThat(QueueRule.role(key)).startsWith("w-"));
-        assertThat(raw.readWriteHeld(name)).isTrue();
+        assertThat(testbed.raw().readWriteHeld(name)).isTrue();
         written.close();
         reader.close(); // each learns its loss at its release
         another.close();
@@ -160,11 +142,11 @@ class EtcdKindsTest {
         DistributedReadWriteLock stale = plainClient().getReadWriteLock(name);
         Future<Boolean> downgraded = threads.submit(() -> {
             stale.writeLock().lock();
-            KeyValue writerKey = raw.readWriteQueue(name).get(0);
-            raw.delete(writerKey);
+            KeyValue writerKey = testbed.raw().readWriteQueue(name).get(0);
+            testbed.raw().delete(writerKey);
             try (Lease other = plainClient().getReadWriteLock(name).writeLock().acquire(SOON)) {
                 boolean read = stale.readLock().tryLock();
-                assertThat(raw.readWriteQueue(name)).as("no reader key was made beside the other writer").noneMatch(
+                assertThat(testbed.raw().readWriteQueue(name)).as("no reader key was made beside the other writer").noneMatch(
                         key -> QueueRule.role(key).startsWith(QueueRule.DOWNGRADED) || QueueRule.role(key).startsWith("r-"));
                 assertThat(other.isValid()).isTrue();
                 return read;
@@ -183,7 +165,7 @@ class EtcdKindsTest {
         DistributedReadWriteLock lock = plainClient().getReadWriteLock(name);
         Future<Long> downgradedToken = threads.submit(() -> {
             lock.writeLock().lock();
-            Await.until(SOON, "the other writer is queued", () -> raw.readWriteQueue(name).size() == 2);
+            Await.until(SOON, "the other writer is queued", () -> testbed.raw().readWriteQueue(name).size() == 2);
             lock.readLock().lock();
             long token = lock.readLock().heldLease().fencingToken();
             lock.writeLock().unlock();
@@ -212,12 +194,12 @@ class EtcdKindsTest {
         first.close();
         assertThatThrownBy(() -> other.getSemaphore(name, 3).tryAcquire(Duration.ZERO)).as("while the younger key of 2 is left")
                 .isInstanceOf(IllegalStateException.class);
-        Await.until(SOON, "the refused keys are deleted", () -> raw.semaphoreQueue(name).size() == 1);
+        Await.until(SOON, "the refused keys are deleted", () -> testbed.raw().semaphoreQueue(name).size() == 1);
         second.close();
         try (Lease a = other.getSemaphore(name, 3).acquire(); Lease b = plainClient().getSemaphore(name, 3).acquire();
                 Lease c = plainClient().getSemaphore(name, 3).acquire()) {
             assertThat(List.of(a, b, c)).allSatisfy(lease -> assertThat(lease.isValid()).isTrue());
-            assertThat(raw.semaphoreQueue(name)).hasSize(3).allSatisfy(key -> assertThat(EtcdLockBackend.storedPermits(key, 0)).isEqualTo(3));
+            assertThat(testbed.raw().semaphoreQueue(name)).hasSize(3).allSatisfy(key -> assertThat(EtcdLockBackend.storedPermits(key, 0)).isEqualTo(3));
             assertThat(plainClient().getSemaphore(name, 3).tryAcquire(Duration.ZERO)).as("a fourth of three").isEmpty();
         }
     }

@@ -26,9 +26,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -37,31 +35,18 @@ class EtcdLockClientTest {
     private static final Duration SOON = Duration.ofSeconds(30);
     @RegisterExtension
     static final EtcdClusterExtension etcd = new EtcdClusterExtension();
-    private static RawEtcd raw;
-    private final List<LockClient> toClose = new ArrayList<>();
+    @RegisterExtension
+    static final EtcdTestbed testbed = new EtcdTestbed(etcd);
     private final ExecutorService threads = Executors.newCachedThreadPool();
 
-    @BeforeAll
-    static void connectRaw() {
-        raw = new RawEtcd(etcd.target());
-    }
-
-    @AfterAll
-    static void closeRaw() {
-        if (raw != null) {
-            raw.close();
-        }
-    }
-
     @AfterEach
-    void closeAll() {
+    void stopThreads() {
         threads.shutdownNow();
-        toClose.forEach(LockClient::close);
     }
 
     private LockClient client() {
         LockClient client = new EtcdClientFactory().create(etcd.target());
-        toClose.add(client);
+        testbed.closeAfterTest(client);
         return client;
     }
 
@@ -81,14 +66,14 @@ class EtcdLockClientTest {
                 return null;
             }));
             int queued = i + 2;
-            Await.until(SOON, "waiter " + i + " is queued", () -> raw.queue(name).size() == queued);
+            Await.until(SOON, "waiter " + i + " is queued", () -> testbed.raw().queue(name).size() == queued);
         }
         first.close();
         for (Future<?> waiter : waiters) {
             waiter.get(60, TimeUnit.SECONDS);
         }
         assertThat(order).containsExactly(0, 1, 2, 3, 4);
-        assertThat(raw.queue(name)).isEmpty();
+        assertThat(testbed.raw().queue(name)).isEmpty();
     }
 
     @Test
@@ -98,9 +83,9 @@ class EtcdLockClientTest {
         DistributedLock waiter = client().getLock(name);
         Lease held = holder.acquire();
         assertThat(waiter.tryAcquire(Duration.ofMillis(200))).isEmpty();
-        assertThat(raw.queue(name)).as("the waiter's key is gone when tryAcquire returns").hasSize(1);
+        assertThat(testbed.raw().queue(name)).as("the waiter's key is gone when tryAcquire returns").hasSize(1);
         assertThat(waiter.tryLock()).isFalse();
-        assertThat(raw.queue(name)).as("the waiter's key is gone when tryLock returns").hasSize(1);
+        assertThat(testbed.raw().queue(name)).as("the waiter's key is gone when tryLock returns").hasSize(1);
 
         CountDownLatch queued = new CountDownLatch(1);
         Future<Object> interrupted = threads.submit(() -> {
@@ -108,11 +93,11 @@ class EtcdLockClientTest {
             return waiter.tryAcquire(Duration.ofMinutes(5));
         });
         assertThat(queued.await(10, TimeUnit.SECONDS)).isTrue();
-        Await.until(SOON, "the waiter is queued", () -> raw.queue(name).size() == 2);
+        Await.until(SOON, "the waiter is queued", () -> testbed.raw().queue(name).size() == 2);
         interrupted.cancel(true);
-        Await.until(SOON, "only the holder's key is left", () -> raw.queue(name).size() == 1);
+        Await.until(SOON, "only the holder's key is left", () -> testbed.raw().queue(name).size() == 1);
         held.close();
-        assertThat(raw.queue(name)).as("queue keys after everyone left").isEmpty();
+        assertThat(testbed.raw().queue(name)).as("queue keys after everyone left").isEmpty();
     }
 
     @Test
@@ -120,7 +105,7 @@ class EtcdLockClientTest {
         String name = "layout-" + System.nanoTime();
         EtcdLockClient client = (EtcdLockClient) client();
         try (Lease lease = client.getLock(name).acquire()) {
-            var key = raw.queue(name).get(0);
+            var key = testbed.raw().queue(name).get(0);
             assertThat(RawEtcd.keyText(key)).startsWith("distlock/" + name + "/" + Long.toHexString(client.sessionLease()) + "-");
             assertThat(key.getLease()).isEqualTo(client.sessionLease());
             assertThat(lease.fencingToken()).as("the token is the key's create revision").isEqualTo(key.getCreateRevision());
@@ -138,7 +123,7 @@ class EtcdLockClientTest {
         EtcdLockClient client = (EtcdLockClient) client();
         LockClient other = client();
         try (Lease fair = client.getFairLock(name).acquire()) {
-            var key = raw.fairQueue(name).get(0);
+            var key = testbed.raw().fairQueue(name).get(0);
             assertThat(RawEtcd.keyText(key)).startsWith("distlock/~fair/" + name + "/" + Long.toHexString(client.sessionLease()) + "-");
             assertThat(fair.fencingToken()).as("the token is the key's create revision").isEqualTo(key.getCreateRevision());
             for (String plain : List.of("~fair", "fair", "~fair/" + name)) {
@@ -146,7 +131,7 @@ class EtcdLockClientTest {
                 assertThat(lease).as("the plain lock '%s' while the fair lock '%s' is held", plain, name).isPresent();
                 lease.get().close();
             }
-            assertThat(raw.queue(name)).as("plain keys of '%s'", name).isEmpty();
+            assertThat(testbed.raw().queue(name)).as("plain keys of '%s'", name).isEmpty();
         }
         assertThatThrownBy(() -> new LockKeys("distlock").kind("fair")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'~'");
     }
@@ -162,7 +147,7 @@ class EtcdLockClientTest {
                 session = locks.sessionLease();
                 assertThat(second.sessionLease()).as("each lock client has its own session lease").isNotZero().isNotEqualTo(session);
                 Lease lease = locks.getLock(name).acquire(Duration.ofSeconds(5));
-                var key = raw.queue(name).get(0);
+                var key = testbed.raw().queue(name).get(0);
                 assertThat(key.getLease()).isEqualTo(session);
                 assertThat(lease.fencingToken()).isEqualTo(key.getCreateRevision());
                 assertThat(second.getLock(name).tryAcquire(Duration.ofMillis(300))).as("excluded on the same jetcd client").isEmpty();
@@ -172,8 +157,8 @@ class EtcdLockClientTest {
                     assertThat(next.fencingToken()).isGreaterThan(lease.fencingToken());
                 }
             }
-            assertThat(raw.queue(name)).isEmpty();
-            assertThat(raw.ttl(session)).as("closing the lock client revoked its session lease").isEqualTo(-1);
+            assertThat(testbed.raw().queue(name)).isEmpty();
+            assertThat(testbed.raw().ttl(session)).as("closing the lock client revoked its session lease").isEqualTo(-1);
             jetcd.getKVClient().put(probe, probe).get(10, TimeUnit.SECONDS);
             assertThat(jetcd.getKVClient().get(probe).get(10, TimeUnit.SECONDS).getCount())
                     .as("the application's jetcd client is still open and works").isEqualTo(1);
@@ -230,7 +215,7 @@ class EtcdLockClientTest {
         } finally {
             etcd.control().resume();
         }
-        Await.until(SOON, "the unanswered release's key is deleted in the background", () -> raw.queue(name).isEmpty());
+        Await.until(SOON, "the unanswered release's key is deleted in the background", () -> testbed.raw().queue(name).isEmpty());
         assertThat(((EtcdLockClient) client).sessionLease()).as("the same session lives on").isNotZero();
         try (Lease next = client().getLock(name).acquire(Duration.ofSeconds(5))) {
             assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
@@ -244,7 +229,7 @@ class EtcdLockClientTest {
                 .leaseTime(Duration.ofSeconds(10)).build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("session TTL");
         LockClient client = EtcdLockClient.builder().endpoints(target).sessionTtl(Duration.ofSeconds(3)).build();
-        toClose.add(client);
+        testbed.closeAfterTest(client);
         assertThatThrownBy(() -> client.getLock("x", LockOptions.builder().leaseTime(Duration.ofSeconds(4)).build()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("leaseTime");
         assertThat(client.getLock("x").getClass()).isNotNull(); // the default lease is the granted TTL: accepted

@@ -22,9 +22,6 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -38,27 +35,8 @@ class EtcdNamespacesTest {
     private static final Duration SOON = Duration.ofSeconds(20);
     @RegisterExtension
     static final EtcdClusterExtension etcd = new EtcdClusterExtension();
-    private static RawEtcd raw;
-    private final List<AutoCloseable> toClose = new ArrayList<>();
-
-    @BeforeAll
-    static void connectRaw() {
-        raw = new RawEtcd(etcd.target());
-    }
-
-    @AfterAll
-    static void closeRaw() {
-        if (raw != null) {
-            raw.close();
-        }
-    }
-
-    @AfterEach
-    void closeAll() throws Exception {
-        for (int i = toClose.size() - 1; i >= 0; i--) {
-            toClose.get(i).close();
-        }
-    }
+    @RegisterExtension
+    static final EtcdTestbed testbed = new EtcdTestbed(etcd);
 
     private static long remove(String namespace) {
         return LockClients.provider("etcd").removeNamespace(etcd.cluster().registryTarget(), OpenOptions.defaults().namespace(namespace));
@@ -66,7 +44,7 @@ class EtcdNamespacesTest {
 
     private LockClient open(String namespace) {
         LockClient client = LockClients.open(etcd.cluster().registryTarget(), namespace);
-        toClose.add(client);
+        testbed.closeAfterTest(client);
         return client;
     }
 
@@ -78,7 +56,7 @@ class EtcdNamespacesTest {
         put(namespace + "/settings", "application value");
         Lease longer = open(namespace + "b").getLock("one").acquire(SOON); // a namespace that only starts with the same letters
         long crashedLease = crashedClientHolding(namespace);
-        long nestedLease = raw.client().getLeaseClient().grant(60).get(10, TimeUnit.SECONDS).getID();
+        long nestedLease = testbed.raw().client().getLeaseClient().grant(60).get(10, TimeUnit.SECONDS).getID();
         LockKeys nested = new LockKeys(namespace + "/inner"); // what a client of a nested namespace wrote, on its session lease
         put(nested.key("one", nestedLease, "nested-owner"), nestedLease);
         put(nested.kind("~sem").key("four", nestedLease, "nested-owner"), nestedLease);
@@ -94,7 +72,7 @@ class EtcdNamespacesTest {
         assertThat(value(namespace + "/settings")).isEqualTo("application value");
         assertThat(longer.isValid()).isTrue();
         assertThat(open(namespace + "b").getLock("one").tryAcquire(Duration.ZERO)).as("the longer namespace's lock is still held").isEmpty();
-        assertThat(raw.ttl(crashedLease)).as("the crashed client's session lease is left to expire, not revoked").isPositive();
+        assertThat(testbed.raw().ttl(crashedLease)).as("the crashed client's session lease is left to expire, not revoked").isPositive();
         try (Lease again = open(namespace).getLock("one").acquire(SOON)) {
             assertThat(again.isValid()).as("the crashed client's lock is free").isTrue();
         }
@@ -109,7 +87,7 @@ class EtcdNamespacesTest {
         List<CompletableFuture<?>> puts = new ArrayList<>();
         for (int i = 0; i < 1234; i++) { // the removal reads 500 keys a page and deletes 100 a transaction
             ByteSequence key = (i % 2 == 0 ? keys : keys.kind("~sem")).key("lock-" + i, 0x1234, "owner-" + i);
-            puts.add(raw.client().getKVClient().put(key, bytes("")));
+            puts.add(testbed.raw().client().getKVClient().put(key, bytes("")));
         }
         for (CompletableFuture<?> put : puts) {
             put.get(10, TimeUnit.SECONDS);
@@ -148,7 +126,7 @@ class EtcdNamespacesTest {
         Client jetcd = Client.builder().endpoints(etcd.target().split(",")).build();
         EtcdLockClient client = EtcdLockClient.builder().client(jetcd).namespace(namespace).sessionTtl(Duration.ofSeconds(60))
                 .operationTimeout(Duration.ofSeconds(2)).build();
-        toClose.add(client);
+        testbed.closeAfterTest(client);
         client.getLock("one").acquire(SOON);
         client.getFairLock("two").acquire(SOON);
         client.getReadWriteLock("three").writeLock().acquire(SOON);
@@ -167,7 +145,7 @@ class EtcdNamespacesTest {
     /** Returns every key that starts with {@code namespace}, whatever follows. */
     private static List<String> keysUnder(String namespace) {
         try {
-            return raw.client().getKVClient().get(bytes(namespace), GetOption.builder().isPrefix(true).withKeysOnly(true).build())
+            return testbed.raw().client().getKVClient().get(bytes(namespace), GetOption.builder().isPrefix(true).withKeysOnly(true).build())
                     .get(10, TimeUnit.SECONDS).getKvs().stream().map(RawEtcd::keyText).toList();
         } catch (Exception e) {
             throw new IllegalStateException("cannot read the keys under " + namespace, e);
@@ -175,12 +153,12 @@ class EtcdNamespacesTest {
     }
 
     private static void put(ByteSequence key, long lease) throws Exception {
-        raw.client().getKVClient().put(key, bytes(""), PutOption.builder().withLeaseId(lease).build()).get(10, TimeUnit.SECONDS);
+        testbed.raw().client().getKVClient().put(key, bytes(""), PutOption.builder().withLeaseId(lease).build()).get(10, TimeUnit.SECONDS);
     }
 
     private static void put(String key, String value) {
         try {
-            raw.client().getKVClient().put(bytes(key), bytes(value)).get(10, TimeUnit.SECONDS);
+            testbed.raw().client().getKVClient().put(bytes(key), bytes(value)).get(10, TimeUnit.SECONDS);
         } catch (Exception e) {
             throw new IllegalStateException("cannot put " + key, e);
         }
@@ -188,7 +166,7 @@ class EtcdNamespacesTest {
 
     private static String value(String key) {
         try {
-            List<KeyValue> kvs = raw.client().getKVClient().get(bytes(key)).get(10, TimeUnit.SECONDS).getKvs();
+            List<KeyValue> kvs = testbed.raw().client().getKVClient().get(bytes(key)).get(10, TimeUnit.SECONDS).getKvs();
             return kvs.isEmpty() ? "(none)" : kvs.get(0).getValue().toString(StandardCharsets.UTF_8);
         } catch (Exception e) {
             throw new IllegalStateException("cannot read " + key, e);

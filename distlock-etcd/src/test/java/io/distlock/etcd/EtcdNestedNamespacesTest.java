@@ -20,9 +20,6 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -36,28 +33,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class EtcdNestedNamespacesTest {
     @RegisterExtension
     static final EtcdClusterExtension etcd = new EtcdClusterExtension();
-    private static RawEtcd raw;
+    @RegisterExtension
+    static final EtcdTestbed testbed = new EtcdTestbed(etcd);
     private final String outer = "x" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
-    private final List<AutoCloseable> toClose = new ArrayList<>();
-
-    @BeforeAll
-    static void connectRaw() {
-        raw = new RawEtcd(etcd.target());
-    }
-
-    @AfterAll
-    static void closeRaw() {
-        if (raw != null) {
-            raw.close();
-        }
-    }
-
-    @AfterEach
-    void closeAll() throws Exception {
-        for (int i = toClose.size() - 1; i >= 0; i--) {
-            toClose.get(i).close();
-        }
-    }
 
     /** One kind of lock, taken so that holding it excludes every other taker of it. */
     enum Kind {
@@ -109,7 +87,7 @@ class EtcdNestedNamespacesTest {
     /** Clients that a version accepting nested namespaces left running: their keys are no lock the outer namespace lists. */
     @Test
     void theOuterNamespacesInspectorListsNoKeyOfANestedNamespace() throws Exception {
-        long lease = raw.client().getLeaseClient().grant(60).get(10, TimeUnit.SECONDS).getID();
+        long lease = testbed.raw().client().getLeaseClient().grant(60).get(10, TimeUnit.SECONDS).getID();
         LockKeys nested = new LockKeys(outer + "/inner"); // the keys such a client wrote, of every kind
         for (LockKeys keys : List.of(nested, nested.kind("~fair"), nested.kind("~rw"), nested.kind("~sem"))) {
             put(keys.key("one", lease, "nested-owner"), lease);
@@ -154,18 +132,18 @@ class EtcdNestedNamespacesTest {
 
     private LockClient open(String namespace) {
         LockClient client = LockClients.open(etcd.cluster().registryTarget(), namespace);
-        toClose.add(client);
+        testbed.closeAfterTest(client);
         return client;
     }
 
     private static void put(ByteSequence key, long lease) throws Exception {
-        raw.client().getKVClient().put(key, LockKeys.bytes(""), PutOption.builder().withLeaseId(lease).build())
+        testbed.raw().client().getKVClient().put(key, LockKeys.bytes(""), PutOption.builder().withLeaseId(lease).build())
                 .get(10, TimeUnit.SECONDS);
     }
 
     private static List<String> keysUnder(String prefix) {
         try {
-            return raw.client().getKVClient().get(LockKeys.bytes(prefix), GetOption.builder().isPrefix(true).build())
+            return testbed.raw().client().getKVClient().get(LockKeys.bytes(prefix), GetOption.builder().isPrefix(true).build())
                     .get(10, TimeUnit.SECONDS).getKvs().stream().map(RawEtcd::keyText).toList();
         } catch (Exception e) {
             throw new IllegalStateException("cannot read the keys under " + prefix, e);

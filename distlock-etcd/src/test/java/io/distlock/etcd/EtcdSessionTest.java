@@ -11,15 +11,12 @@ import io.distlock.servers.Await;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -32,45 +29,30 @@ class EtcdSessionTest {
     private static final Duration SOON = Duration.ofSeconds(30);
     @RegisterExtension
     static final EtcdClusterExtension etcd = new EtcdClusterExtension();
-    private static RawEtcd raw;
+    @RegisterExtension
+    static final EtcdTestbed testbed = new EtcdTestbed(etcd);
     private final RpcFaults faults = new RpcFaults();
-    private final List<AutoCloseable> toClose = new ArrayList<>();
     private final ExecutorService threads = Executors.newCachedThreadPool();
 
-    @BeforeAll
-    static void connectRaw() {
-        raw = new RawEtcd(etcd.target());
-    }
-
-    @AfterAll
-    static void closeRaw() {
-        if (raw != null) {
-            raw.close();
-        }
-    }
-
     @AfterEach
-    void closeAll() throws Exception {
+    void stopThreads() {
         threads.shutdownNow();
-        for (int i = toClose.size() - 1; i >= 0; i--) {
-            toClose.get(i).close();
-        }
     }
 
     /** A lock client on a jetcd client the test built, with {@link #faults} on its calls. */
     private EtcdLockClient faultyClient(Duration sessionTtl) {
         Client jetcd = Client.builder().endpoints(etcd.target().split(",")).interceptor(faults).build();
-        toClose.add(jetcd);
+        testbed.closeAfterTest(jetcd);
         EtcdLockClient client = EtcdLockClient.builder().client(jetcd).sessionTtl(sessionTtl).operationTimeout(Duration.ofSeconds(2))
                 .fallbackPoll(Duration.ofMinutes(5)).build();
-        toClose.add(client);
+        testbed.closeAfterTest(client);
         return client;
     }
 
     private LockClient plainClient() {
         LockClient client = EtcdLockClient.builder().endpoints(etcd.target()).sessionTtl(EtcdClientFactory.SESSION_TTL)
                 .operationTimeout(Duration.ofSeconds(2)).fallbackPoll(Duration.ofMinutes(5)).build();
-        toClose.add(client);
+        testbed.closeAfterTest(client);
         return client;
     }
 
@@ -80,7 +62,7 @@ class EtcdSessionTest {
 
     /** Returns whether the second key of {@code name}'s queue is on {@code lease}. */
     private static boolean queuedSecondOn(String name, long lease) {
-        List<KeyValue> queue = raw.queue(name);
+        List<KeyValue> queue = testbed.raw().queue(name);
         return queue.size() == 2 && queue.get(1).getLease() == lease;
     }
 
@@ -105,10 +87,10 @@ class EtcdSessionTest {
         assertThat(granted).as("the waiter gets the lock").isPresent();
         Lease lease = granted.get();
         assertThat(lease.isValid()).as("the lease handed out is valid, not one lost with the session it queued in").isTrue();
-        KeyValue key = raw.queue(name).get(0);
+        KeyValue key = testbed.raw().queue(name).get(0);
         assertThat(key.getLease()).as("the holder's key is on the client's new session lease")
                 .isNotEqualTo(given).isEqualTo(client.sessionLease());
-        assertThat(raw.ttl(key.getLease())).as("a live lease").isPositive();
+        assertThat(testbed.raw().ttl(key.getLease())).as("a live lease").isPositive();
         assertThat(lease.fencingToken()).isEqualTo(key.getCreateRevision()).isGreaterThan(held.fencingToken());
         lease.close();
     }
@@ -144,7 +126,7 @@ class EtcdSessionTest {
         Await.until(SOON, "keep-alives are answered again after the one that never was",
                 () -> faults.answered(RpcFaults.KEEP_ALIVE) >= answered + 5);
         assertThat(client.sessionLease()).as("the same session lives on").isEqualTo(session);
-        assertThat(raw.ttl(session)).as("etcd keeps it").isPositive();
+        assertThat(testbed.raw().ttl(session)).as("etcd keeps it").isPositive();
         assertThat(queuedSecondOn(name, session)).as("the waiter keeps its place in the queue").isTrue();
         assertThat(waiter.isDone()).isFalse();
 
@@ -163,16 +145,16 @@ class EtcdSessionTest {
         Future<Optional<Lease>> waiter = waitFor(client.getLock(name));
         Await.until(SOON, "the waiter is queued", () -> queuedSecondOn(name, revoked));
 
-        raw.revoke(revoked); // etcd deletes the waiter's key with the lease
+        testbed.raw().revoke(revoked); // etcd deletes the waiter's key with the lease
         Await.until(SOON, "the waiter is queued again, on the client's fresh session lease",
                 () -> client.sessionLease() != 0 && client.sessionLease() != revoked && queuedSecondOn(name, client.sessionLease()));
-        assertThat(raw.ttl(client.sessionLease())).as("a live lease").isPositive();
+        assertThat(testbed.raw().ttl(client.sessionLease())).as("a live lease").isPositive();
         assertThat(waiter.isDone()).as("still waiting: the lock is held").isFalse();
 
         held.close();
         Lease lease = waiter.get(SOON.toSeconds(), SECONDS).orElseThrow();
         assertThat(lease.isValid()).isTrue();
-        KeyValue key = raw.queue(name).get(0);
+        KeyValue key = testbed.raw().queue(name).get(0);
         assertThat(key.getLease()).isNotEqualTo(revoked).isEqualTo(client.sessionLease());
         assertThat(lease.fencingToken()).isEqualTo(key.getCreateRevision()).isGreaterThan(held.fencingToken());
         lease.close();
@@ -184,13 +166,13 @@ class EtcdSessionTest {
         EtcdLockClient client = faultyClient(Duration.ofSeconds(30));
         faults.drop(RpcFaults.KEEP_ALIVE, true); // so the client first hears of the revoke from the join itself
         long revoked = client.sessionLease();
-        raw.revoke(revoked);
+        testbed.raw().revoke(revoked);
         try (Lease lease = client.getLock(name).acquire(Duration.ofSeconds(10))) {
             assertThat(lease.isValid()).as("the lease handed out is valid, not one lost with the revoked session").isTrue();
-            KeyValue key = raw.queue(name).get(0);
+            KeyValue key = testbed.raw().queue(name).get(0);
             assertThat(key.getLease()).as("the key is on a fresh session lease").isNotEqualTo(revoked).isEqualTo(client.sessionLease());
-            assertThat(raw.ttl(key.getLease())).isPositive();
+            assertThat(testbed.raw().ttl(key.getLease())).isPositive();
         }
-        assertThat(raw.queue(name)).isEmpty();
+        assertThat(testbed.raw().queue(name)).isEmpty();
     }
 }
