@@ -74,9 +74,19 @@ final class SqlTicket implements QueueTicket {
         return queue.connections().submit("acquire", name, connection -> {
             SqlQueue.Turn turn = queue.checkTurn(connection, name, ticket, ownerId, leaseMillis);
             if (turn.token() < 0) {
+                if (left.get()) {
+                    return AcquireResult.busy(Duration.ofMillis(1)); // our row went with the leave: nobody waits for this answer
+                }
                 // our row died (paused past its heartbeat, or deleted): join again, at the tail
                 queue.deleteOwner(connection, name, ownerId);
                 SqlQueue.Joined again = queue.join(connection, name, ownerId, 0, leaseMillis, queue.rule().role);
+                if (left.get()) {
+                    // the waiter left while we joined again: its delete may have run before our join committed, and a row
+                    // nobody refreshes would stand in the queue (or hold the lock) for a whole lease. A leave that sets the
+                    // flag after this read sends its delete after our commit, so one of the two deletes our row
+                    queue.deleteOwner(connection, name, ownerId);
+                    return AcquireResult.busy(Duration.ofMillis(1));
+                }
                 ticket = again.ticket();
                 turn = new SqlQueue.Turn(again.token(), 0);
             }
