@@ -50,6 +50,29 @@ public interface Lease extends AutoCloseable {
     void onLost(Consumer<LeaseLostException> listener);
 
     /**
+     * Ends this hold like {@link #close()}, but leaves the lock held on the server for {@code holdFor} more instead of
+     * releasing it: renewals stop, one last renewal sets the lease to {@code holdFor} from now, and the server frees the
+     * lock when that runs out, also if this process stops meanwhile. For work that must not run again elsewhere too
+     * soon: a scheduled job's minimum hold (ShedLock's lockAtLeastFor). Once it returns true the lease is no longer
+     * valid for its holder. A {@code holdFor} under {@link LockOptions#MIN_LEASE_TIME} holds that long.
+     *
+     * <p>With other holds of the same lock still open (reentrancy) only this hold ends, and the lock stays held, and
+     * renewed, by them. Backends whose locks last as long as the client's session (ZooKeeper, etcd) cannot keep a lock
+     * without renewing it: there this returns false and changes nothing (the lease is still held and renewed; close it
+     * when the time is up).
+     *
+     * @return true if the server keeps the lock for {@code holdFor} (or the other holds keep it); false if this backend
+     *     cannot, or the lease was no longer held (closed, or lost: {@link #onLost} tells why)
+     * @throws IllegalArgumentException if {@code holdFor} is null, zero or negative
+     * @throws BackendUnavailableException if the last renewal could not be confirmed; renewal has stopped, so the lock
+     *     expires after its lease, or after {@code holdFor} if the server did apply it
+     */
+    default boolean expireAfter(Duration holdFor) {
+        LockOptions.checkHoldFor(holdFor);
+        return false;
+    }
+
+    /**
      * Releases this hold; the backend lock is released with the last hold. Idempotent. A lease that
      * was lost closes quietly.
      *

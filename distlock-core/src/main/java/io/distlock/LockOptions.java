@@ -108,6 +108,13 @@ public final class LockOptions {
         }
     }
 
+    /** Checks the time a lease is to stay held without renewals ({@link Lease#expireAfter}). */
+    static void checkHoldFor(Duration holdFor) {
+        if (holdFor == null || holdFor.isNegative() || holdFor.isZero()) {
+            throw new IllegalArgumentException("holdFor must be positive, was " + holdFor);
+        }
+    }
+
     static Duration checkLeaseTime(Duration leaseTime) {
         if (leaseTime == null) {
             throw new IllegalArgumentException("leaseTime must not be null");

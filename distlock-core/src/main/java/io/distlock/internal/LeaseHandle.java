@@ -72,6 +72,20 @@ final class LeaseHandle implements Lease {
     }
 
     @Override
+    public boolean expireAfter(Duration holdFor) {
+        if (holdFor == null || holdFor.isNegative() || holdFor.isZero()) {
+            throw new IllegalArgumentException("holdFor must be positive, was " + holdFor);
+        }
+        if (!ownsHold || space == null || !space.backend.leasesEndOnTheServer() || !isValid()) {
+            return false; // a view owns no hold; a session-bound backend cannot; a closed or lost lease has nothing to keep
+        }
+        if (!closed.compareAndSet(false, true)) {
+            return false;
+        }
+        return space.expireHold(acquisition, holdFor);
+    }
+
+    @Override
     public String toString() {
         return "Lease[" + lockName() + ", token=" + fencingToken() + ", valid=" + isValid() + "]";
     }

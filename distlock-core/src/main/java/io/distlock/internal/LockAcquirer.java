@@ -144,6 +144,47 @@ final class LockAcquirer {
     }
 
     /**
+     * Ends {@code acquisition} for its holder but leaves the lock held on the server for {@code holdFor}: renewals stop,
+     * one renewal sets the lease to {@code holdFor} (at least the shortest lease), and nothing is released; the server
+     * frees the lock when that runs out. Only for a backend whose leases end on the server. Like a release, it lets
+     * local waiters try (the server turns them away until then) and takes the acquisition off the client's held list, so
+     * closing the client does not release it either.
+     *
+     * @return whether the server keeps the lock for {@code holdFor}; false if the lease was lost
+     */
+    boolean expireAfter(Acquisition acquisition, java.time.Duration holdFor) {
+        LockSlot slot = acquisition.slot;
+        engine.watchdog().stop(acquisition);
+        java.time.Duration hold = holdFor.compareTo(LockOptions.MIN_LEASE_TIME) < 0 ? LockOptions.MIN_LEASE_TIME
+                : holdFor.compareTo(LockOptions.MAX_LEASE_TIME) > 0 ? LockOptions.MAX_LEASE_TIME : holdFor;
+        try {
+            if (acquisition.state() != Acquisition.State.ACTIVE) {
+                return false;
+            }
+            acquisition.beginRelease();
+            OwnerCheck found;
+            try {
+                found = engine.calls().awaitUninterruptibly(backend.renew(slot.name, acquisition.ownerId, hold), "renew", slot.name);
+            } catch (RuntimeException e) {
+                if (acquisition.state() == Acquisition.State.LOST) {
+                    return false;
+                }
+                acquisition.markReleased(); // not confirmed: it expires with its lease, or after holdFor if the server applied it
+                throw e;
+            }
+            if (found == OwnerCheck.OWNER) {
+                acquisition.markReleased();
+                return true;
+            }
+            engine.losses().found(acquisition, found, "the last renewal");
+            return false;
+        } finally {
+            engine.unregisterHeld(acquisition);
+            acquisition.freeSlot();
+        }
+    }
+
+    /**
      * Lock cohorting: when other threads of this client wait for the same lock, open the local gate
      * as soon as the release is sent instead of when it is confirmed. The next thread's acquire then
      * travels right behind the release (on Redis: on the same connection, so it runs after it) and

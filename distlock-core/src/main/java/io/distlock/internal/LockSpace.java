@@ -73,6 +73,15 @@ final class LockSpace {
         }
     }
 
+    /**
+     * Ends one hold, leaving the backend lock held on the server for {@code holdFor} if it was the last one
+     * ({@link LockAcquirer#expireAfter}); with other holds left, they keep it.
+     */
+    boolean expireHold(Acquisition held, java.time.Duration holdFor) {
+        int left = held.releaseHold();
+        return left > 0 || acquirer.expireAfter(held, holdFor);
+    }
+
     @Override
     public String toString() {
         return "LockSpace[" + kind + "]";

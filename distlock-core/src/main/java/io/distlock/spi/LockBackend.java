@@ -49,6 +49,16 @@ public interface LockBackend extends AutoCloseable {
     CompletableFuture<OwnerCheck> renew(String name, String ownerId, Duration leaseTime);
 
     /**
+     * Returns whether {@link #renew} bounds the lock on the server: the server frees it by itself when the lease it was
+     * last given runs out (Redis, SQL). Then a holder may stop renewing and leave the lock held for a given time
+     * ({@link io.distlock.Lease#expireAfter}). False (the default) for session-bound backends, whose locks last as long
+     * as the client's session (ZooKeeper, etcd).
+     */
+    default boolean leasesEndOnTheServer() {
+        return false;
+    }
+
+    /**
      * Releases the lock if, and only if, {@code ownerId} holds it, and notifies waiters.
      *
      * @return {@link OwnerCheck#OWNER} if it was released (also when this owner had released it already,

@@ -133,6 +133,12 @@ final class JdbcLockBackend implements LockBackend, PollingAcquire, StateCounts,
         return AcquireResult.busy(Duration.ZERO);
     }
 
+    /** A lease ends on the server when the time it was last renewed for runs out. */
+    @Override
+    public boolean leasesEndOnTheServer() {
+        return true;
+    }
+
     @Override
     public CompletableFuture<OwnerCheck> renew(String name, String ownerId, Duration leaseTime) {
         byte[] key = LockTable.key(name);

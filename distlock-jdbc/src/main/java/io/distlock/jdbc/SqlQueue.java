@@ -374,6 +374,12 @@ final class SqlQueue implements LockBackend, QueueingAcquire {
         return deleted;
     }
 
+    /** A lease ends on the server when the time it was last renewed for runs out. */
+    @Override
+    public boolean leasesEndOnTheServer() {
+        return true;
+    }
+
     @Override
     public CompletableFuture<OwnerCheck> renew(String name, String ownerId, Duration leaseTime) {
         return connections.submit("renewal", name, connection -> {

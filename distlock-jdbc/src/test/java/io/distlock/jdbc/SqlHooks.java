@@ -129,4 +129,9 @@ final class SqlHooks extends BackendHooks {
     public String toString() {
         return "SqlHooks[" + database + "]";
     }
+
+    @Override
+    public boolean keepsLocksWithoutRenewals() {
+        return true;
+    }
 }

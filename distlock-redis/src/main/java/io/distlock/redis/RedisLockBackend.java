@@ -196,6 +196,12 @@ final class RedisLockBackend implements LockBackend, PollingAcquire, BatchRenewa
         }));
     }
 
+    /** A lease ends on the server when the time it was last renewed for runs out. */
+    @Override
+    public boolean leasesEndOnTheServer() {
+        return true;
+    }
+
     @Override
     public CompletableFuture<OwnerCheck> renew(String name, String ownerId, Duration leaseTime) {
         return renewAll(List.of(new RenewalRequest(name, ownerId, leaseTime))).thenApply(results -> results.get(0));

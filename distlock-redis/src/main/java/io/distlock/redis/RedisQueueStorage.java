@@ -106,6 +106,12 @@ final class RedisQueueStorage implements LockBackend, QueueingAcquire {
         return queues.number(kind, cap, "leave", "leave", name, ownerId, mode).thenApply(left -> null);
     }
 
+    /** A lease ends on the server when the time it was last renewed for runs out. */
+    @Override
+    public boolean leasesEndOnTheServer() {
+        return true;
+    }
+
     @Override
     public CompletableFuture<OwnerCheck> renew(String name, String ownerId, Duration leaseTime) {
         return queues.ownerCheck(kind, cap, "renew", name, ownerId, millis(leaseTime));

@@ -117,4 +117,9 @@ final class RedisHooks extends BackendHooks {
             case LOCK -> throw new IllegalArgumentException("the plain lock has no queue state");
         };
     }
+
+    @Override
+    public boolean keepsLocksWithoutRenewals() {
+        return true;
+    }
 }

@@ -2,19 +2,23 @@ package io.distlock.spring;
 
 import io.distlock.DistributedLock;
 import io.distlock.Lease;
+import io.distlock.LeaseLostException;
 import io.distlock.LockAcquireTimeoutException;
 import io.distlock.LockClient;
 import io.distlock.LockOptions;
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -47,6 +51,7 @@ public final class WithLockInterceptor implements MethodInterceptor, DisposableB
     private final @Nullable BeanFactory beanFactory;
     private final Map<PlanKey, Plan> plans = new ConcurrentHashMap<>();
     private volatile @Nullable ScheduledExecutorService delayedReleases;
+    private final Set<DelayedRelease> pendingReleases = ConcurrentHashMap.newKeySet();
 
     /**
      * @param client the lock client, looked up on first use
@@ -84,7 +89,7 @@ public final class WithLockInterceptor implements MethodInterceptor, DisposableB
     private record PlanKey(Method method, Class<?> targetClass) {}
 
     /** A lease and when it was taken (minHold counts from there). */
-    private record Held(Lease lease, long startedNanos) {}
+    private record Held(Lease lease, long startedNanos, AtomicBoolean ended) {}
 
     @Override
     public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
@@ -110,11 +115,13 @@ public final class WithLockInterceptor implements MethodInterceptor, DisposableB
         long started = System.nanoTime();
         RunningCall call = new RunningCall(Thread.currentThread());
         lease.onLost(lost -> {
+            if (!call.interruptIfRunning(plan.onLost() == WithLock.OnLost.INTERRUPT)) {
+                log.debug("@WithLock {}: the lease on '{}' was lost after the method returned, while minHold kept it ({}): {}", plan.where(),
+                        lock.name(), lost.reason(), lost.getMessage());
+                return;
+            }
             log.warn("@WithLock {}: the lease on '{}' was lost while the method ran ({}): {}", plan.where(), lock.name(), lost.reason(),
                     lost.getMessage());
-            if (plan.onLost() == WithLock.OnLost.INTERRUPT) {
-                call.interruptIfRunning();
-            }
         });
         try (LockContext.Scope scope = LockContext.enter(lease)) {
             return invocation.proceed();
@@ -132,28 +139,34 @@ public final class WithLockInterceptor implements MethodInterceptor, DisposableB
         }
         Lease lease = acquired.get();
         long started = System.nanoTime();
-        lease.onLost(lost -> log.warn("@WithLock {}: the lease on '{}' was lost before the returned stage completed ({}): {}", plan.where(),
-                lock.name(), lost.reason(), lost.getMessage()));
+        AtomicBoolean ended = new AtomicBoolean();
+        lease.onLost(lost -> lostUnlessEnded(ended, plan, lock, lost, "before the returned stage completed"));
         Object result;
         try (LockContext.Scope scope = LockContext.enter(lease)) {
             result = invocation.proceed();
         } catch (Throwable t) {
+            ended.set(true);
             release(lease, plan, started);
             throw t;
         }
         if (!(result instanceof CompletionStage<?> stage)) {
+            ended.set(true);
             release(lease, plan, started);
             return result;
         }
         if (!returnType.isAssignableFrom(CompletableFuture.class)) {
             // a CompletionStage type of its own: we cannot hand back another object, so release alongside its other dependents
-            stage.whenComplete((value, error) -> release(lease, plan, started));
+            stage.whenComplete((value, error) -> {
+                ended.set(true);
+                release(lease, plan, started);
+            });
             return result;
         }
         // released before the caller's continuations run, so that they may take the same lock again
         CompletableFuture<Object> afterRelease = new CompletableFuture<>();
         stage.whenComplete((value, error) -> {
             try {
+                ended.set(true);
                 release(lease, plan, started);
             } finally {
                 if (error != null) {
@@ -187,9 +200,9 @@ public final class WithLockInterceptor implements MethodInterceptor, DisposableB
     private Object invokeReactive(MethodInvocation invocation, Plan plan, DistributedLock lock) {
         return ReactorLocking.hold(invocation.getMethod().getReturnType(),
                 () -> observed(plan, () -> lock.tryAcquireDetached(plan.waitTime())).map(lease -> {
-                    lease.onLost(lost -> log.warn("@WithLock {}: the lease on '{}' was lost before the returned publisher terminated ({}): {}",
-                            plan.where(), lock.name(), lost.reason(), lost.getMessage()));
-                    return new Held(lease, System.nanoTime());
+                    Held held = new Held(lease, System.nanoTime(), new AtomicBoolean());
+                    lease.onLost(lost -> lostUnlessEnded(held.ended(), plan, lock, lost, "before the returned publisher terminated"));
+                    return held;
                 }).orElse(null),
                 plan.onFailure() == WithLock.OnFailure.THROW ? () -> new LockAcquireTimeoutException(lock.name(), plan.waitTime()) : null,
                 held -> {
@@ -202,7 +215,10 @@ public final class WithLockInterceptor implements MethodInterceptor, DisposableB
                         return ReactorLocking.error(t);
                     }
                 },
-                held -> release(held.lease(), plan, held.startedNanos()));
+                held -> {
+                    held.ended().set(true);
+                    release(held.lease(), plan, held.startedNanos());
+                });
     }
 
     private @Nullable Object notAcquired(Plan plan, DistributedLock lock, Class<?> returnType) {
@@ -213,13 +229,47 @@ public final class WithLockInterceptor implements MethodInterceptor, DisposableB
         return skippedValue(returnType);
     }
 
-    /** Closes the lease now, or once minHold has passed since the method started. */
+    /** Warns of a lost lease while the work it guards runs; once that has ended (minHold keeps the lease), only at debug level. */
+    private static void lostUnlessEnded(AtomicBoolean ended, Plan plan, DistributedLock lock, LeaseLostException lost, String when) {
+        if (ended.get()) {
+            log.debug("@WithLock {}: the lease on '{}' was lost after the work ended, while minHold kept it ({}): {}", plan.where(),
+                    lock.name(), lost.reason(), lost.getMessage());
+        } else {
+            log.warn("@WithLock {}: the lease on '{}' was lost {} ({}): {}", plan.where(), lock.name(), when, lost.reason(), lost.getMessage());
+        }
+    }
+
+    /**
+     * Closes the lease now, or keeps the lock until minHold has passed since the method started: on the server without
+     * renewals where the backend can (Redis, SQL: it stays held however this application stops meanwhile), else by
+     * closing the lease then (ZooKeeper, etcd: their locks live only as long as the client's session).
+     */
     private void release(Lease lease, Plan plan, long startedNanos) {
         long left = plan.minHold().toNanos() - (System.nanoTime() - startedNanos);
         if (left <= 0) {
             lease.close();
-        } else {
-            delayedReleases().schedule(lease::close, left, TimeUnit.NANOSECONDS);
+            return;
+        }
+        if (lease.expireAfter(Duration.ofNanos(left))) {
+            return;
+        }
+        DelayedRelease delayed = new DelayedRelease(lease);
+        pendingReleases.add(delayed);
+        delayedReleases().schedule(delayed, left, TimeUnit.NANOSECONDS);
+    }
+
+    /** A lease a session-bound backend keeps for minHold: closed when that has passed, or when the context closes. */
+    private final class DelayedRelease implements Runnable {
+        private final Lease lease;
+
+        DelayedRelease(Lease lease) {
+            this.lease = lease;
+        }
+
+        @Override
+        public void run() {
+            pendingReleases.remove(this);
+            lease.close();
         }
     }
 
@@ -242,13 +292,22 @@ public final class WithLockInterceptor implements MethodInterceptor, DisposableB
         return executor;
     }
 
-    /** Releases at once what minHold still keeps: the context is closing. */
+    /**
+     * The context is closing: locks that minHold keeps on the server need nothing (they expire there when it ends);
+     * those of a session-bound backend are released now, as closing its client would end them anyway.
+     */
     @Override
     public void destroy() {
         ScheduledExecutorService executor = delayedReleases;
         if (executor != null) {
-            executor.shutdownNow().forEach(Runnable::run);
+            executor.shutdownNow();
         }
+        List<DelayedRelease> left = List.copyOf(pendingReleases);
+        if (!left.isEmpty()) {
+            log.info("@WithLock: releasing {} lock(s) before their minHold ends: the application is stopping, and {} keeps a lock only "
+                    + "while its client's session lasts", left.size(), backend.get());
+        }
+        left.forEach(DelayedRelease::run);
     }
 
     static @Nullable Object skippedValue(Class<?> type) {
@@ -322,10 +381,12 @@ public final class WithLockInterceptor implements MethodInterceptor, DisposableB
             this.thread = thread;
         }
 
-        synchronized void interruptIfRunning() {
-            if (running) {
+        /** Interrupts the call if it still runs and {@code interrupt} says so; returns whether it still runs. */
+        synchronized boolean interruptIfRunning(boolean interrupt) {
+            if (running && interrupt) {
                 thread.interrupt();
             }
+            return running;
         }
 
         synchronized void finished() {

@@ -104,6 +104,11 @@ public class ShopService {
         runs.incrementAndGet();
     }
 
+    @WithLock(name = "nightly", onFailure = WithLock.OnFailure.SKIP, minHold = "5s")
+    public void nightlyJob() {
+        runs.incrementAndGet();
+    }
+
     @WithLock(name = "orders", key = "#id")
     @Transactional
     public void record(String id) {

@@ -190,6 +190,23 @@ class WithLockTest {
     }
 
     @Test
+    void aJobInsideItsMinHoldWhenTheApplicationStopsStaysHeldOnTheServerUntilTheMinHoldEnds() throws Exception {
+        long[] returned = new long[1];
+        runner.run(context -> {
+            shop(context).nightlyJob();
+            returned[0] = System.nanoTime();
+        }); // the context closes here, 5 s before the job's minHold ends
+        boolean inTime = System.nanoTime() - returned[0] < TimeUnit.SECONDS.toNanos(4); // else a loaded machine took the 5 s
+        boolean held = other.getLock("nightly").isLocked();
+        if (inTime) {
+            assertThat(held).as("held after the application stopped, inside the job's minHold: another instance must not run it "
+                    + "yet (before: released when the context closed)").isTrue();
+            assertThat(other.getLock("nightly").tryAcquire(Duration.ZERO)).isEmpty();
+        }
+        Await.until(Duration.ofSeconds(20), "the server frees it when the minHold ends", () -> !other.getLock("nightly").isLocked());
+    }
+
+    @Test
     void theTransactionCommitsBeforeTheLockIsReleased() {
         runner.run(context -> {
             ShopService shop = shop(context);

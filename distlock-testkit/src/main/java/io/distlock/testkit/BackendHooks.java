@@ -107,6 +107,15 @@ public abstract class BackendHooks {
         throw new UnsupportedOperationException(getClass().getSimpleName() + " has no sessions");
     }
 
+    /**
+     * Returns whether a lock stays held on the server without renewals until its last lease runs out, so that
+     * {@link io.distlock.Lease#expireAfter} can leave it held (Redis, SQL); false where it cannot and changes nothing
+     * (session-bound ZooKeeper and etcd; RedLock).
+     */
+    public boolean keepsLocksWithoutRenewals() {
+        return false;
+    }
+
     /** Returns whether the backend's clients have an inspector (the {@link LockInspectorContract} tier runs then). */
     public boolean hasInspector() {
         return false;

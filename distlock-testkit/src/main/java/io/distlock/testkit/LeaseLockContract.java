@@ -270,4 +270,39 @@ public abstract class LeaseLockContract extends LockContract {
         assertThat(lock.isHeldByCurrentThread()).isFalse();
         lockOf(newClient(), name).acquire(Duration.ofSeconds(5)).close();
     }
+
+    @Test
+    void expireAfterLeavesTheLockHeldWithoutItsHolderUntilThenOrChangesNothingWhereTheBackendCannot() throws Exception {
+        String name = uniqueName();
+        LockClient holderClient = newClient();
+        DistributedLock other = lockOf(newClient(), name);
+        Lease lease = lockOf(holderClient, name, lease(longLease(), true)).acquire(SOON);
+        assertThatThrownBy(() -> lease.expireAfter(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
+        boolean kept = lease.expireAfter(Duration.ofSeconds(2));
+        if (!hooks().keepsLocksWithoutRenewals()) {
+            assertThat(kept).as("this backend cannot keep a lock without renewals").isFalse();
+            assertThat(lease.isValid()).as("and changed nothing").isTrue();
+            lease.close();
+            assertThat(other.tryAcquire(Duration.ZERO)).as("closed as usual").isPresent().get()
+                    .satisfies(Lease::close);
+            return;
+        }
+        long keptAt = System.nanoTime();
+        assertThat(kept).isTrue();
+        assertThat(lease.isValid()).as("no longer its holder's").isFalse();
+        assertThat(lease.expireAfter(Duration.ofSeconds(2))).as("a second call: nothing left to keep").isFalse();
+        Optional<Lease> early = other.tryAcquire(Duration.ZERO);
+        boolean inTime = System.nanoTime() - keptAt < TimeUnit.MILLISECONDS.toNanos(1500); // else a loaded machine took the 2 s
+        early.ifPresent(Lease::close);
+        if (inTime) {
+            assertThat(early).as("another client finds it held").isEmpty();
+        }
+        holderClient.close(); // releases what it holds: this lock is no longer among it
+        if (System.nanoTime() - keptAt < TimeUnit.MILLISECONDS.toNanos(1500)) {
+            assertThat(lockedInBackend(name)).as("held on the server after its holder's client closed").isTrue();
+        }
+        Optional<Lease> next = other.tryAcquire(SOON);
+        assertThat(next).as("free once the 2 s ran out, with nobody renewing it").isPresent();
+        next.get().close();
+    }
 }
