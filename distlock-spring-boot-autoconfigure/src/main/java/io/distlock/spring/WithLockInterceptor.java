@@ -8,16 +8,11 @@ import io.distlock.LockClient;
 import io.distlock.LockOptions;
 import java.lang.reflect.Method;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
@@ -50,8 +45,7 @@ public final class WithLockInterceptor implements MethodInterceptor, DisposableB
     private final LockNameExpressions expressions;
     private final @Nullable BeanFactory beanFactory;
     private final Map<PlanKey, Plan> plans = new ConcurrentHashMap<>();
-    private volatile @Nullable ScheduledExecutorService delayedReleases;
-    private final Set<DelayedRelease> pendingReleases = ConcurrentHashMap.newKeySet();
+    private final MinHoldReleases releases;
 
     /**
      * @param client the lock client, looked up on first use
@@ -69,6 +63,7 @@ public final class WithLockInterceptor implements MethodInterceptor, DisposableB
         this.defaultWait = defaultWait;
         this.beanFactory = beanFactory;
         this.expressions = new LockNameExpressions(beanFactory);
+        this.releases = new MinHoldReleases(this.backend);
     }
 
     /** How a method's result relates to the time the lock is held. */
@@ -239,75 +234,15 @@ public final class WithLockInterceptor implements MethodInterceptor, DisposableB
         }
     }
 
-    /**
-     * Closes the lease now, or keeps the lock until minHold has passed since the method started: on the server without
-     * renewals where the backend can (Redis, SQL: it stays held however this application stops meanwhile), else by
-     * closing the lease then (ZooKeeper, etcd: their locks live only as long as the client's session).
-     */
+    /** Closes the lease now, or keeps the lock until minHold has passed since the method started ({@link MinHoldReleases}). */
     private void release(Lease lease, Plan plan, long startedNanos) {
-        long left = plan.minHold().toNanos() - (System.nanoTime() - startedNanos);
-        if (left <= 0) {
-            lease.close();
-            return;
-        }
-        if (lease.expireAfter(Duration.ofNanos(left))) {
-            return;
-        }
-        DelayedRelease delayed = new DelayedRelease(lease);
-        pendingReleases.add(delayed);
-        delayedReleases().schedule(delayed, left, TimeUnit.NANOSECONDS);
+        releases.release(lease, plan.minHold(), startedNanos);
     }
 
-    /** A lease a session-bound backend keeps for minHold: closed when that has passed, or when the context closes. */
-    private final class DelayedRelease implements Runnable {
-        private final Lease lease;
-
-        DelayedRelease(Lease lease) {
-            this.lease = lease;
-        }
-
-        @Override
-        public void run() {
-            pendingReleases.remove(this);
-            lease.close();
-        }
-    }
-
-    private ScheduledExecutorService delayedReleases() {
-        ScheduledExecutorService executor = delayedReleases;
-        if (executor == null) {
-            synchronized (this) {
-                executor = delayedReleases;
-                if (executor == null) {
-                    ScheduledThreadPoolExecutor created = new ScheduledThreadPoolExecutor(1, runnable -> {
-                        Thread thread = new Thread(runnable, "distlock-min-hold");
-                        thread.setDaemon(true);
-                        return thread;
-                    });
-                    created.setRemoveOnCancelPolicy(true);
-                    delayedReleases = executor = created;
-                }
-            }
-        }
-        return executor;
-    }
-
-    /**
-     * The context is closing: locks that minHold keeps on the server need nothing (they expire there when it ends);
-     * those of a session-bound backend are released now, as closing its client would end them anyway.
-     */
+    /** The context is closing: see {@link MinHoldReleases#closeAll()}. */
     @Override
     public void destroy() {
-        ScheduledExecutorService executor = delayedReleases;
-        if (executor != null) {
-            executor.shutdownNow();
-        }
-        List<DelayedRelease> left = List.copyOf(pendingReleases);
-        if (!left.isEmpty()) {
-            log.info("@WithLock: releasing {} lock(s) before their minHold ends: the application is stopping, and {} keeps a lock only "
-                    + "while its client's session lasts", left.size(), backend.get());
-        }
-        left.forEach(DelayedRelease::run);
+        releases.closeAll();
     }
 
     static @Nullable Object skippedValue(Class<?> type) {

@@ -70,6 +70,24 @@ class ObservabilityTest {
     }
 
     @Test
+    void theTemplatesAcquisitionsAreObservedLikeTheAnnotationsByTheNameBeforeItsKey() throws Exception {
+        runner.run(context -> {
+            LockTemplate locks = context.getBean(LockTemplate.class);
+            Long first = locks.execute("invoice:inv-1", Lease::fencingToken);
+            Long second = locks.execute("invoice:inv-2", Lease::fencingToken);
+            assertThat(first).isPositive();
+            assertThat(second).isPositive();
+            assertThat(acquisitions(context, "invoice", "acquired")).isEqualTo(2);
+            assertThat(context.getBean(MeterRegistry.class).find("distlock.acquire").tag("distlock.name", "invoice:inv-1").timer())
+                    .as("the key never becomes a tag").isNull();
+            try (RedisLockClient other = RedisLockClient.create(redis.server().uri()); Lease busy = other.getLock("invoice:inv-3").acquire()) {
+                assertThat(locks.executeIfFree("invoice:inv-3", lease -> "ran")).isEmpty();
+            }
+            assertThat(acquisitions(context, "invoice", "skipped")).isEqualTo(1);
+        });
+    }
+
+    @Test
     void everyAcquisitionIsObservedByNameAndOutcomeNeverByKey() throws Exception {
         runner.run(context -> {
             ShopService shop = shop(context);

@@ -5,6 +5,8 @@ import io.distlock.spring.AcquireObservation;
 import io.distlock.spring.HeldLocks;
 import io.distlock.spring.WithLock;
 import io.distlock.spring.WithLockAdvisor;
+import io.distlock.spring.LockSettings;
+import io.distlock.spring.LockTemplate;
 import io.distlock.spring.WithLockInterceptor;
 import org.springframework.aop.config.AopConfigUtils;
 import org.springframework.beans.factory.BeanFactory;
@@ -24,7 +26,7 @@ import org.springframework.context.annotation.Role;
 import org.springframework.core.type.AnnotationMetadata;
 
 /**
- * {@link WithLock} on every bean, when there is a {@link LockClient} (ours or the application's). The
+ * {@link WithLock} on every bean, and a {@link LockTemplate}, when there is a {@link LockClient} (ours or the application's). The
  * advice order is {@code distlock.advice-order} (default {@link WithLockAdvisor#DEFAULT_ORDER}: outside
  * transactions and caching). Works with {@code distlock.enabled=false} and a client of the application's.
  */
@@ -42,6 +44,17 @@ public class WithLockAutoConfiguration {
             HeldLocks ours = held.getIfUnique();
             return ours != null ? ours.backend() : "unknown";
         }, () -> observation.getIfUnique(() -> AcquireObservation.NONE), properties.getWaitTime(), beanFactory);
+    }
+
+    /** {@link LockTemplate}: the same client, wait default and observations as {@code @WithLock}. */
+    @Bean
+    @ConditionalOnMissingBean
+    LockTemplate distlockLockTemplate(ObjectProvider<LockClient> client, DistlockProperties properties, ObjectProvider<HeldLocks> held,
+            ObjectProvider<AcquireObservation> observation) {
+        return new LockTemplate(client::getObject, () -> {
+            HeldLocks ours = held.getIfUnique();
+            return ours != null ? ours.backend() : "unknown";
+        }, () -> observation.getIfUnique(() -> AcquireObservation.NONE), LockSettings.defaults().waitTime(properties.getWaitTime()));
     }
 
     /** distlock.acquire observations, when Micrometer's ObservationRegistry is there. */
