@@ -65,7 +65,7 @@ public class DistlockProperties {
     }
 
     public void setBackend(@Nullable String backend) {
-        this.backend = backend;
+        this.backend = text(backend, "distlock.backend", "a backend id (redis, zookeeper, etcd, jdbc, redlock: 'distlock backends' lists those on the classpath)");
     }
 
     public @Nullable String getTarget() {
@@ -73,7 +73,7 @@ public class DistlockProperties {
     }
 
     public void setTarget(@Nullable String target) {
-        this.target = target;
+        this.target = text(target, "distlock.target", "a target URI such as redis://host:6379");
     }
 
     public @Nullable String getNamespace() {
@@ -81,7 +81,7 @@ public class DistlockProperties {
     }
 
     public void setNamespace(@Nullable String namespace) {
-        this.namespace = namespace;
+        this.namespace = text(namespace, "distlock.namespace", "a namespace");
     }
 
     public @Nullable Duration getLeaseTime() {
@@ -89,6 +89,9 @@ public class DistlockProperties {
     }
 
     public void setLeaseTime(@Nullable Duration leaseTime) {
+        if (leaseTime != null && leaseTime.compareTo(io.distlock.LockOptions.MIN_LEASE_TIME) < 0) {
+            throw new IllegalArgumentException("distlock.lease-time must be at least " + io.distlock.LockOptions.MIN_LEASE_TIME.toMillis() + " ms, was " + leaseTime);
+        }
         this.leaseTime = leaseTime;
     }
 
@@ -97,7 +100,7 @@ public class DistlockProperties {
     }
 
     public void setWaitTime(Duration waitTime) {
-        this.waitTime = waitTime;
+        this.waitTime = notNegative(waitTime, "distlock.wait-time");
     }
 
     public @Nullable Duration getOperationTimeout() {
@@ -105,6 +108,9 @@ public class DistlockProperties {
     }
 
     public void setOperationTimeout(@Nullable Duration operationTimeout) {
+        if (operationTimeout != null && (operationTimeout.isNegative() || operationTimeout.isZero())) {
+            throw new IllegalArgumentException("distlock.operation-timeout must be positive, was " + operationTimeout);
+        }
         this.operationTimeout = operationTimeout;
     }
 
@@ -130,6 +136,25 @@ public class DistlockProperties {
 
     public Doctor getDoctor() {
         return doctor;
+    }
+
+    /**
+     * Returns a text value, or throws if it is blank. Spring Boot's binder reports the failure when the application
+     * starts; the message names the whole property, as the binder names only its last part.
+     */
+    static @Nullable String text(@Nullable String value, String property, String expected) {
+        if (value != null && value.isBlank()) {
+            throw new IllegalArgumentException(property + " must not be blank: give " + expected);
+        }
+        return value;
+    }
+
+    /** Returns a duration that is zero or more, or throws. */
+    static Duration notNegative(Duration duration, String property) {
+        if (duration == null || duration.isNegative()) {
+            throw new IllegalArgumentException(property + " must be zero or more, was " + duration);
+        }
+        return duration;
     }
 
     /** {@code distlock.doctor.*}: the doctor's findings about the lock server in the distlock health indicator. */
@@ -206,7 +231,7 @@ public class DistlockProperties {
         }
 
         public void setKeyPrefix(String keyPrefix) {
-            this.keyPrefix = keyPrefix;
+            this.keyPrefix = java.util.Objects.requireNonNull(text(keyPrefix, "distlock.redis.key-prefix", "a key prefix such as distlock:"));
         }
 
         public int getMinReplicas() {
@@ -214,6 +239,9 @@ public class DistlockProperties {
         }
 
         public void setMinReplicas(int minReplicas) {
+            if (minReplicas < 0) {
+                throw new IllegalArgumentException("distlock.redis.min-replicas must be 0 (no replica acknowledgement) or more, was " + minReplicas);
+            }
             this.minReplicas = minReplicas;
         }
 
@@ -250,6 +278,10 @@ public class DistlockProperties {
         }
 
         public void setNamespace(String namespace) {
+            text(namespace, "distlock.zookeeper.namespace", "one path segment such as distlock");
+            if (!namespace.matches("[A-Za-z0-9_-]+")) {
+                throw new IllegalArgumentException("distlock.zookeeper.namespace must be one path segment of letters, digits, '_' and '-', was '" + namespace + "'");
+            }
             this.namespace = namespace;
         }
 
@@ -258,6 +290,9 @@ public class DistlockProperties {
         }
 
         public void setSessionTimeout(Duration sessionTimeout) {
+            if (sessionTimeout == null || sessionTimeout.isNegative() || sessionTimeout.isZero()) {
+                throw new IllegalArgumentException("distlock.zookeeper.session-timeout must be positive, was " + sessionTimeout);
+            }
             this.sessionTimeout = sessionTimeout;
         }
     }
@@ -311,7 +346,7 @@ public class DistlockProperties {
         }
 
         public void setTable(String table) {
-            this.table = table;
+            this.table = java.util.Objects.requireNonNull(text(table, "distlock.jdbc.table", "a table name such as distlock_locks"));
         }
 
         public boolean isCreateTable() {
