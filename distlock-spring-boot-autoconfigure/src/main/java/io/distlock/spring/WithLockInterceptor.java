@@ -274,6 +274,15 @@ public final class WithLockInterceptor implements MethodInterceptor, DisposableB
         return null;
     }
 
+    /**
+     * Reads the annotation of {@code method} now (its key parsed, its durations read) and keeps the plan for its calls.
+     *
+     * @throws IllegalArgumentException naming the method, if the key is not SpEL or a duration cannot be read
+     */
+    void check(Method method, Class<?> targetClass) {
+        plans.computeIfAbsent(new PlanKey(method, targetClass), key -> plan(key.method(), key.targetClass()));
+    }
+
     private Plan plan(Method method, Class<?> targetClass) {
         Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
         WithLock annotation = AnnotatedElementUtils.findMergedAnnotation(specific, WithLock.class);

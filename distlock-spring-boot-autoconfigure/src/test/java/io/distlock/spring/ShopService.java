@@ -188,11 +188,6 @@ public class ShopService {
         runs.incrementAndGet();
     }
 
-    @WithLock(key = "#p0 +")
-    public void unparsableKey(String sku) {
-        runs.incrementAndGet();
-    }
-
     @WithLock(key = "#missing.sku")
     public void brokenKey(Order order) {}
 }

@@ -8,6 +8,7 @@ import io.distlock.spring.WithLockAdvisor;
 import io.distlock.spring.LockSettings;
 import io.distlock.spring.LockTemplate;
 import io.distlock.spring.WithLockInterceptor;
+import io.distlock.spring.WithLockMethodsCheck;
 import org.springframework.aop.config.AopConfigUtils;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -44,6 +45,14 @@ public class WithLockAutoConfiguration {
             HeldLocks ours = held.getIfUnique();
             return ours != null ? ours.backend() : "unknown";
         }, () -> observation.getIfUnique(() -> AcquireObservation.NONE), properties.getWaitTime(), beanFactory);
+    }
+
+    /** Checks each bean's {@code @WithLock} methods as it is made: see {@link WithLockMethodsCheck}. */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    @ConditionalOnMissingBean
+    static WithLockMethodsCheck distlockWithLockMethodsCheck(ObjectProvider<WithLockInterceptor> interceptor) {
+        return new WithLockMethodsCheck(interceptor::getObject);
     }
 
     /** {@link LockTemplate}: the same client, wait default and observations as {@code @WithLock}. */

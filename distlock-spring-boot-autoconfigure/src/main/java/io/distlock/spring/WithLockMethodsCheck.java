@@ -1,0 +1,73 @@
+package io.distlock.spring;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.BeanInitializationException;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
+
+/**
+ * Checks every bean's {@link WithLock} methods when the bean is made, so that a method that would run unlocked, or a
+ * key or duration that cannot work, stops the startup naming the method instead of showing up at a call.
+ */
+public final class WithLockMethodsCheck implements BeanPostProcessor {
+    /*
+     * A proxy can advise only methods it can override or call through an interface: a final method of a class-based
+     * (CGLIB) proxy, and every private or static method, runs without the advice, so without the lock. Those are errors:
+     * the method looks locked and is not. The annotation's key is parsed and its durations read (the interceptor's
+     * plan for the method, cached for its calls); what a key refers to (an argument, a bean) is known only at a call.
+     */
+    private final Supplier<WithLockInterceptor> interceptor;
+
+    /** @param interceptor the interceptor whose plans check the annotations; looked up when a bean has one */
+    public WithLockMethodsCheck(Supplier<WithLockInterceptor> interceptor) {
+        this.interceptor = interceptor;
+    }
+
+    @Override
+    public Object postProcessAfterInitialization(Object bean, String beanName) {
+        Class<?> targetClass = AopUtils.getTargetClass(bean);
+        Class<?> userClass = ClassUtils.getUserClass(targetClass);
+        if (userClass.getName().startsWith("org.springframework.")) { // infrastructure: no @WithLock there
+            return bean;
+        }
+        boolean throughInterfaces = AopUtils.isJdkDynamicProxy(bean);
+        List<String> problems = new ArrayList<>();
+        List<Method> annotated = new ArrayList<>();
+        ReflectionUtils.doWithMethods(userClass, method -> {
+            if (!method.isBridge() && AnnotatedElementUtils.hasAnnotation(method, WithLock.class)) {
+                annotated.add(method);
+            }
+        });
+        for (Method method : annotated) {
+            String where = userClass.getSimpleName() + "." + method.getName() + "()";
+            int modifiers = method.getModifiers();
+            if (Modifier.isPrivate(modifiers)) {
+                problems.add("@WithLock on " + where + " is never applied: the method is private, and a proxy cannot call it; make it "
+                        + "public (or protected), or lock inside it with LockTemplate");
+            } else if (Modifier.isStatic(modifiers)) {
+                problems.add("@WithLock on " + where + " is never applied: the method is static; call it on the bean, or lock inside it "
+                        + "with LockTemplate");
+            } else if (Modifier.isFinal(modifiers) && !throughInterfaces) {
+                problems.add("@WithLock on " + where + " is never applied: the method is final, and a class-based proxy cannot override "
+                        + "it (Kotlin: open it, or use the kotlin-spring plugin)");
+            } else {
+                try {
+                    interceptor.get().check(method, targetClass);
+                } catch (IllegalArgumentException | IllegalStateException e) {
+                    problems.add(e.getMessage());
+                }
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new BeanInitializationException("bean '" + beanName + "': " + String.join("; ", problems));
+        }
+        return bean;
+    }
+}
