@@ -163,6 +163,12 @@ public class ShopService {
                 reactor.core.publisher.Mono.just(value + " under " + context.<Lease>get(LockContext.REACTOR_CONTEXT_KEY).lockName())));
     }
 
+    @WithLock(name = "patient", waitTime = "20s")
+    public reactor.core.publisher.Mono<String> patientMono() {
+        reactiveCalls.incrementAndGet();
+        return reactor.core.publisher.Mono.just("ran");
+    }
+
     @WithLock(name = "busy", onFailure = WithLock.OnFailure.SKIP)
     public reactor.core.publisher.Mono<String> skipMono() {
         reactiveCalls.incrementAndGet();

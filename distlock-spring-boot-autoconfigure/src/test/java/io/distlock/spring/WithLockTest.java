@@ -15,6 +15,7 @@ import io.distlock.spring.autoconfigure.WithLockAutoConfiguration;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -241,6 +242,51 @@ class WithLockTest {
             CompletableFuture.runAsync(() -> shop.pending().complete("done")).get(10, TimeUnit.SECONDS);
             assertThat(result.get(10, TimeUnit.SECONDS)).isEqualTo("done under async:a1");
             assertThat(other.getLock("async:a1").isLocked()).as("released before the caller saw the result").isFalse();
+        });
+    }
+
+    @Test
+    void aCallerThatCancelsTheReturnedFutureDoesNotFreeTheLockWhileTheWorkStillRuns() throws Exception {
+        runner.run(context -> {
+            ShopService shop = shop(context);
+            CompletableFuture<String> result = shop.async("c1");
+            assertThat(result.cancel(true)).isTrue();
+            assertThat(other.getLock("async:c1").isLocked()).as("the work goes on, so the lock stays held").isTrue();
+            assertThat(other.getLock("async:c1").tryAcquire(Duration.ZERO)).isEmpty();
+            CompletableFuture.runAsync(() -> shop.pending().complete("done")).get(10, TimeUnit.SECONDS);
+            Await.until(Duration.ofSeconds(10), "released when the work ended", () -> !other.getLock("async:c1").isLocked());
+        });
+    }
+
+    @Test
+    void aSubscriberThatCancelsWhileTheMonoHoldsTheLockReleasesIt() throws Exception {
+        runner.run(context -> {
+            ShopService shop = shop(context);
+            reactor.core.Disposable subscription = shop.reactive("c2").subscribe();
+            Await.until(Duration.ofSeconds(10), "the subscription to take the lock", () -> other.getLock("reactive:c2").isLocked());
+            subscription.dispose();
+            Await.until(Duration.ofSeconds(10), "released on the cancel", () -> !other.getLock("reactive:c2").isLocked());
+        });
+    }
+
+    @Test
+    void aSubscriberThatCancelsWhileTheMonoWaitsForTheLockLeavesNothingHeldWhenTheLockFrees() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger started = new java.util.concurrent.atomic.AtomicInteger();
+        AcquireObservation counting = (name, backend) -> {
+            started.incrementAndGet();
+            return AcquireObservation.NONE.start(name, backend);
+        };
+        runner.withBean(AcquireObservation.class, () -> counting).run(context -> {
+            ShopService shop = shop(context);
+            Lease held = other.getLock("patient").acquire();
+            reactor.core.Disposable subscription = shop.patientMono().subscribe();
+            Await.until(Duration.ofSeconds(10), "the subscription waiting for the lock", () -> started.get() == 1);
+            subscription.dispose();
+            held.close(); // a wait that went on after the cancel would now get the lock, for nobody
+            Optional<Lease> next = other.getLock("patient").tryAcquire(Duration.ofSeconds(10));
+            assertThat(next).as("free: the cancelled subscription holds nothing").isPresent();
+            next.get().close();
+            assertThat(shop.reactiveCalls()).as("the method never ran").isZero();
         });
     }
 
