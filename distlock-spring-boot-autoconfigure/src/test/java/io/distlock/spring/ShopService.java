@@ -163,6 +163,26 @@ public class ShopService {
                 reactor.core.publisher.Mono.just(value + " under " + context.<Lease>get(LockContext.REACTOR_CONTEXT_KEY).lockName())));
     }
 
+    @WithLock(name = "boundary")
+    public String syncCallingAsync() {
+        return self.asyncOnTheSameName().join();
+    }
+
+    @WithLock(name = "boundary")
+    public CompletableFuture<String> asyncOnTheSameName() {
+        return CompletableFuture.completedFuture("inner ran");
+    }
+
+    @WithLock(name = "boundary2")
+    public CompletableFuture<String> asyncCallingSync() {
+        return CompletableFuture.supplyAsync(() -> self.syncOnTheSameName());
+    }
+
+    @WithLock(name = "boundary2", waitTime = "0s")
+    public String syncOnTheSameName() {
+        return "inner ran";
+    }
+
     @WithLock(name = "patient", waitTime = "20s")
     public reactor.core.publisher.Mono<String> patientMono() {
         reactiveCalls.incrementAndGet();

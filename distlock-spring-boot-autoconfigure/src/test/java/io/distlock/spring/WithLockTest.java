@@ -246,6 +246,22 @@ class WithLockTest {
     }
 
     @Test
+    void reentrancyStopsAtAnAsyncBoundaryWithAClearErrorNeverAWaitForItself() {
+        runner.run(context -> {
+            ShopService shop = shop(context);
+            assertThatThrownBy(shop::syncCallingAsync).as("an async method on a name its thread holds: it would wait for itself")
+                    .isInstanceOf(IllegalStateException.class);
+            assertThat(other.getLock("boundary").isLocked()).isFalse();
+
+            CompletableFuture<String> result = shop.asyncCallingSync();
+            assertThatThrownBy(() -> result.get(10, TimeUnit.SECONDS)).as("another thread is another holder: no reentrancy")
+                    .hasCauseInstanceOf(LockAcquireTimeoutException.class);
+            Await.until(Duration.ofSeconds(10), "the outer lease released once its future failed",
+                    () -> !other.getLock("boundary2").isLocked());
+        });
+    }
+
+    @Test
     void aCallerThatCancelsTheReturnedFutureDoesNotFreeTheLockWhileTheWorkStillRuns() throws Exception {
         runner.run(context -> {
             ShopService shop = shop(context);
