@@ -1,0 +1,111 @@
+package io.distlock.shedlock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.distlock.LockClient;
+import io.distlock.servers.Await;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import net.javacrumbs.shedlock.core.ClockProvider;
+import net.javacrumbs.shedlock.core.LockConfiguration;
+import net.javacrumbs.shedlock.core.SimpleLock;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * ShedLock's rules for a LockProvider, against a real server: one holder per name, lockAtMostFor ends a lock nobody
+ * unlocks, lockAtLeastFor keeps one unlocked early (also after its client closes), and the job's fencing token. Two
+ * providers on two clients stand for two instances of an application.
+ */
+abstract class LockProviderContract {
+    private final List<LockClient> clients = new ArrayList<>();
+
+    /** Returns a new client on the test's server. */
+    protected abstract LockClient newClient();
+
+    private DistlockLockProvider provider() {
+        LockClient client = newClient();
+        clients.add(client);
+        return new DistlockLockProvider(client);
+    }
+
+    @AfterEach
+    void closeClients() {
+        clients.forEach(LockClient::close);
+    }
+
+    private static LockConfiguration config(String name, Duration atMostFor, Duration atLeastFor) {
+        return new LockConfiguration(ClockProvider.now(), name, atMostFor, atLeastFor);
+    }
+
+    private static String name() {
+        return "job-" + UUID.randomUUID();
+    }
+
+    @Test
+    void oneInstanceHoldsANameUntilItUnlocks() {
+        String name = name();
+        DistlockLockProvider first = provider();
+        DistlockLockProvider second = provider();
+        Optional<SimpleLock> held = first.lock(config(name, Duration.ofSeconds(30), Duration.ZERO));
+        assertThat(held).isPresent();
+        assertThat(second.lock(config(name, Duration.ofSeconds(30), Duration.ZERO))).as("the other instance skips").isEmpty();
+        assertThat(first.lock(config(name, Duration.ofSeconds(30), Duration.ZERO))).as("so does the same instance").isEmpty();
+        held.get().unlock();
+        Optional<SimpleLock> next = second.lock(config(name, Duration.ofSeconds(30), Duration.ZERO));
+        assertThat(next).as("free once unlocked").isPresent();
+        next.get().unlock();
+    }
+
+    @Test
+    void lockAtMostForEndsALockNobodyUnlocks() {
+        String name = name();
+        DistlockLockProvider hung = provider();
+        assertThat(hung.lock(config(name, Duration.ofSeconds(1), Duration.ZERO))).isPresent(); // its job never returns
+        DistlockLockProvider other = provider();
+        Await.until(Duration.ofSeconds(20), "the lock to end after lockAtMostFor, without renewals",
+                () -> other.lock(config(name, Duration.ofSeconds(30), Duration.ZERO)).map(lock -> {
+                    lock.unlock();
+                    return true;
+                }).orElse(false));
+    }
+
+    @Test
+    void lockAtLeastForKeepsALockUnlockedEarlyEvenAfterItsClientCloses() {
+        String name = name();
+        LockClient firstClient = newClient();
+        DistlockLockProvider first = new DistlockLockProvider(firstClient);
+        DistlockLockProvider other = provider();
+        Optional<SimpleLock> held = first.lock(config(name, Duration.ofSeconds(30), Duration.ofSeconds(2)));
+        assertThat(held).isPresent();
+        long unlocked = System.nanoTime();
+        held.get().unlock(); // a fast job
+        firstClient.close(); // and its application stops
+        Optional<SimpleLock> early = other.lock(config(name, Duration.ofSeconds(30), Duration.ZERO));
+        if (System.nanoTime() - unlocked < Duration.ofMillis(1500).toNanos()) { // else a loaded machine took the 2 s
+            assertThat(early).as("held until lockAtLeastFor").isEmpty();
+        }
+        early.ifPresent(SimpleLock::unlock);
+        Await.until(Duration.ofSeconds(20), "free once lockAtLeastFor has passed", () -> other.lock(config(name, Duration.ofSeconds(30),
+                Duration.ZERO)).map(lock -> {
+                    lock.unlock();
+                    return true;
+                }).orElse(false));
+    }
+
+    @Test
+    void theJobSeesItsFencingTokenAndTheNextHolderALargerOne() {
+        String name = name();
+        DistlockLockProvider provider = provider();
+        SimpleLock first = provider.lock(config(name, Duration.ofSeconds(30), Duration.ZERO)).orElseThrow();
+        long token = DistlockLockProvider.currentFencingToken().orElseThrow();
+        first.unlock();
+        assertThat(DistlockLockProvider.currentFencingToken()).as("none after the unlock").isEmpty();
+        SimpleLock second = provider().lock(config(name, Duration.ofSeconds(30), Duration.ZERO)).orElseThrow();
+        assertThat(DistlockLockProvider.currentFencingToken().orElseThrow()).isGreaterThan(token);
+        second.unlock();
+    }
+}
