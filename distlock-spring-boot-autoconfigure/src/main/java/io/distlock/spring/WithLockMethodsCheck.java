@@ -5,6 +5,7 @@ import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
+import org.springframework.aop.framework.AopInfrastructureBean;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanInitializationException;
 import org.springframework.beans.factory.config.BeanPostProcessor;
@@ -16,12 +17,15 @@ import org.springframework.util.ReflectionUtils;
  * Checks every bean's {@link WithLock} methods when the bean is made, so that a method that would run unlocked, or a
  * key or duration that cannot work, stops the startup naming the method instead of showing up at a call.
  */
-public final class WithLockMethodsCheck implements BeanPostProcessor {
+public final class WithLockMethodsCheck implements BeanPostProcessor, AopInfrastructureBean {
     /*
      * A proxy can advise only methods it can override or call through an interface: a final method of a class-based
      * (CGLIB) proxy, and every private or static method, runs without the advice, so without the lock. Those are errors:
      * the method looks locked and is not. The annotation's key is parsed and its durations read (the interceptor's
      * plan for the method, cached for its calls); what a key refers to (an argument, a bean) is known only at a call.
+     *
+     * It is AOP infrastructure: made while post-processors are, it must not make the auto-proxy creator fetch the
+     * advisors (the @WithLock advisor needs the properties, which would then be made before their binding).
      */
     private final Supplier<WithLockInterceptor> interceptor;
 

@@ -47,14 +47,6 @@ public class WithLockAutoConfiguration {
         }, () -> observation.getIfUnique(() -> AcquireObservation.NONE), properties.getWaitTime(), beanFactory);
     }
 
-    /** Checks each bean's {@code @WithLock} methods as it is made: see {@link WithLockMethodsCheck}. */
-    @Bean
-    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-    @ConditionalOnMissingBean
-    static WithLockMethodsCheck distlockWithLockMethodsCheck(ObjectProvider<WithLockInterceptor> interceptor) {
-        return new WithLockMethodsCheck(interceptor::getObject);
-    }
-
     /** {@link LockTemplate}: the same client, wait default and observations as {@code @WithLock}. */
     @Bean
     @ConditionalOnMissingBean
@@ -90,6 +82,17 @@ public class WithLockAutoConfiguration {
         @Override
         public void registerBeanDefinitions(AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
             AopConfigUtils.registerAutoProxyCreatorIfNecessary(registry);
+            // the check of each bean's @WithLock methods (WithLockMethodsCheck): a post-processor defined here, by itself,
+            // so that making it makes nothing else; it finds the interceptor when the first such bean is made
+            if (!registry.containsBeanDefinition(METHODS_CHECK) && registry instanceof org.springframework.beans.factory.BeanFactory beans) {
+                org.springframework.beans.factory.support.RootBeanDefinition check =
+                        new org.springframework.beans.factory.support.RootBeanDefinition(WithLockMethodsCheck.class);
+                check.setRole(BeanDefinition.ROLE_INFRASTRUCTURE);
+                check.setInstanceSupplier(() -> new WithLockMethodsCheck(() -> beans.getBean(WithLockInterceptor.class)));
+                registry.registerBeanDefinition(METHODS_CHECK, check);
+            }
         }
+
+        private static final String METHODS_CHECK = "distlockWithLockMethodsCheck";
     }
 }
