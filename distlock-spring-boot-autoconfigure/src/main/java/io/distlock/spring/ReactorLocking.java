@@ -33,36 +33,37 @@ final class ReactorLocking {
     static <R> Object hold(Class<?> returnType, Callable<@Nullable R> acquire, @Nullable Supplier<Throwable> notAcquired,
             Function<R, @Nullable Object> invoke, Consumer<R> release) {
         /*
-         * The lock is taken on a bounded-elastic thread. A subscription cancelled meanwhile interrupts that wait, and a
-         * grant that still arrives is released here: Reactor drops a value produced after a cancel without a word
-         * (subscribeOn over a callable), and a cancel that raced the grant's arrival in usingWhen left its closure
-         * uncancelled - either way a lease held and renewed for nobody (a test cancelling right after the grant lost
-         * it in 12 of 40 runs). Once delivered, the inner publisher's doFinally releases it on completion, error or
-         * cancel, also a cancel that came before the inner subscription (flatMap then cancels it at once).
+         * The lock is taken on a bounded-elastic thread in Mono.create, not subscribeOn over a callable: that drops a
+         * value produced after a cancel without a word, and the lease stayed held and renewed for nobody (a test that
+         * cancels right after the grant lost it in 12 of 40 runs). Here a cancel interrupts a wait for the lock, and a
+         * grant that arrives after it, or while it is being delivered, is released by the acquiring thread. Once
+         * delivered, usingWhen releases it when the publisher completes, fails or is cancelled, before the terminal
+         * signal goes on (a caller that sees the publisher complete finds the lock free). Each hold is released once.
          */
-        Mono<R> acquired = Mono.<R>create(sink -> {
+        Mono<Hold<R>> acquired = Mono.<Hold<R>>create(sink -> {
             java.util.concurrent.atomic.AtomicBoolean cancelled = new java.util.concurrent.atomic.AtomicBoolean();
             reactor.core.Disposable task = Schedulers.boundedElastic().schedule(() -> {
-                R held;
+                R taken;
                 try {
-                    held = acquire.call();
+                    taken = acquire.call();
                 } catch (Throwable t) {
                     if (!cancelled.get()) {
                         sink.error(t);
                     }
                     return;
                 }
-                if (held == null) {
+                if (taken == null) {
                     sink.success();
-                } else if (cancelled.get()) {
-                    release.accept(held); // nobody wants it any more
-                } else {
-                    sink.success(held);
-                    if (cancelled.get()) {
-                        // cancelled while it was delivered: flatMap cancels an inner subscription that comes after its
-                        // cancel, whose doFinally releases; if it never got that far, release here (release is idempotent)
-                        release.accept(held);
-                    }
+                    return;
+                }
+                Hold<R> hold = new Hold<>(taken, release);
+                if (cancelled.get()) {
+                    hold.release(); // nobody wants it any more
+                    return;
+                }
+                sink.success(hold);
+                if (cancelled.get()) {
+                    hold.release(); // cancelled while it was delivered, perhaps before usingWhen could see to it
                 }
             });
             sink.onCancel(() -> {
@@ -71,28 +72,24 @@ final class ReactorLocking {
             });
         });
         acquired = acquired.switchIfEmpty(Mono.defer(() -> notAcquired == null ? Mono.empty() : Mono.error(notAcquired.get())));
+        Function<Hold<R>, Mono<?>> cleanup = hold -> Mono.fromRunnable(hold::release);
         if (ReactorSupport.isMono(returnType)) {
-            return acquired.flatMap(held -> Mono.from(guarded(held, invoke, release, true)));
+            return Mono.usingWhen(acquired, hold -> Mono.from(publisher(invoke.apply(hold.held()))), cleanup);
         }
-        return acquired.flatMapMany(held -> guarded(held, invoke, release, false));
+        return Flux.usingWhen(acquired, hold -> publisher(invoke.apply(hold.held())), cleanup);
     }
 
-    /** The method's publisher under {@code held}, releasing it once whatever ends the subscription. */
-    private static <R> Publisher<?> guarded(R held, Function<R, @Nullable Object> invoke, Consumer<R> release, boolean mono) {
-        java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
-        Runnable releaseOnce = () -> {
-            if (released.compareAndSet(false, true)) {
-                release.accept(held);
-            }
-        };
-        Publisher<?> inner;
-        try {
-            inner = publisher(invoke.apply(held));
-        } catch (RuntimeException | Error e) {
-            releaseOnce.run();
-            throw e;
+    /** A lock held for one subscription, released once whoever gets there first. */
+    private record Hold<R>(R held, Consumer<R> releaser, java.util.concurrent.atomic.AtomicBoolean released) {
+        Hold(R held, Consumer<R> releaser) {
+            this(held, releaser, new java.util.concurrent.atomic.AtomicBoolean());
         }
-        return mono ? Mono.from(inner).doFinally(signal -> releaseOnce.run()) : Flux.from(inner).doFinally(signal -> releaseOnce.run());
+
+        void release() {
+            if (released.compareAndSet(false, true)) {
+                releaser.accept(held);
+            }
+        }
     }
 
     /**
