@@ -16,6 +16,7 @@ import io.distlock.LockOptions;
 import io.distlock.OpenOptions;
 import io.distlock.etcd.testing.EtcdCluster;
 import io.distlock.etcd.testing.EtcdClusterExtension;
+import io.distlock.etcd.testing.EtcdMember;
 import io.distlock.servers.Await;
 import io.distlock.servers.FreePorts;
 import io.etcd.jetcd.Auth;
@@ -208,6 +209,27 @@ class EtcdDoctorTest {
     private static void enable(EtcdCluster cluster) throws Exception {
         try (RawEtcd raw = new RawEtcd(cluster.endpoints())) {
             raw.client().getAuthClient().authEnable().get(10, TimeUnit.SECONDS);
+        }
+        // each member turns authentication on when it applies the change: one that lags still answers a serializable
+        // read without a user (as the doctor's probe makes), so wait until every member refuses one
+        for (EtcdMember member : cluster.members()) {
+            try (io.etcd.jetcd.Client anonymous = io.etcd.jetcd.Client.builder().endpoints(member.endpoint()).build()) {
+                io.etcd.jetcd.options.GetOption serializable = io.etcd.jetcd.options.GetOption.builder().isPrefix(true).withCountOnly(true)
+                        .withSerializable(true).build();
+                Await.until(SOON, member + " refuses a read without a user", () -> {
+                    try {
+                        anonymous.getKVClient().get(bytes("distlock/"), serializable).get(10, TimeUnit.SECONDS);
+                        return false;
+                    } catch (java.util.concurrent.ExecutionException refused) {
+                        return !String.valueOf(refused.getCause()).contains("UNAVAILABLE"); // refused, not unreachable
+                    } catch (java.util.concurrent.TimeoutException e) {
+                        return false;
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new AssertionError("interrupted", e);
+                    }
+                });
+            }
         }
     }
 
