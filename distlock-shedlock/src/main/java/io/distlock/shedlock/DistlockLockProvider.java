@@ -32,7 +32,8 @@ import org.jspecify.annotations.Nullable;
  *       every ShedLock provider.</li>
  *   <li>{@code lockAtLeastFor}: an unlock before it leaves the lock held on the server until then
  *       ({@link Lease#expireAfter}), whatever happens to this application meanwhile. A backend that cannot keep a lock
- *       without its client (ZooKeeper, etcd) keeps it until then only while this provider's JVM runs.</li>
+ *       without its client (ZooKeeper, etcd) has the lease closed when it ends instead (tested on Redis and
+ *       PostgreSQL only).</li>
  *   <li>The lease's fencing token is {@link #currentFencingToken()} while the job runs on the locking thread.</li>
  * </ul>
  *
@@ -85,15 +86,7 @@ public final class DistlockLockProvider implements LockProvider {
     }
 
     /** A held lock, released as ShedLock says: not before {@code lockAtLeastFor}. */
-    private static final class DistlockSimpleLock implements SimpleLock {
-        private final Lease lease;
-        private final LockConfiguration configuration;
-
-        DistlockSimpleLock(Lease lease, LockConfiguration configuration) {
-            this.lease = lease;
-            this.configuration = configuration;
-        }
-
+    private record DistlockSimpleLock(Lease lease, LockConfiguration configuration) implements SimpleLock {
         @Override
         public void unlock() {
             if (CURRENT.get() == lease) {

@@ -41,6 +41,13 @@ abstract class LockProviderContract {
         return new LockConfiguration(ClockProvider.now(), name, atMostFor, atLeastFor);
     }
 
+    /** Returns whether {@code provider} could take lock {@code name} now; releases it if so. */
+    private static boolean takesAndReleases(DistlockLockProvider provider, String name) {
+        Optional<SimpleLock> lock = provider.lock(config(name, Duration.ofSeconds(30), Duration.ZERO));
+        lock.ifPresent(SimpleLock::unlock);
+        return lock.isPresent();
+    }
+
     private static String name() {
         return "job-" + UUID.randomUUID();
     }
@@ -66,11 +73,7 @@ abstract class LockProviderContract {
         DistlockLockProvider hung = provider();
         assertThat(hung.lock(config(name, Duration.ofSeconds(1), Duration.ZERO))).isPresent(); // its job never returns
         DistlockLockProvider other = provider();
-        Await.until(Duration.ofSeconds(20), "the lock to end after lockAtMostFor, without renewals",
-                () -> other.lock(config(name, Duration.ofSeconds(30), Duration.ZERO)).map(lock -> {
-                    lock.unlock();
-                    return true;
-                }).orElse(false));
+        Await.until(Duration.ofSeconds(20), "the lock to end after lockAtMostFor, without renewals", () -> takesAndReleases(other, name));
     }
 
     @Test
@@ -89,11 +92,7 @@ abstract class LockProviderContract {
             assertThat(early).as("held until lockAtLeastFor").isEmpty();
         }
         early.ifPresent(SimpleLock::unlock);
-        Await.until(Duration.ofSeconds(20), "free once lockAtLeastFor has passed", () -> other.lock(config(name, Duration.ofSeconds(30),
-                Duration.ZERO)).map(lock -> {
-                    lock.unlock();
-                    return true;
-                }).orElse(false));
+        Await.until(Duration.ofSeconds(20), "free once lockAtLeastFor has passed", () -> takesAndReleases(other, name));
     }
 
     @Test

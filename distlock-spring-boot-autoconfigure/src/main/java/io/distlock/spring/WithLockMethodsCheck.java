@@ -10,6 +10,7 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanInitializationException;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
@@ -38,7 +39,8 @@ public final class WithLockMethodsCheck implements BeanPostProcessor, AopInfrast
     public Object postProcessAfterInitialization(Object bean, String beanName) {
         Class<?> targetClass = AopUtils.getTargetClass(bean);
         Class<?> userClass = ClassUtils.getUserClass(targetClass);
-        if (userClass.getName().startsWith("org.springframework.")) { // infrastructure: no @WithLock there
+        // Spring's own pre-filter (as for @Transactional): skips java.* and Spring classes, and those that cannot carry it
+        if (userClass.getName().startsWith("org.springframework.") || !AnnotationUtils.isCandidateClass(userClass, WithLock.class)) {
             return bean;
         }
         boolean throughInterfaces = AopUtils.isJdkDynamicProxy(bean);
