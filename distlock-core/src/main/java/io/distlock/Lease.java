@@ -67,6 +67,28 @@ public interface Lease extends AutoCloseable {
      * @throws BackendUnavailableException if the last renewal could not be confirmed; renewal has stopped, so the lock
      *     expires after its lease, or after {@code holdFor} if the server did apply it
      */
+    /**
+     * Renews the lease now, for {@code leaseTime} from now, and keeps holding it: for a lease taken without watchdog
+     * renewals ({@code autoRenew(false)}) whose holder needs more time, or less (ShedLock's extend, Spring Integration's
+     * {@code renewLock}). The server keeps the lock for {@code leaseTime} from the renewal, and {@link #remaining()} and
+     * {@link #isValid()} follow the new lease. Backends whose locks last as long as the client's session (ZooKeeper,
+     * etcd) confirm that the lock is still held and move the local deadline only.
+     *
+     * <p>With other holds of the same lock (reentrancy) the one lease they share is renewed.
+     *
+     * @return true if renewed; false if the lease was no longer held (closed, or lost: {@link #onLost} tells why)
+     * @throws IllegalArgumentException if {@code leaseTime} is null or outside [{@link LockOptions#MIN_LEASE_TIME},
+     *     {@link LockOptions#MAX_LEASE_TIME}]
+     * @throws IllegalStateException if the watchdog renews this lease (its lease time is the options'): renewing it by
+     *     hand would race the watchdog's renewals
+     * @throws BackendUnavailableException if the renewal could not be confirmed; the lease keeps its previous deadline
+     * @throws UnsupportedOperationException if this kind of lease cannot be renewed by hand
+     */
+    default boolean renew(Duration leaseTime) {
+        LockOptions.checkLeaseTime(leaseTime);
+        throw new UnsupportedOperationException(getClass().getName() + " cannot be renewed by hand");
+    }
+
     default boolean expireAfter(Duration holdFor) {
         LockOptions.checkHoldFor(holdFor);
         return false;

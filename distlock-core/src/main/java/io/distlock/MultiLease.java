@@ -63,6 +63,20 @@ public final class MultiLease implements Lease {
         }
     }
 
+    /** Renews every part for {@code leaseTime}; true if each was renewed (all are tried). */
+    @Override
+    public boolean renew(Duration leaseTime) {
+        LockOptions.checkLeaseTime(leaseTime);
+        if (closed.get()) {
+            return false;
+        }
+        boolean all = true;
+        for (Lease part : parts) {
+            all &= part.renew(leaseTime);
+        }
+        return all;
+    }
+
     /** Releases every part in reverse order, once; a part's failure is thrown after all were released. */
     @Override
     public void close() {

@@ -65,6 +65,14 @@ final class Acquisition {
     private volatile @Nullable LeaseLostException loss;
     private volatile String lossDetail = "";
 
+    /** Serializes renewals by hand ({@code Lease#renew}). */
+    final ReentrantLock renewingByHand = new ReentrantLock();
+    /** The lease the last renewal by hand asked for, 0 if none. */
+    volatile long renewedByHandNanos;
+    /** Watchdog renewals of this acquisition sent, and not yet answered: a renewal by hand must allow for them. */
+    final AtomicInteger watchdogRenewalsSent = new AtomicInteger();
+    final AtomicInteger watchdogRenewalsInFlight = new AtomicInteger();
+
     /** Watchdog bookkeeping, changed only under the watchdog's lock. */
     volatile boolean watched;
     int queuedEntries;
@@ -107,12 +115,26 @@ final class Acquisition {
         return validUntilNanos;
     }
 
-    /** Records a renewal confirmed by the backend for a request sent at {@code sentNanos}. */
+    /** Records a watchdog renewal confirmed by the backend for a request sent at {@code sentNanos}. */
     void confirmRenewal(long renewalSentNanos) {
-        long candidate = ClockDrift.deadlineNanos(renewalSentNanos, options.leaseTime());
+        Duration lease = options.leaseTime();
+        long byHand = renewedByHandNanos;
+        if (byHand > 0 && byHand < lease.toNanos()) {
+            lease = Duration.ofNanos(byHand); // a renewal by hand may have come later at the server and set less
+        }
+        long candidate = ClockDrift.deadlineNanos(renewalSentNanos, lease);
         if (candidate - validUntilNanos > 0) {
             validUntilNanos = candidate;
         }
+        lockEvents.renewed(this);
+    }
+
+    /**
+     * Records a renewal by hand ({@code Lease#renew}) sent at {@code sentNanos} for {@code leaseNanos}: the deadline is
+     * set, not only moved on, since the server's lease may now be shorter.
+     */
+    void confirmRenewalByHand(long renewalSentNanos, long leaseNanos) {
+        validUntilNanos = ClockDrift.deadlineNanos(renewalSentNanos, Duration.ofNanos(leaseNanos));
         lockEvents.renewed(this);
     }
 

@@ -2,6 +2,7 @@ package io.distlock.internal;
 
 import io.distlock.Lease;
 import io.distlock.LeaseLostException;
+import io.distlock.LockOptions;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
@@ -83,6 +84,18 @@ final class LeaseHandle implements Lease {
             return false;
         }
         return space.expireHold(acquisition, holdFor);
+    }
+
+    @Override
+    public boolean renew(Duration leaseTime) {
+        if (leaseTime == null || leaseTime.compareTo(LockOptions.MIN_LEASE_TIME) < 0 || leaseTime.compareTo(LockOptions.MAX_LEASE_TIME) > 0) {
+            throw new IllegalArgumentException("leaseTime must be between " + LockOptions.MIN_LEASE_TIME + " and "
+                    + LockOptions.MAX_LEASE_TIME + ", was " + leaseTime);
+        }
+        if (space == null || closed.get() || !isValid()) {
+            return false;
+        }
+        return space.renewHold(acquisition, leaseTime);
     }
 
     @Override

@@ -185,6 +185,53 @@ final class LockAcquirer {
     }
 
     /**
+     * Renews {@code acquisition} now for {@code leaseTime} ({@code Lease#renew}); only for one the watchdog does not renew.
+     * The local deadline becomes the send time plus {@code leaseTime}, or plus the options' lease if a watchdog renewal
+     * (the first renewal of a short grant, sent with the options' lease) overlapped this one: the server applies the
+     * last to arrive, which may be either.
+     *
+     * @return whether the backend confirmed this owner; false if the lease was no longer held
+     */
+    boolean renewByHand(Acquisition acquisition, java.time.Duration leaseTime) {
+        if (acquisition.options.autoRenew()) {
+            throw new IllegalStateException("the lease of lock '" + acquisition.lockName() + "' is renewed by its watchdog every "
+                    + acquisition.options.renewInterval() + "; renew(Duration) is for leases taken with autoRenew(false)");
+        }
+        acquisition.renewingByHand.lock();
+        try {
+            if (acquisition.state() != Acquisition.State.ACTIVE) {
+                return false;
+            }
+            long leaseNanos = leaseTime.toNanos();
+            acquisition.renewedByHandNanos = leaseNanos; // before reading the counters: see Watchdog#sending
+            int sentBefore = acquisition.watchdogRenewalsSent.get();
+            boolean overlapped = acquisition.watchdogRenewalsInFlight.get() > 0;
+            long sent = engine.clock().nanoTime();
+            OwnerCheck found;
+            try {
+                found = engine.calls().awaitUninterruptibly(backend.renew(acquisition.lockName(), acquisition.ownerId, leaseTime), "renew",
+                        acquisition.lockName());
+            } catch (RuntimeException e) {
+                if (acquisition.state() == Acquisition.State.LOST) {
+                    return false;
+                }
+                throw e;
+            }
+            if (found != OwnerCheck.OWNER) {
+                engine.losses().found(acquisition, found, "a renewal");
+                return false;
+            }
+            overlapped |= acquisition.watchdogRenewalsSent.get() != sentBefore || acquisition.watchdogRenewalsInFlight.get() > 0;
+            long optionsLease = acquisition.options.leaseTime().toNanos();
+            acquisition.confirmRenewalByHand(sent, overlapped ? Math.min(leaseNanos, optionsLease) : leaseNanos);
+            engine.watchdog().deadlineMoved(acquisition);
+            return acquisition.state() == Acquisition.State.ACTIVE;
+        } finally {
+            acquisition.renewingByHand.unlock();
+        }
+    }
+
+    /**
      * Lock cohorting: when other threads of this client wait for the same lock, open the local gate
      * as soon as the release is sent instead of when it is confirmed. The next thread's acquire then
      * travels right behind the release (on Redis: on the same connection, so it runs after it) and

@@ -82,6 +82,11 @@ final class LockSpace {
         return left > 0 || acquirer.expireAfter(held, holdFor);
     }
 
+    /** Renews the lease of {@code held} now for {@code leaseTime} ({@link LockAcquirer#renewByHand}). */
+    boolean renewHold(Acquisition held, java.time.Duration leaseTime) {
+        return acquirer.renewByHand(held, leaseTime);
+    }
+
     @Override
     public String toString() {
         return "LockSpace[" + kind + "]";

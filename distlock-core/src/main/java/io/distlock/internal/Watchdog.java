@@ -95,6 +95,18 @@ final class Watchdog {
         }
     }
 
+    /** A renewal by hand may have moved the deadline earlier: check for expiry then too. */
+    void deadlineMoved(Acquisition acquisition) {
+        lock.lock();
+        try {
+            if (acquisition.watched) {
+                add(new Entry(acquisition, acquisition.validUntilNanos(), Entry.EXPIRY, false));
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Queues the acquisition's expiry check unless one is queued; call under the lock. */
     private void addExpiryCheck(Acquisition acquisition) {
         if (!acquisition.expiryQueued) {
@@ -207,6 +219,7 @@ final class Watchdog {
                 List<RenewalRequest> requests = new ArrayList<>(chunk.size());
                 for (Entry entry : chunk) {
                     Acquisition a = entry.acquisition;
+                    sending(a);
                     requests.add(new RenewalRequest(a.lockName(), a.ownerId, a.options.leaseTime()));
                 }
                 long sent = clock.nanoTime();
@@ -220,6 +233,7 @@ final class Watchdog {
         } else {
             for (Entry entry : due) {
                 Acquisition a = entry.acquisition;
+                sending(a);
                 long sent = clock.nanoTime();
                 CompletableFuture<OwnerCheck> result = backend.renew(a.lockName(), a.ownerId, a.options.leaseTime());
                 result.whenCompleteAsync((found, error) -> completed(entry, sent, found, error), clock.timerThread());
@@ -227,8 +241,15 @@ final class Watchdog {
         }
     }
 
+    /** Counts a renewal about to be sent, before it is: see {@link LockAcquirer#renewByHand}. */
+    private static void sending(Acquisition acquisition) {
+        acquisition.watchdogRenewalsInFlight.incrementAndGet();
+        acquisition.watchdogRenewalsSent.incrementAndGet();
+    }
+
     private void completed(Entry entry, long sentNanos, @Nullable OwnerCheck found, @Nullable Throwable error) {
         Acquisition acquisition = entry.acquisition;
+        acquisition.watchdogRenewalsInFlight.decrementAndGet();
         if (!acquisition.watched || acquisition.state() != Acquisition.State.ACTIVE) {
             return;
         }

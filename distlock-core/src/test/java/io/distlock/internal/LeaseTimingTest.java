@@ -214,4 +214,71 @@ class LeaseTimingTest {
         shortLease.close();
         longLease.close();
     }
+
+    @Test
+    void aRenewalByHandSetsTheLeaseOnTheServerAndTheLocalDeadlineLongerOrShorter() throws Exception {
+        EngineLockClient client = client(false);
+        Lease lease = client.getLock("a").acquire();
+        List<LeaseLostException> losses = lossesOf(lease);
+
+        assertThat(lease.renew(Duration.ofSeconds(10))).isTrue();
+        clock.advance(LEASE.plusSeconds(1)); // past the first lease
+        assertThat(lease.isValid()).isTrue();
+        assertThat(store.isHeld("a")).as("the server keeps it for the new lease").isTrue();
+        assertThat(lease.remaining()).isLessThanOrEqualTo(Duration.ofSeconds(6));
+
+        assertThat(lease.renew(Duration.ofSeconds(1))).as("shorter").isTrue();
+        assertThat(lease.remaining()).isLessThanOrEqualTo(Duration.ofSeconds(1));
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(lease.isValid()).isFalse();
+        // the loss is told at the new deadline, not at the 10 s one queued before
+        Awaiting.until(() -> losses.size() == 1);
+        assertThat(losses.get(0).reason()).isEqualTo(Reason.EXPIRED);
+        assertThat(store.isHeld("a")).isFalse();
+        assertThat(lease.renew(Duration.ofSeconds(10))).as("lost: nothing to renew").isFalse();
+        lease.close();
+    }
+
+    @Test
+    void aRenewalByHandIsRefusedForAWatchdogLeaseAndForBadTimesAndIsFalseWhenClosed() throws Exception {
+        Lease renewed = client(true).getLock("a").acquire();
+        assertThatThrownBy(() -> renewed.renew(Duration.ofSeconds(10))).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("watchdog");
+        renewed.close();
+        Lease lease = client(false).getLock("b").acquire();
+        assertThatThrownBy(() -> lease.renew(null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> lease.renew(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> lease.renew(Duration.ofMillis(1))).isInstanceOf(IllegalArgumentException.class);
+        DistributedLock lock = client(false).getLock("c");
+        lock.lock();
+        assertThat(lock.heldLease().renew(Duration.ofSeconds(10))).as("the thread's hold, through its view").isTrue();
+        clock.advance(LEASE.plusSeconds(1));
+        assertThat(lock.heldLease().isValid()).isTrue();
+        lock.unlock();
+        lease.close();
+        assertThat(lease.renew(Duration.ofSeconds(10))).as("closed").isFalse();
+    }
+
+    @Test
+    void aRenewalByHandThatAWatchdogRenewalOverlapsTrustsOnlyTheShorterOfTheTwo() throws Exception {
+        // a grant with a short first lease is renewed once by the watchdog, for the options' lease; the server applies
+        // whichever of that and a renewal by hand comes last, so the holder may count only on the shorter
+        QueueMemoryBackend backend = store.queueBackend(Duration.ofSeconds(2));
+        EngineLockClient client = MemoryLockClients.client(backend, LockOptions.builder().leaseTime(LEASE).autoRenew(false).build(), clock);
+        clients.add(client);
+        backend.grantNextFor(Duration.ofMillis(300));
+        Lease lease = client.getLock("a").acquire();
+        store.pause();
+        clock.advance(Duration.ofMillis(100)); // the watchdog's first renewal is sent, and waits at the server
+        Awaiting.until(() -> store.pausedRequestCount() == 1);
+        CompletableFuture<Boolean> byHand = CompletableFuture.supplyAsync(() -> lease.renew(Duration.ofSeconds(30)));
+        Awaiting.until(() -> store.pausedRequestCount() == 2);
+        store.resume();
+        assertThat(byHand.get(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(lease.remaining()).isLessThanOrEqualTo(LEASE);
+
+        assertThat(lease.renew(Duration.ofSeconds(30))).as("alone").isTrue();
+        assertThat(lease.remaining()).isGreaterThan(LEASE);
+        lease.close();
+    }
 }

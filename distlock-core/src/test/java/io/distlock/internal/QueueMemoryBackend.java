@@ -26,10 +26,16 @@ public final class QueueMemoryBackend implements LockBackend, QueueingAcquire, S
     private final Duration operationTimeout;
     private final List<SessionListener> sessionListeners = new CopyOnWriteArrayList<>();
     private final Set<String> released = ConcurrentHashMap.newKeySet();
+    private volatile @Nullable Duration nextGrantLease;
 
     QueueMemoryBackend(MemoryStore store, Duration operationTimeout) {
         this.store = store;
         this.operationTimeout = operationTimeout;
+    }
+
+    /** Makes the next turn granted a short one ({@link AcquireResult#notified}), as if granted on the waiter's behalf. */
+    public void grantNextFor(Duration lease) {
+        this.nextGrantLease = lease;
     }
 
     @Override
@@ -168,7 +174,9 @@ public final class QueueMemoryBackend implements LockBackend, QueueingAcquire, S
                 }
                 if (queue.peekFirst() == ticket) {
                     ticket.onTurn = null;
-                    return AcquireResult.granted(ticket.token);
+                    Duration shortLease = nextGrantLease;
+                    nextGrantLease = null;
+                    return shortLease == null ? AcquireResult.granted(ticket.token) : AcquireResult.notified(ticket.token, shortLease);
                 }
                 ticket.onTurn = onMaybeTurn; // one watch per ticket: the newest callback replaces the last
                 return AcquireResult.busy(Duration.ZERO);

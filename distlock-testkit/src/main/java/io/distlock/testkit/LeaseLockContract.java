@@ -305,4 +305,31 @@ public abstract class LeaseLockContract extends LockContract {
         assertThat(next).as("free once the 2 s ran out, with nobody renewing it").isPresent();
         next.get().close();
     }
+
+    @Test
+    void aRenewalByHandHoldsALeaseWithoutRenewalsForTheNewTimeAndAShorterOneEndsItThen() throws Exception {
+        String name = uniqueName();
+        DistributedLock other = lockOf(newClient(), name);
+        Lease lease = lockOf(newClient(), name, lease(shortLease(), false)).acquire(SOON);
+        CompletableFuture<LeaseLostException> lost = new CompletableFuture<>();
+        lease.onLost(lost::complete);
+
+        assertThat(lease.renew(longLease())).isTrue();
+        assertThat(other.tryAcquire(shortLease().multipliedBy(4))).as("held past its first lease").isEmpty();
+        assertThat(lease.isValid()).isTrue();
+        assertThat(lost).isNotDone();
+
+        assertThat(lease.renew(shortLease())).as("shorter").isTrue();
+        assertThat(lost.get(SOON.toSeconds(), TimeUnit.SECONDS).reason()).isEqualTo(Reason.EXPIRED);
+        Optional<Lease> next = other.tryAcquire(SOON);
+        assertThat(next).as("free once the shorter lease ran out").isPresent();
+        assertThat(next.get().fencingToken()).isGreaterThan(lease.fencingToken());
+        next.get().close();
+        assertThat(lease.renew(longLease())).as("lost: nothing to renew").isFalse();
+        lease.close();
+
+        Lease watched = lockOf(newClient(), name).acquire(SOON);
+        assertThatThrownBy(() -> watched.renew(longLease())).isInstanceOf(IllegalStateException.class);
+        watched.close();
+    }
 }
