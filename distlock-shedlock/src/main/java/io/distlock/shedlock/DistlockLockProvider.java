@@ -9,7 +9,9 @@ import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import net.javacrumbs.shedlock.core.ClockProvider;
+import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.core.SimpleLock;
@@ -34,12 +36,15 @@ import org.jspecify.annotations.Nullable;
  *       ({@link Lease#expireAfter}), whatever happens to this application meanwhile. A backend that cannot keep a lock
  *       without its client (ZooKeeper, etcd) has the lease closed when it ends instead (tested on Redis and
  *       PostgreSQL only).</li>
+ *   <li>{@code extend(lockAtMostFor, lockAtLeastFor)} ({@link ExtensibleLockProvider}, ShedLock's
+ *       {@code LockExtender}): the lease is renewed for the new lockAtMostFor from now, or the extend comes back empty if
+ *       the lock was lost meanwhile.</li>
  *   <li>The lease's fencing token is {@link #currentFencingToken()} while the job runs on the locking thread.</li>
  * </ul>
  *
  * <p>Lock names are ShedLock's names, in the client's namespace.
  */
-public final class DistlockLockProvider implements LockProvider {
+public final class DistlockLockProvider implements ExtensibleLockProvider {
     /*
      * ShedLock calls lock() on the job's thread, runs the job and calls unlock() on the same thread: the current lease of
      * that thread is the lock the job holds. The lease is detached (tryAcquireDetached): ShedLock's unlock may come from
@@ -85,10 +90,23 @@ public final class DistlockLockProvider implements LockProvider {
         return lease == null || !lease.isValid() ? Optional.empty() : Optional.of(lease.fencingToken());
     }
 
-    /** A held lock, released as ShedLock says: not before {@code lockAtLeastFor}. */
-    private record DistlockSimpleLock(Lease lease, LockConfiguration configuration) implements SimpleLock {
+    /**
+     * A held lock, released as ShedLock says: not before {@code lockAtLeastFor}. Once unlocked or extended it is spent,
+     * as ShedLock's own locks are: a second unlock or extend throws {@link IllegalStateException}.
+     */
+    private static final class DistlockSimpleLock implements SimpleLock {
+        private final Lease lease;
+        private final LockConfiguration configuration;
+        private final AtomicBoolean spent = new AtomicBoolean();
+
+        DistlockSimpleLock(Lease lease, LockConfiguration configuration) {
+            this.lease = lease;
+            this.configuration = configuration;
+        }
+
         @Override
         public void unlock() {
+            spend();
             if (CURRENT.get() == lease) {
                 CURRENT.remove();
             }
@@ -97,6 +115,27 @@ public final class DistlockLockProvider implements LockProvider {
                 lease.close();
             } else if (!lease.expireAfter(keep)) {
                 LATER.schedule(lease::close, keep.toNanos(), TimeUnit.NANOSECONDS); // a session-bound backend: only while we run
+            }
+        }
+
+        /**
+         * Keeps the lock for {@code lockAtMostFor} from now (the lease is renewed for it) and returns the lock to unlock
+         * from now on, with {@code lockAtLeastFor} from now; empty if the lock was lost meanwhile (its lockAtMostFor ran
+         * out, or it was taken over).
+         */
+        @Override
+        public Optional<SimpleLock> extend(Duration lockAtMostFor, Duration lockAtLeastFor) {
+            spend();
+            LockConfiguration extended = new LockConfiguration(ClockProvider.now(), configuration.getName(), lockAtMostFor, lockAtLeastFor);
+            if (!lease.isValid() || !lease.renew(lockAtMostFor)) {
+                return Optional.empty();
+            }
+            return Optional.of(new DistlockSimpleLock(lease, extended));
+        }
+
+        private void spend() {
+            if (!spent.compareAndSet(false, true)) {
+                throw new IllegalStateException("lock '" + configuration.getName() + "' was unlocked or extended already");
             }
         }
 

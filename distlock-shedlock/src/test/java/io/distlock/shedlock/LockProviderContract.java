@@ -1,6 +1,7 @@
 package io.distlock.shedlock;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.distlock.LockClient;
 import io.distlock.servers.Await;
@@ -10,6 +11,9 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import net.javacrumbs.shedlock.core.ClockProvider;
+import net.javacrumbs.shedlock.core.DefaultLockingTaskExecutor;
+import net.javacrumbs.shedlock.core.LockExtender;
+import net.javacrumbs.shedlock.core.LockingTaskExecutor;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.SimpleLock;
 import org.junit.jupiter.api.AfterEach;
@@ -106,5 +110,52 @@ abstract class LockProviderContract {
         SimpleLock second = provider().lock(config(name, Duration.ofSeconds(30), Duration.ZERO)).orElseThrow();
         assertThat(DistlockLockProvider.currentFencingToken().orElseThrow()).isGreaterThan(token);
         second.unlock();
+    }
+
+    @Test
+    void extendKeepsTheLockForTheNewLockAtMostForAndSpendsTheOldLock() throws Exception {
+        String name = name();
+        LockClient watcher = newClient();
+        clients.add(watcher);
+        SimpleLock held = provider().lock(config(name, Duration.ofSeconds(1), Duration.ZERO)).orElseThrow();
+        SimpleLock extended = held.extend(Duration.ofSeconds(60), Duration.ZERO).orElseThrow();
+        assertThat(watcher.getLock(name).tryAcquire(Duration.ofSeconds(3))).as("held past the first lockAtMostFor").isEmpty();
+        assertThatThrownBy(held::unlock).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> held.extend(Duration.ofSeconds(5), Duration.ZERO)).isInstanceOf(IllegalStateException.class);
+        SimpleLock shorter = extended.extend(Duration.ofMillis(300), Duration.ZERO).orElseThrow();
+        Await.until(Duration.ofSeconds(20), "free once the shorter lockAtMostFor ran out", () -> takesAndReleases(provider(), name));
+        assertThat(shorter.extend(Duration.ofSeconds(60), Duration.ZERO)).as("lost: nothing to extend").isEmpty();
+        assertThat(watcher.getLock(name).isLocked()).as("and the next holder's lock untouched").isFalse();
+    }
+
+    @Test
+    void anExtendedLockUnlocksAfterItsNewLockAtLeastFor() {
+        String name = name();
+        SimpleLock held = provider().lock(config(name, Duration.ofSeconds(30), Duration.ZERO)).orElseThrow();
+        SimpleLock extended = held.extend(Duration.ofSeconds(30), Duration.ofSeconds(2)).orElseThrow();
+        long unlocked = System.nanoTime();
+        extended.unlock();
+        DistlockLockProvider other = provider();
+        Optional<SimpleLock> early = other.lock(config(name, Duration.ofSeconds(30), Duration.ZERO));
+        if (System.nanoTime() - unlocked < Duration.ofMillis(1500).toNanos()) {
+            assertThat(early).as("held until the extended lockAtLeastFor").isEmpty();
+        }
+        early.ifPresent(SimpleLock::unlock);
+        Await.until(Duration.ofSeconds(20), "free once it has passed", () -> takesAndReleases(other, name));
+    }
+
+    @Test
+    void shedLocksOwnExecutorRunsAJobThatExtendsItsLockWithLockExtenderAndUnlocksTheExtendedLock() throws Throwable {
+        String name = name();
+        LockClient watcher = newClient();
+        clients.add(watcher);
+        DefaultLockingTaskExecutor executor = new DefaultLockingTaskExecutor(provider());
+        LockingTaskExecutor.TaskResult<Boolean> result = executor.executeWithLock(() -> {
+            LockExtender.extendActiveLock(Duration.ofSeconds(60), Duration.ZERO); // a long job asks for more time
+            return watcher.getLock(name).tryAcquire(Duration.ofSeconds(2)).isEmpty(); // past the first lockAtMostFor
+        }, config(name, Duration.ofSeconds(1), Duration.ZERO));
+        assertThat(result.wasExecuted()).isTrue();
+        assertThat(result.getResult()).as("held past its first lockAtMostFor").isTrue();
+        assertThat(watcher.getLock(name).isLocked()).as("the executor unlocked the extended lock").isFalse();
     }
 }
