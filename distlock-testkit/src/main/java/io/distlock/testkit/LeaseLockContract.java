@@ -241,6 +241,16 @@ public abstract class LeaseLockContract extends LockContract {
 
     @Test
     void anInterruptWhileARequestIsInFlightLeavesNothingHeld() throws Exception {
+        interruptWhileARequestIsInFlight(false);
+    }
+
+    /** The same for a detached acquisition (a lease no thread owns: ShedLock's, the reactive @WithLock's). */
+    @Test
+    void anInterruptWhileADetachedAcquisitionsRequestIsInFlightLeavesNothingHeld() throws Exception {
+        interruptWhileARequestIsInFlight(true);
+    }
+
+    private void interruptWhileARequestIsInFlight(boolean detached) throws Exception {
         String name = uniqueName();
         // an operation timeout longer than the test's wait: the interrupt, not a timeout, ends the call
         DistributedLock lock = lockOf(newClient(ClientSettings.DEFAULTS.withOperationTimeout(Duration.ofSeconds(30))),
@@ -253,7 +263,7 @@ public abstract class LeaseLockContract extends LockContract {
             call = inBackground(() -> {
                 caller.set(Thread.currentThread());
                 try {
-                    lock.tryAcquire(SOON).ifPresent(Lease::close);
+                    (detached ? lock.tryAcquireDetached(SOON) : lock.tryAcquire(SOON)).ifPresent(Lease::close);
                     return null;
                 } catch (Throwable t) {
                     return t;

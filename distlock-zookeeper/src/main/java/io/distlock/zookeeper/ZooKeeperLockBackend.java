@@ -292,7 +292,7 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
         String parent = parent(name);
         byte[] mine = Integer.toString(permits).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
+        for (int attempt = 0; ; attempt++) {
             org.apache.zookeeper.data.Stat stat = new org.apache.zookeeper.data.Stat();
             byte[] current = curator.getData().storingStatIn(stat).forPath(parent);
             String stored = current == null ? "" : new String(current, java.nio.charset.StandardCharsets.US_ASCII);
@@ -310,7 +310,10 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
                     throw new LockException("acquire of semaphore '" + name + "' on " + describe()
                             + ": its number of permits kept changing under every try for " + timeout, raced);
                 }
-                // another join confirmed or set the number meanwhile: read again
+                // another join confirmed or set the number meanwhile: read again, after a random pause that grows with the
+                // tries (up to 16 ms), so that joins arriving together do not keep colliding (seen: one join losing every
+                // round for a whole operation timeout to clients that kept joining, on a loaded machine)
+                Thread.sleep(java.util.concurrent.ThreadLocalRandom.current().nextLong(1L << Math.min(attempt + 1, 4)) + 1);
             }
         }
     }
