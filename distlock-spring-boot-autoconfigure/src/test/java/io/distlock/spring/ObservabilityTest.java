@@ -110,7 +110,7 @@ class ObservabilityTest {
     @Test
     @SuppressWarnings("unchecked")
     void theEndpointListsWhatThisInstanceHoldsNow() throws Exception {
-        runner.run(context -> {
+        runner.withPropertyValues("management.endpoints.web.exposure.include=distlocks").run(context -> {
             ShopService shop = shop(context);
             DistlocksEndpoint endpoint = context.getBean(DistlocksEndpoint.class);
             assertThat((List<?>) endpoint.locks().get("locks")).isEmpty();

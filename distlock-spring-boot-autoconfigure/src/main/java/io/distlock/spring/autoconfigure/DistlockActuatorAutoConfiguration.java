@@ -9,6 +9,7 @@ import io.distlock.spring.actuate.DistlocksEndpoint;
 import io.distlock.spring.actuate.CachedDoctor;
 import io.distlock.spring.actuate.DoctorTarget;
 import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -31,8 +32,14 @@ public class DistlockActuatorAutoConfiguration {
     private static final String STARTERS_CLIENT = "distlockClient";
     private static final String STARTERS_TARGET = "distlockDoctorTarget";
 
+    /**
+     * Only where the application exposes it (web or JMX): it lists the names of the locks held, which may carry business
+     * keys, and like every Actuator endpoint but health it is exposed only on request
+     * ({@code management.endpoints.web.exposure.include=distlocks}).
+     */
     @Bean
     @ConditionalOnMissingBean
+    @ConditionalOnAvailableEndpoint
     DistlocksEndpoint distlocksEndpoint(HeldLocks held) {
         return new DistlocksEndpoint(held);
     }
