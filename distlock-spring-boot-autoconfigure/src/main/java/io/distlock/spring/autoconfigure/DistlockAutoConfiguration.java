@@ -24,6 +24,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.context.annotation.Condition;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
@@ -52,6 +53,7 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
 })
 @ConditionalOnProperty(prefix = "distlock", name = "enabled", havingValue = "true", matchIfMissing = true)
 @EnableConfigurationProperties(DistlockProperties.class)
+@ImportRuntimeHints(DistlockRuntimeHints.class)
 public class DistlockAutoConfiguration {
     /** The backends with a Spring integration of their own here, in the order the default picks them. */
     static final List<String> INTEGRATED = List.of("redis", "zookeeper", "jdbc");
