@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.function.Supplier;
 import org.springframework.aop.framework.AopInfrastructureBean;
 import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.BeanInitializationException;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.core.annotation.AnnotatedElementUtils;
@@ -18,7 +20,7 @@ import org.springframework.util.ReflectionUtils;
  * Checks every bean's {@link WithLock} methods when the bean is made, so that a method that would run unlocked, or a
  * key or duration that cannot work, stops the startup naming the method instead of showing up at a call.
  */
-public final class WithLockMethodsCheck implements BeanPostProcessor, AopInfrastructureBean {
+public final class WithLockMethodsCheck implements BeanPostProcessor, AopInfrastructureBean, BeanFactoryAware {
     /*
      * A proxy can advise only methods it can override or call through an interface: a final method of a class-based
      * (CGLIB) proxy, and every private or static method, runs without the advice, so without the lock. Those are errors:
@@ -28,11 +30,31 @@ public final class WithLockMethodsCheck implements BeanPostProcessor, AopInfrast
      * It is AOP infrastructure: made while post-processors are, it must not make the auto-proxy creator fetch the
      * advisors (the @WithLock advisor needs the properties, which would then be made before their binding).
      */
-    private final Supplier<WithLockInterceptor> interceptor;
+    private Supplier<WithLockInterceptor> interceptor;
+    private final boolean fromBeanFactory;
 
     /** @param interceptor the interceptor whose plans check the annotations; looked up when a bean has one */
     public WithLockMethodsCheck(Supplier<WithLockInterceptor> interceptor) {
         this.interceptor = interceptor;
+        this.fromBeanFactory = false;
+    }
+
+    /**
+     * For a bean definition of its own (the starter's: a plain class definition, so that it can be processed ahead of
+     * time): the interceptor is the {@link WithLockInterceptor} bean of the factory it is made in.
+     */
+    public WithLockMethodsCheck() {
+        this.interceptor = () -> {
+            throw new IllegalStateException("WithLockMethodsCheck was made outside a bean factory: pass it the interceptor");
+        };
+        this.fromBeanFactory = true;
+    }
+
+    @Override
+    public void setBeanFactory(BeanFactory beanFactory) {
+        if (fromBeanFactory) {
+            this.interceptor = () -> beanFactory.getBean(WithLockInterceptor.class);
+        }
     }
 
     @Override

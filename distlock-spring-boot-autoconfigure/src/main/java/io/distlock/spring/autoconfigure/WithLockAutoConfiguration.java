@@ -84,11 +84,12 @@ public class WithLockAutoConfiguration {
             AopConfigUtils.registerAutoProxyCreatorIfNecessary(registry);
             // the check of each bean's @WithLock methods (WithLockMethodsCheck): a post-processor defined here, by itself,
             // so that making it makes nothing else; it finds the interceptor when the first such bean is made
-            if (!registry.containsBeanDefinition(METHODS_CHECK) && registry instanceof org.springframework.beans.factory.BeanFactory beans) {
+            // A plain class definition (it finds the interceptor as BeanFactoryAware), not an instance supplier: Spring's
+            // AOT cannot generate code for a supplier (the example application's test in AOT mode failed on one)
+            if (!registry.containsBeanDefinition(METHODS_CHECK)) {
                 org.springframework.beans.factory.support.RootBeanDefinition check =
                         new org.springframework.beans.factory.support.RootBeanDefinition(WithLockMethodsCheck.class);
                 check.setRole(BeanDefinition.ROLE_INFRASTRUCTURE);
-                check.setInstanceSupplier(() -> new WithLockMethodsCheck(() -> beans.getBean(WithLockInterceptor.class)));
                 registry.registerBeanDefinition(METHODS_CHECK, check);
             }
         }
