@@ -2,26 +2,16 @@ package io.distlock.shedlock;
 
 import io.distlock.LockClient;
 import io.distlock.jdbc.JdbcLockClient;
-import io.distlock.jdbc.testing.PostgresServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import io.distlock.jdbc.testing.PostgresServerExtension;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** {@link DistlockLockProvider} on a real PostgreSQL server. */
 class PostgresLockProviderTest extends LockProviderContract {
-    private static PostgresServer postgres;
-
-    @BeforeAll
-    static void start() {
-        postgres = PostgresServer.launch();
-    }
-
-    @AfterAll
-    static void stop() {
-        postgres.close();
-    }
+    @RegisterExtension
+    static final PostgresServerExtension postgres = new PostgresServerExtension();
 
     @Override
     protected LockClient newClient() {
-        return JdbcLockClient.create(postgres.jdbcUrl());
+        return JdbcLockClient.create(postgres.target());
     }
 }

@@ -115,36 +115,19 @@ public final class LockTemplate implements DisposableBean {
         Objects.requireNonNull(settings, "settings");
         DistributedLock lock = settings.leaseTime() == null ? client.get().getLock(name)
                 : client.get().getLock(name, LockOptions.builder().leaseTime(settings.leaseTime()).build());
-        AcquireObservation.Scope scope = observation.get().start(tagOf(name), backend.get());
-        Optional<Lease> acquired;
         try {
-            acquired = lock.tryAcquire(settings.waitTime());
+            return ObservedAcquire.run(observation.get(), tagOf(name), backend.get(), skip, () -> lock.tryAcquire(settings.waitTime()));
         } catch (InterruptedException e) {
-            scope.failed(e);
             Thread.currentThread().interrupt();
             throw new InterruptedLockException(name, e);
-        } catch (RuntimeException | Error e) {
-            scope.failed(e);
-            throw e;
         }
-        scope.finished(acquired.isPresent() ? "acquired" : skip ? "skipped" : "timeout");
-        return acquired;
     }
 
     private <T> @Nullable T run(Lease lease, LockSettings settings, LockCallback<T> action) {
         long started = System.nanoTime();
-        Thread runner = Thread.currentThread();
-        Object guard = new Object();
-        boolean[] running = {true};
+        RunningCall call = new RunningCall(Thread.currentThread());
         lease.onLost(lost -> {
-            boolean during;
-            synchronized (guard) { // no I/O inside: the interrupt must not reach the thread once the work has ended
-                during = running[0];
-                if (during && settings.onLost() == WithLock.OnLost.INTERRUPT) {
-                    runner.interrupt();
-                }
-            }
-            if (during) {
+            if (call.interruptIfRunning(settings.onLost() == WithLock.OnLost.INTERRUPT)) {
                 log.warn("the lease on '{}' was lost while the work ran ({}): {}", lease.lockName(), lost.reason(), lost.getMessage());
             } else {
                 log.debug("the lease on '{}' was lost after the work ended, while minHold kept it ({}): {}", lease.lockName(), lost.reason(),
@@ -154,9 +137,7 @@ public final class LockTemplate implements DisposableBean {
         try (LockContext.Scope scope = LockContext.enter(lease)) {
             return action.doWithLock(lease);
         } finally {
-            synchronized (guard) {
-                running[0] = false;
-            }
+            call.finished();
             releases.release(lease, settings.minHold(), started);
         }
     }

@@ -174,22 +174,8 @@ public final class WithLockInterceptor implements MethodInterceptor, DisposableB
         return afterRelease;
     }
 
-    /** An acquisition. */
-    private interface Acquiring {
-        Optional<Lease> acquire() throws InterruptedException;
-    }
-
-    private Optional<Lease> observed(Plan plan, Acquiring acquiring) throws InterruptedException {
-        AcquireObservation.Scope scope = observation.get().start(plan.name(), backend.get());
-        Optional<Lease> acquired;
-        try {
-            acquired = acquiring.acquire();
-        } catch (InterruptedException | RuntimeException | Error e) {
-            scope.failed(e);
-            throw e;
-        }
-        scope.finished(acquired.isPresent() ? "acquired" : plan.onFailure() == WithLock.OnFailure.SKIP ? "skipped" : "timeout");
-        return acquired;
+    private Optional<Lease> observed(Plan plan, ObservedAcquire.Acquiring acquiring) throws InterruptedException {
+        return ObservedAcquire.run(observation.get(), plan.name(), backend.get(), plan.onFailure() == WithLock.OnFailure.SKIP, acquiring);
     }
 
     private Object invokeReactive(MethodInvocation invocation, Plan plan, DistributedLock lock) {
@@ -314,27 +300,5 @@ public final class WithLockInterceptor implements MethodInterceptor, DisposableB
             return resolved == null ? text : resolved;
         }
         return text;
-    }
-
-    /** The thread running a synchronous method, interruptible only while it runs it. */
-    private static final class RunningCall {
-        private final Thread thread;
-        private boolean running = true;
-
-        RunningCall(Thread thread) {
-            this.thread = thread;
-        }
-
-        /** Interrupts the call if it still runs and {@code interrupt} says so; returns whether it still runs. */
-        synchronized boolean interruptIfRunning(boolean interrupt) {
-            if (running && interrupt) {
-                thread.interrupt();
-            }
-            return running;
-        }
-
-        synchronized void finished() {
-            running = false;
-        }
     }
 }

@@ -4,7 +4,11 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.aop.framework.AopInfrastructureBean;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
@@ -30,8 +34,12 @@ public final class WithLockMethodsCheck implements BeanPostProcessor, AopInfrast
      * It is AOP infrastructure: made while post-processors are, it must not make the auto-proxy creator fetch the
      * advisors (the @WithLock advisor needs the properties, which would then be made before their binding).
      */
+    private static final Logger log = LoggerFactory.getLogger(WithLockMethodsCheck.class);
+
     private Supplier<WithLockInterceptor> interceptor;
     private final boolean fromBeanFactory;
+    /** The classes whose calls on this were looked for, once each (a class may have several beans). */
+    private final Set<Class<?>> selfCallsChecked = ConcurrentHashMap.newKeySet();
 
     /** @param interceptor the interceptor whose plans check the annotations; looked up when a bean has one */
     public WithLockMethodsCheck(Supplier<WithLockInterceptor> interceptor) {
@@ -95,6 +103,13 @@ public final class WithLockMethodsCheck implements BeanPostProcessor, AopInfrast
         }
         if (!problems.isEmpty()) {
             throw new BeanInitializationException("bean '" + beanName + "': " + String.join("; ", problems));
+        }
+        if (!annotated.isEmpty() && selfCallsChecked.add(userClass)) {
+            for (SelfCalls.SelfCall call : SelfCalls.find(userClass, annotated)) {
+                log.warn("@WithLock on {}() is bypassed where {}() calls it on this: a call inside the bean does not go through its "
+                        + "proxy, so it runs without the lock; call it through the proxy (inject the bean into itself, @Lazy), or lock "
+                        + "with LockTemplate there", call.callee(), call.caller());
+            }
         }
         return bean;
     }

@@ -50,43 +50,16 @@ class MinHoldLossLogTest {
     @Test
     void aLeaseLostAfterTheMethodReturnedInsideMinHoldIsLoggedAtDebugNotAsLostWhileTheMethodRan() {
         assumeTrue(LoggerFactory.getLogger(WithLockInterceptor.class).isDebugEnabled(), "needs the test resources' simplelogger.properties");
-        // slf4j-simple writes to System.err as it is at each call: keep a copy of what is written (Boot's
-        // OutputCaptureExtension would do, but Boot 4's needs JUnit 6)
-        java.io.ByteArrayOutputStream copy = new java.io.ByteArrayOutputStream();
-        java.io.PrintStream err = System.err;
-        System.setErr(new java.io.PrintStream(new java.io.OutputStream() {
-            @Override
-            public void write(int b) {
-                err.write(b);
-                synchronized (copy) {
-                    copy.write(b);
-                }
-            }
-
-            @Override
-            public void write(byte[] bytes, int off, int len) {
-                err.write(bytes, off, len);
-                synchronized (copy) {
-                    copy.write(bytes, off, len);
-                }
-            }
-        }, true));
-        java.util.function.Supplier<String> output = () -> {
-            synchronized (copy) {
-                return copy.toString(java.nio.charset.StandardCharsets.UTF_8);
-            }
-        };
-        try (LockClient operator = ZooKeeperLockClient.builder().connectString(zookeeper.directTarget()).namespace("minhold").build()) {
+        try (StandardErrorCopy output = new StandardErrorCopy();
+                LockClient operator = ZooKeeperLockClient.builder().connectString(zookeeper.directTarget()).namespace("minhold").build()) {
             runner.run(context -> {
                 assertThat(context.getBean(Report.class).run()).isPositive();
                 assertThat(operator.getLock("report").isLocked()).as("kept for minHold").isTrue();
                 operator.getLock("report").forceUnlock(); // the lease is lost after the method returned
                 Await.until(Duration.ofSeconds(20), "the loss is logged",
-                        () -> output.get().contains("the lease on 'report' was lost after the method returned"));
-                assertThat(output.get()).doesNotContain("was lost while the method ran");
+                        () -> output.text().contains("the lease on 'report' was lost after the method returned"));
+                assertThat(output.text()).doesNotContain("was lost while the method ran");
             });
-        } finally {
-            System.setErr(err);
         }
     }
 }

@@ -100,4 +100,26 @@ class WithLockMethodsCheckTest {
             context.getBean(GoodJob.class).run("sku-1");
         });
     }
+
+    /** A job that calls its own locked method on this. */
+    static class SelfCallingJob {
+        @WithLock
+        public void report() {}
+
+        public void runAll() {
+            report();
+        }
+    }
+
+    @Test
+    void aCallOnThisOfALockedMethodIsWarnedOfAtStartup() {
+        try (StandardErrorCopy output = new StandardErrorCopy()) {
+            runner.withBean(SelfCallingJob.class).run(context -> assertThat(context).hasNotFailed());
+            assertThat(output.text()).contains("@WithLock on SelfCallingJob.report() is bypassed where SelfCallingJob.runAll() calls it on this");
+        }
+        try (StandardErrorCopy output = new StandardErrorCopy()) {
+            runner.withBean(GoodJob.class).run(context -> assertThat(context).hasNotFailed());
+            assertThat(output.text()).doesNotContain("is bypassed");
+        }
+    }
 }

@@ -69,47 +69,53 @@ public class DistlockRegistryLock implements Lock {
     @Override
     public void lock() {
         try {
-            lock.lock();
-        } catch (BackendUnavailableException e) {
-            throw cannotAcquire(e);
+            attempt(() -> {
+                lock.lock(); // waits through interrupts and sets the flag again
+                return true;
+            }, null);
+        } catch (InterruptedException e) {
+            throw new IllegalStateException("lock() cannot be interrupted", e); // DistributedLock.lock() never throws it
         }
-        held(null);
     }
 
     @Override
     public void lockInterruptibly() throws InterruptedException {
-        try {
+        attempt(() -> {
             lock.lockInterruptibly();
-        } catch (BackendUnavailableException e) {
-            throw cannotAcquire(e);
-        }
-        held(null);
+            return true;
+        }, null);
     }
 
     @Override
     public boolean tryLock() {
-        boolean locked;
         try {
-            locked = lock.tryLock();
-        } catch (BackendUnavailableException e) {
-            throw cannotAcquire(e);
+            return attempt(lock::tryLock, null);
+        } catch (InterruptedException e) {
+            throw new IllegalStateException("tryLock() cannot be interrupted", e); // DistributedLock.tryLock() re-asserts it instead
         }
-        if (locked) {
-            held(null);
-        }
-        return locked;
     }
 
     @Override
     public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+        return attempt(() -> lock.tryLock(time, unit), null);
+    }
+
+    /** An acquisition by the wrapped lock. */
+    @FunctionalInterface
+    private interface Attempt {
+        boolean run() throws InterruptedException;
+    }
+
+    /** Runs {@code attempt} with Spring Integration's exception for an unreachable backend, and counts the hold it gives. */
+    private boolean attempt(Attempt attempt, @Nullable Duration timeToLive) throws InterruptedException {
         boolean locked;
         try {
-            locked = lock.tryLock(time, unit);
+            locked = attempt.run();
         } catch (BackendUnavailableException e) {
-            throw cannotAcquire(e);
+            throw new CannotAcquireLockException("could not take lock '" + name() + "': " + e.getMessage(), e);
         }
         if (locked) {
-            held(null);
+            held(timeToLive);
         }
         return locked;
     }
@@ -122,17 +128,8 @@ public class DistlockRegistryLock implements Lock {
         if (lock.isHeldByCurrentThread()) {
             return tryLock(waitTime.toNanos(), TimeUnit.NANOSECONDS);
         }
-        LockOptions leased = lock.options().toBuilder().leaseTime(timeToLive).autoRenew(false).build();
-        boolean locked;
-        try {
-            locked = client.getLock(name(), leased).tryLock(waitTime.toNanos(), TimeUnit.NANOSECONDS);
-        } catch (BackendUnavailableException e) {
-            throw cannotAcquire(e);
-        }
-        if (locked) {
-            held(timeToLive);
-        }
-        return locked;
+        DistributedLock leased = client.getLock(name(), LockOptions.builder().leaseTime(timeToLive).autoRenew(false).build());
+        return attempt(() -> leased.tryLock(waitTime.toNanos(), TimeUnit.NANOSECONDS), timeToLive);
     }
 
     private void held(@Nullable Duration timeToLive) {
@@ -206,10 +203,6 @@ public class DistlockRegistryLock implements Lock {
 
     boolean unusedSince(long millis) {
         return holds.get() <= 0 && lastUsedMillis < millis;
-    }
-
-    private CannotAcquireLockException cannotAcquire(BackendUnavailableException e) {
-        return new CannotAcquireLockException("could not take lock '" + name() + "': " + e.getMessage(), e);
     }
 
     @Override

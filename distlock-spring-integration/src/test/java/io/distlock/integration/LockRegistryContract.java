@@ -36,6 +36,9 @@ abstract class LockRegistryContract {
     /** Returns a new client on the test's server. */
     protected abstract LockClient newClient();
 
+    /** Returns the test's server, to freeze it. */
+    protected abstract io.distlock.servers.BackendControl server();
+
     private LockClient client() {
         LockClient client = newClient();
         clients.add(client);
@@ -134,6 +137,23 @@ abstract class LockRegistryContract {
         assertThat(registry().obtain(key).tryLock()).as("the new holder's lock is untouched").isFalse();
         assertThat(client().getLock(key).isLocked()).isTrue();
         assertThat(firstToken).isPositive();
+    }
+
+    @Test
+    void aServerThatDoesNotAnswerMakesLockThrowSpringsCannotAcquireLockException() throws Exception {
+        String key = key();
+        LockClient client = client(); // connected before the server freezes
+        Lock lock = new DistlockLockRegistry(client).obtain(key);
+        server().pause();
+        try {
+            assertThatThrownBy(lock::lock).isInstanceOf(org.springframework.dao.CannotAcquireLockException.class).hasMessageContaining(key);
+        } finally {
+            server().resume();
+        }
+        Lock after = registry().obtain(key);
+        // the frozen server runs the abandoned request when it wakes; the client releases what that granted
+        assertThat(after.tryLock(SOON.toSeconds(), TimeUnit.SECONDS)).as("nothing left held by the attempt").isTrue();
+        after.unlock();
     }
 
     @Test

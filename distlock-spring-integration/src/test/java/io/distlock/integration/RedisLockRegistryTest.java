@@ -14,4 +14,9 @@ class RedisLockRegistryTest extends LockRegistryContract {
     protected LockClient newClient() {
         return RedisLockClient.create(redis.server().uri());
     }
+
+    @Override
+    protected io.distlock.servers.BackendControl server() {
+        return redis.control();
+    }
 }
