@@ -67,6 +67,11 @@ public interface Lease extends AutoCloseable {
      * @throws BackendUnavailableException if the last renewal could not be confirmed; renewal has stopped, so the lock
      *     expires after its lease, or after {@code holdFor} if the server did apply it
      */
+    default boolean expireAfter(Duration holdFor) {
+        LockOptions.checkHoldFor(holdFor);
+        return false;
+    }
+
     /**
      * Renews the lease now, for {@code leaseTime} from now, and keeps holding it: for a lease taken without watchdog
      * renewals ({@code autoRenew(false)}) whose holder needs more time, or less (ShedLock's extend, Spring Integration's
@@ -87,11 +92,6 @@ public interface Lease extends AutoCloseable {
     default boolean renew(Duration leaseTime) {
         LockOptions.checkLeaseTime(leaseTime);
         throw new UnsupportedOperationException(getClass().getName() + " cannot be renewed by hand");
-    }
-
-    default boolean expireAfter(Duration holdFor) {
-        LockOptions.checkHoldFor(holdFor);
-        return false;
     }
 
     /**

@@ -65,18 +65,20 @@ final class Acquisition {
     private volatile @Nullable LeaseLostException loss;
     private volatile String lossDetail = "";
 
-    /** Serializes renewals by hand ({@code Lease#renew}). */
-    final ReentrantLock renewingByHand = new ReentrantLock();
     /** The lease the last renewal by hand asked for, 0 if none. */
     volatile long renewedByHandNanos;
-    /** Watchdog renewals of this acquisition sent, and not yet answered: a renewal by hand must allow for them. */
-    final AtomicInteger watchdogRenewalsSent = new AtomicInteger();
-    final AtomicInteger watchdogRenewalsInFlight = new AtomicInteger();
+    /**
+     * The watchdog's one renewal of a short grant ({@link #claimFirst}, without autoRenew) was confirmed: no watchdog
+     * renewal can overlap a renewal by hand any more.
+     */
+    volatile boolean firstRenewalDone;
 
     /** Watchdog bookkeeping, changed only under the watchdog's lock. */
     volatile boolean watched;
     int queuedEntries;
     boolean expiryQueued;
+    /** When the queued expiry check is due; an older one is stale (a renewal by hand queued an earlier one). */
+    long expiryDueNanos;
 
     Acquisition(LockSlot slot, Grant grant, LockOptions options, EngineClock clock, Executor events, LockEvents lockEvents) {
         this.slot = slot;

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,6 +31,14 @@ final class LockAcquirer {
     static final long FOREVER = -1;
     /** How many local handoffs in a row may skip waiting for the release's confirmation. */
     static final int MAX_EARLY_HANDOFFS = 4;
+    /** Serialize renewals by hand per acquisition, without a lock in every acquisition (they are rare). */
+    private static final ReentrantLock[] RENEWING_BY_HAND = new ReentrantLock[16];
+
+    static {
+        for (int i = 0; i < RENEWING_BY_HAND.length; i++) {
+            RENEWING_BY_HAND[i] = new ReentrantLock();
+        }
+    }
 
     private final EngineContext engine;
     private final LockBackend backend;
@@ -186,8 +195,8 @@ final class LockAcquirer {
 
     /**
      * Renews {@code acquisition} now for {@code leaseTime} ({@code Lease#renew}); only for one the watchdog does not renew.
-     * The local deadline becomes the send time plus {@code leaseTime}, or plus the options' lease if a watchdog renewal
-     * (the first renewal of a short grant, sent with the options' lease) overlapped this one: the server applies the
+     * The local deadline becomes the send time plus {@code leaseTime}, or plus the options' lease if the watchdog's renewal
+     * of a short grant (sent with the options' lease) was not confirmed before this one was sent: the server applies the
      * last to arrive, which may be either.
      *
      * @return whether the backend confirmed this owner; false if the lease was no longer held
@@ -197,15 +206,16 @@ final class LockAcquirer {
             throw new IllegalStateException("the lease of lock '" + acquisition.lockName() + "' is renewed by its watchdog every "
                     + acquisition.options.renewInterval() + "; renew(Duration) is for leases taken with autoRenew(false)");
         }
-        acquisition.renewingByHand.lock();
+        ReentrantLock stripe = RENEWING_BY_HAND[Math.floorMod(System.identityHashCode(acquisition), RENEWING_BY_HAND.length)];
+        stripe.lock(); // one renewal by hand of an acquisition at a time: two of different lengths would race like the below
         try {
             if (acquisition.state() != Acquisition.State.ACTIVE) {
                 return false;
             }
             long leaseNanos = leaseTime.toNanos();
-            acquisition.renewedByHandNanos = leaseNanos; // before reading the counters: see Watchdog#sending
-            int sentBefore = acquisition.watchdogRenewalsSent.get();
-            boolean overlapped = acquisition.watchdogRenewalsInFlight.get() > 0;
+            acquisition.renewedByHandNanos = leaseNanos;
+            // read before sending: not done yet means that renewal may still reach the server after this one
+            boolean overlapped = acquisition.claimFirst && !acquisition.firstRenewalDone;
             long sent = engine.clock().nanoTime();
             OwnerCheck found;
             try {
@@ -221,13 +231,12 @@ final class LockAcquirer {
                 engine.losses().found(acquisition, found, "a renewal");
                 return false;
             }
-            overlapped |= acquisition.watchdogRenewalsSent.get() != sentBefore || acquisition.watchdogRenewalsInFlight.get() > 0;
             long optionsLease = acquisition.options.leaseTime().toNanos();
             acquisition.confirmRenewalByHand(sent, overlapped ? Math.min(leaseNanos, optionsLease) : leaseNanos);
             engine.watchdog().deadlineMoved(acquisition);
             return acquisition.state() == Acquisition.State.ACTIVE;
         } finally {
-            acquisition.renewingByHand.unlock();
+            stripe.unlock();
         }
     }
 

@@ -95,12 +95,16 @@ final class Watchdog {
         }
     }
 
-    /** A renewal by hand may have moved the deadline earlier: check for expiry then too. */
+    /**
+     * A renewal by hand may have moved the deadline earlier: an expiry check is queued for it, and the later one queued
+     * before goes stale (it is dropped when due, so that repeated renewals by hand do not pile up checks).
+     */
     void deadlineMoved(Acquisition acquisition) {
         lock.lock();
         try {
-            if (acquisition.watched) {
-                add(new Entry(acquisition, acquisition.validUntilNanos(), Entry.EXPIRY, false));
+            if (acquisition.watched && (!acquisition.expiryQueued || acquisition.validUntilNanos() - acquisition.expiryDueNanos < 0)) {
+                acquisition.expiryQueued = false;
+                addExpiryCheck(acquisition);
             }
         } finally {
             lock.unlock();
@@ -111,7 +115,8 @@ final class Watchdog {
     private void addExpiryCheck(Acquisition acquisition) {
         if (!acquisition.expiryQueued) {
             acquisition.expiryQueued = true;
-            add(new Entry(acquisition, acquisition.validUntilNanos(), Entry.EXPIRY, false));
+            acquisition.expiryDueNanos = acquisition.validUntilNanos();
+            add(new Entry(acquisition, acquisition.expiryDueNanos, Entry.EXPIRY, false));
         }
     }
 
@@ -169,6 +174,9 @@ final class Watchdog {
                     continue;
                 }
                 if (head.intervalNanos == Entry.EXPIRY) {
+                    if (head.dueNanos != acquisition.expiryDueNanos) {
+                        continue; // stale: an earlier check replaced it (deadlineMoved)
+                    }
                     acquisition.expiryQueued = false;
                     if (now - acquisition.validUntilNanos() >= 0) {
                         expired.add(acquisition);
@@ -219,7 +227,6 @@ final class Watchdog {
                 List<RenewalRequest> requests = new ArrayList<>(chunk.size());
                 for (Entry entry : chunk) {
                     Acquisition a = entry.acquisition;
-                    sending(a);
                     requests.add(new RenewalRequest(a.lockName(), a.ownerId, a.options.leaseTime()));
                 }
                 long sent = clock.nanoTime();
@@ -233,7 +240,6 @@ final class Watchdog {
         } else {
             for (Entry entry : due) {
                 Acquisition a = entry.acquisition;
-                sending(a);
                 long sent = clock.nanoTime();
                 CompletableFuture<OwnerCheck> result = backend.renew(a.lockName(), a.ownerId, a.options.leaseTime());
                 result.whenCompleteAsync((found, error) -> completed(entry, sent, found, error), clock.timerThread());
@@ -241,15 +247,8 @@ final class Watchdog {
         }
     }
 
-    /** Counts a renewal about to be sent, before it is: see {@link LockAcquirer#renewByHand}. */
-    private static void sending(Acquisition acquisition) {
-        acquisition.watchdogRenewalsInFlight.incrementAndGet();
-        acquisition.watchdogRenewalsSent.incrementAndGet();
-    }
-
     private void completed(Entry entry, long sentNanos, @Nullable OwnerCheck found, @Nullable Throwable error) {
         Acquisition acquisition = entry.acquisition;
-        acquisition.watchdogRenewalsInFlight.decrementAndGet();
         if (!acquisition.watched || acquisition.state() != Acquisition.State.ACTIVE) {
             return;
         }
@@ -265,7 +264,9 @@ final class Watchdog {
             return;
         }
         acquisition.confirmRenewal(sentNanos);
-        if (!entry.once) {
+        if (entry.once) {
+            acquisition.firstRenewalDone = true;
+        } else {
             enqueue(new Entry(acquisition, sentNanos + entry.intervalNanos, entry.intervalNanos, false));
         }
     }

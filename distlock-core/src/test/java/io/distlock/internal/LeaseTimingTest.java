@@ -281,4 +281,20 @@ class LeaseTimingTest {
         assertThat(lease.remaining()).isGreaterThan(LEASE);
         lease.close();
     }
+
+    @Test
+    void repeatedRenewalsByHandDoNotPileUpExpiryChecksAndTheLastDeadlineHolds() throws Exception {
+        EngineLockClient client = client(false);
+        Lease lease = client.getLock("a").acquire();
+        List<LeaseLostException> losses = lossesOf(lease);
+        for (int i = 0; i < 50; i++) {
+            assertThat(lease.renew(i % 2 == 0 ? Duration.ofSeconds(10) : Duration.ofSeconds(8))).isTrue();
+        }
+        assertThat(client.engine().watchdog().queued()).as("expiry checks queued (one per renewal before)").isLessThanOrEqualTo(2);
+        clock.advance(Duration.ofSeconds(7));
+        assertThat(lease.isValid()).isTrue();
+        clock.advance(Duration.ofSeconds(2)); // past the last renewal's 8 s
+        Awaiting.until(() -> losses.size() == 1);
+        assertThat(losses.get(0).reason()).isEqualTo(Reason.EXPIRED);
+    }
 }

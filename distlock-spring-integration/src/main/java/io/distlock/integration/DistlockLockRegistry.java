@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentMap;
 import org.jspecify.annotations.Nullable;
 import org.springframework.integration.support.locks.ExpirableLockRegistry;
 import org.springframework.integration.support.locks.RenewableLockRegistry;
+import org.springframework.util.ClassUtils;
 
 /**
  * A Spring Integration {@code LockRegistry} on a distlock {@link LockClient}: code written against
@@ -46,7 +47,8 @@ import org.springframework.integration.support.locks.RenewableLockRegistry;
 @SuppressWarnings("rawtypes") // the raw interfaces: Spring Integration 7 made them generic, 6.5's are not
 public final class DistlockLockRegistry implements ExpirableLockRegistry, RenewableLockRegistry {
     /** Spring Integration 7's lock interface, if it is on the class path; our locks then implement it. */
-    private static final boolean DISTRIBUTED_LOCK = isPresent("org.springframework.integration.support.locks.DistributedLock");
+    private static final boolean DISTRIBUTED_LOCK = ClassUtils.isPresent("org.springframework.integration.support.locks.DistributedLock",
+            DistlockLockRegistry.class.getClassLoader());
 
     private final LockClient client;
     private final @Nullable LockOptions options;
@@ -132,15 +134,6 @@ public final class DistlockLockRegistry implements ExpirableLockRegistry, Renewa
                     + (lockKey == null ? "null" : lockKey.getClass().getName()));
         }
         return name;
-    }
-
-    private static boolean isPresent(String className) {
-        try {
-            Class.forName(className, false, DistlockLockRegistry.class.getClassLoader());
-            return true;
-        } catch (ClassNotFoundException | LinkageError e) {
-            return false;
-        }
     }
 
     @Override

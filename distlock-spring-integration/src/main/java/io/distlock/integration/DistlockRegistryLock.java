@@ -137,7 +137,7 @@ public class DistlockRegistryLock implements Lock {
         if (lock.getHoldCount() == 1) {
             ttl.set(timeToLive); // a new hold; re-entry keeps the first one's
         }
-        lastUsedMillis = System.currentTimeMillis();
+        used();
     }
 
     /**
@@ -191,10 +191,10 @@ public class DistlockRegistryLock implements Lock {
         }
     }
 
-    /** Not supported: a distributed lock has no conditions. */
+    /** Not supported: a distributed lock has no conditions ({@link DistributedLock#newCondition()} throws). */
     @Override
     public Condition newCondition() {
-        throw new UnsupportedOperationException("distributed locks do not support conditions: " + name());
+        return lock.newCondition();
     }
 
     void used() {

@@ -40,7 +40,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Plain locks only ({@code getLock}); the fair, read-write and semaphore kinds throw
  * {@link UnsupportedOperationException} (test those on a real backend). Client default lease: 3 s, renewed every
- * second, so a simulated loss is noticed within about a second; pass other {@link LockOptions} to
+ * second (a third of the lease): the holder learns of a simulated loss at its next renewal; pass other {@link LockOptions} to
  * {@link #newClient(LockOptions)}.
  */
 public final class InMemoryLockServer implements AutoCloseable {
