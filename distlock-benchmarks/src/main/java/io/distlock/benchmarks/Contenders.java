@@ -26,7 +26,7 @@ import org.jspecify.annotations.Nullable;
 
 /** The implementations measured side by side; each gets its own client, as an application would. */
 final class Contenders {
-    static final List<String> REDIS = List.of("raw-eval", "distlock-redis", "redisson-rlock", "redisson-fenced",
+    static final List<String> REDIS = List.of("raw-eval", "distlock-redis", "distlock-redis-cohort", "redisson-rlock", "redisson-fenced",
             "spring-spin", "spring-pubsub", "textbook-setnx", "distlock-fair", "redisson-fair");
     static final List<String> ZOOKEEPER = List.of("distlock-zookeeper", "curator-mutex");
     static final List<String> ETCD = List.of("distlock-etcd", "jetcd-lock");
@@ -73,6 +73,8 @@ final class Contenders {
             case "jetcd-lock" -> new JetcdLock(targets.etcd());
             case "raw-eval" -> BasicContenders.rawEval(redisUri);
             case "distlock-redis" -> BasicContenders.distlock(id, LockClients.open(redisUri));
+            case "distlock-redis-cohort" -> BasicContenders.distlock(id, LockClients.open(redisUri),
+                    io.distlock.LockOptions.builder().localHandoffs(16).build());
             case "distlock-zookeeper" -> BasicContenders.distlock(id, LockClients.open("zk://" + zooKeeper, "bench"));
             case "distlock-fair" -> new FairDistlock(LockClients.open(redisUri));
             case "redisson-rlock" -> new RedissonLock(id, redisUri, false);

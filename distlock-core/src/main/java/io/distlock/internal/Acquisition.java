@@ -49,6 +49,16 @@ final class Acquisition {
      * watchdog renews it at once, also when autoRenew is off, to get the full lease.
      */
     final boolean claimFirst;
+    /** The last token of the range the server grant reserved (local handoffs take the next ones); the token if one. */
+    final long lastToken;
+    /** When the first local handoff of this run happened ({@link CohortHandoff}); meaningless unless {@link #handedOn}. */
+    final long runStartNanos;
+    /** The acquisition took its lease from another holder of this client ({@link CohortHandoff}). */
+    final boolean handedOn;
+    /** The backend session's epoch when the server grant's request was sent. */
+    final long sessionEpoch;
+    /** The acquisition took its lease from another holder of this client, or reserved tokens for that. */
+    final boolean cohort;
 
     private final AtomicInteger holds = new AtomicInteger(1);
     private final AtomicReference<State> state = new AtomicReference<>(State.ACTIVE);
@@ -60,6 +70,8 @@ final class Acquisition {
     private final LockEvents lockEvents;
     private final @Nullable LeaseHandle view;
     private volatile long validUntilNanos;
+    /** When the request that set {@link #validUntilNanos} (the grant or a watchdog renewal) was sent. */
+    private volatile long leaseFromNanos;
     private volatile boolean suspended;
     private volatile boolean releasing;
     private volatile @Nullable LeaseLostException loss;
@@ -93,6 +105,12 @@ final class Acquisition {
         this.view = lockEvents.hasListeners() ? LeaseHandle.observing(this) : null; // no extra object per lock without listeners
         this.claimFirst = grant.leaseNanos() < options.leaseTime().toNanos();
         this.validUntilNanos = ClockDrift.deadlineNanos(grant.sentNanos(), java.time.Duration.ofNanos(grant.leaseNanos()));
+        this.leaseFromNanos = grant.sentNanos();
+        this.lastToken = grant.lastToken();
+        this.runStartNanos = grant.runStartNanos();
+        this.sessionEpoch = grant.sessionEpoch();
+        this.handedOn = grant.handedOn();
+        this.cohort = grant.lastToken() != grant.fencingToken() || handedOn;
     }
 
     /** Leaves the acquisition to no thread: called by the acquiring thread before anyone else sees it. */
@@ -117,6 +135,10 @@ final class Acquisition {
         return validUntilNanos;
     }
 
+    long leaseFromNanos() {
+        return leaseFromNanos;
+    }
+
     /** Records a watchdog renewal confirmed by the backend for a request sent at {@code sentNanos}. */
     void confirmRenewal(long renewalSentNanos) {
         Duration lease = options.leaseTime();
@@ -126,6 +148,7 @@ final class Acquisition {
         }
         long candidate = ClockDrift.deadlineNanos(renewalSentNanos, lease);
         if (candidate - validUntilNanos > 0) {
+            leaseFromNanos = renewalSentNanos; // a local handoff times its lease and renewals from here
             validUntilNanos = candidate;
         }
         lockEvents.renewed(this);
@@ -136,6 +159,7 @@ final class Acquisition {
      * set, not only moved on, since the server's lease may now be shorter.
      */
     void confirmRenewalByHand(long renewalSentNanos, long leaseNanos) {
+        leaseFromNanos = renewalSentNanos;
         validUntilNanos = ClockDrift.deadlineNanos(renewalSentNanos, Duration.ofNanos(leaseNanos));
         lockEvents.renewed(this);
     }

@@ -142,10 +142,30 @@ final class EngineLock implements DistributedLock {
         // Read the local holders before the call: during the round trip an early local handoff may make
         // another acquisition the holder, and that one was granted after (or despite) the force-unlock.
         List<Acquisition> local = localHolders();
+        LockSlot slot = space.slots.find(name);
+        String ownerBefore = slot == null ? null : slot.lastOwnerId; // a handoff passes it on unchanged
         boolean freed = engine.calls().awaitUninterruptibly(space.backend.forceRelease(name), "forceUnlock", name);
         if (freed) {
+            // A lease handed on locally during the round trip (CohortHandoff) keeps its owner id, which the server no
+            // longer holds. The ended owner ids are recorded in the slot first, then every holder under one of them is
+            // lost: a thread that takes a parked lease checks the record after it became the holder, so one of us sees
+            // the other.
+            java.util.Set<String> ended = new java.util.HashSet<>();
+            local.forEach(holder -> ended.add(holder.ownerId));
+            if (ownerBefore != null) {
+                ended.add(ownerBefore);
+            }
+            if (slot != null) {
+                slot.revoke(ended);
+            }
+            List<Acquisition> after = localHolders();
             for (Acquisition holder : local) {
                 engine.losses().lose(holder, Reason.FORCE_UNLOCKED, "it was force-unlocked through this client", null);
+            }
+            for (Acquisition holder : after) {
+                if (ended.contains(holder.ownerId)) {
+                    engine.losses().lose(holder, Reason.FORCE_UNLOCKED, "it was force-unlocked through this client", null);
+                }
             }
         }
         return freed;

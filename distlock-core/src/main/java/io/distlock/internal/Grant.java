@@ -9,5 +9,16 @@ package io.distlock.internal;
  * @param sessionEpoch the backend session's epoch when that request was sent (see {@link SessionState})
  * @param leaseNanos the lease the grant has from {@code sentNanos}: the lease asked for, or less for a
  *     grant the backend made on a queued waiter's behalf (the engine then renews it at once)
+ * @param lastToken the last token of the range the server grant reserved ({@link io.distlock.spi.TokenRanges}):
+ *     {@code fencingToken} if it reserved one token
+ * @param runStartNanos when the first local handoff of this run happened; unused for a server grant
+ * @param handedOn the grant was a lease handed on by another holder of this client ({@link CohortHandoff}), not a server grant
  */
-record Grant(String ownerId, long fencingToken, long sentNanos, long sessionEpoch, long leaseNanos) {}
+record Grant(String ownerId, long fencingToken, long sentNanos, long sessionEpoch, long leaseNanos, long lastToken, long runStartNanos,
+        boolean handedOn) {
+
+    /** A server grant of one token. */
+    Grant(String ownerId, long fencingToken, long sentNanos, long sessionEpoch, long leaseNanos) {
+        this(ownerId, fencingToken, sentNanos, sessionEpoch, leaseNanos, fencingToken, sentNanos, false);
+    }
+}

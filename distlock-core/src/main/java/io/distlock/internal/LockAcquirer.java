@@ -82,15 +82,33 @@ final class LockAcquirer {
 
     private @Nullable Acquisition acquireOnce(LockSlot slot, LockOptions options, long waitNanos, Granter granter) throws InterruptedException {
         WaitDeadline deadline = WaitDeadline.start(engine.clock(), waitNanos);
-        if (waitNanos == FOREVER) {
-            slot.gate.acquire();
-        } else if (!slot.gate.tryAcquire(waitNanos, TimeUnit.NANOSECONDS)) {
-            return null;
+        boolean passed = false;
+        try {
+            if (waitNanos == FOREVER) {
+                slot.gate.acquire();
+            } else if (!slot.gate.tryAcquire(waitNanos, TimeUnit.NANOSECONDS)) {
+                return null;
+            }
+            passed = true;
+        } finally {
+            if (!passed) {
+                CohortHandoff.reclaimIfUnclaimed(slot); // a lease handed on to the waiters may have nobody left to take it
+            }
         }
         boolean handedOver = false;
         try {
+            Grant grant = granter == this.granter ? CohortHandoff.take(slot, options, engine.session().epoch(), engine.clock()) : null;
+            if (grant != null && engine.isClosed()) {
+                try { // the client closed while the lease was handed on: it was not on the held list the close released
+                    engine.calls().awaitUninterruptibly(backend.release(slot.name, grant.ownerId()), "release", slot.name);
+                } catch (RuntimeException e) {
+                    log.warn("could not release lock '{}' while closing; it expires with its lease", slot.name, e);
+                }
+            }
             engine.checkOpen();
-            Grant grant = granter.await(slot, options, deadline.remainingWait());
+            if (grant == null) {
+                grant = granter.await(slot, options, deadline.remainingWait());
+            }
             if (grant == null) {
                 return null;
             }
@@ -102,6 +120,11 @@ final class LockAcquirer {
             if (!engine.registerHeld(acquisition, grant)) {
                 releaseForClose(acquisition); // the client closed while we acquired: do not leak it
                 engine.checkOpen();
+            }
+            if (grant.handedOn() && slot.revoked(grant.ownerId())) {
+                // a force-unlock through this client ended the hold while it was handed on (see EngineLock#forceUnlock)
+                engine.losses().lose(acquisition, io.distlock.LeaseLostException.Reason.FORCE_UNLOCKED,
+                        "it was force-unlocked through this client", null);
             }
             if (acquisition.state() == Acquisition.State.ACTIVE) {
                 engine.watchdog().start(acquisition);
@@ -118,6 +141,14 @@ final class LockAcquirer {
     void release(Acquisition acquisition, boolean reportLoss) {
         LockSlot slot = acquisition.slot;
         engine.watchdog().stop(acquisition);
+        if (acquisition.state() == Acquisition.State.ACTIVE && CohortHandoff.park(acquisition, engine.clock()) != null) {
+            engine.unregisterHeld(acquisition);
+            acquisition.freeSlot();
+            if (!slot.gate.hasQueuedThreads()) {
+                CohortHandoff.reclaimIfUnclaimed(slot); // every waiter gave up before the gate opened
+            }
+            return;
+        }
         try {
             if (acquisition.state() != Acquisition.State.ACTIVE) {
                 return; // lost: let go already where the backend could still hold it (LeaseLosses)
@@ -252,6 +283,9 @@ final class LockAcquirer {
         LockSlot slot = acquisition.slot;
         if (slot.space.shared) {
             return; // a shared kind's gate has room for others while this one holds: nobody waits for this release locally
+        }
+        if (acquisition.cohort) {
+            return; // a run of local handoffs ends here: waiters in other processes get their turn
         }
         if (slot.earlyHandoffs < MAX_EARLY_HANDOFFS && slot.gate.hasQueuedThreads()) {
             slot.earlyHandoffs++;

@@ -25,6 +25,12 @@ final class LockSlot {
     volatile @Nullable Acquisition holder;
     /** The thread-bound holders of a shared kind, by thread; null for exclusive kinds. */
     private final @Nullable ConcurrentHashMap<Thread, Acquisition> sharers;
+    /** A lease handed on to the next thread past the gate ({@link CohortHandoff}); read and written only by the gate's holder. */
+    volatile @Nullable CohortHandoff parked;
+    /** The owner id of the last exclusive holder; kept when it goes (a force-unlock reads it, see EngineLock). */
+    volatile @Nullable String lastOwnerId;
+    /** Owner ids a force-unlock through this client ended: a lease handed on under one of them is not held any more. */
+    private volatile java.util.Set<String> revokedOwners = java.util.Set.of();
     /** Early local handoffs in a row (see LockAcquirer); exclusive kinds only, touched only by the thread past the gate. */
     int earlyHandoffs;
     /** Who uses the slot: threads in hold(), acquisitions, a live release subscription. Changed only by {@link LockSlots}. */
@@ -37,6 +43,18 @@ final class LockSlot {
         this.gate = new Semaphore(space.localPermits, true);
         this.sharers = space.shared ? new ConcurrentHashMap<>() : null;
         this.signal = signals.create(this);
+    }
+
+    /** Records owner ids whose hold a force-unlock through this client ended ({@link CohortHandoff}). */
+    synchronized void revoke(java.util.Set<String> ownerIds) {
+        java.util.Set<String> all = new java.util.HashSet<>(revokedOwners);
+        all.addAll(ownerIds);
+        revokedOwners = java.util.Set.copyOf(all);
+    }
+
+    /** Returns whether a force-unlock through this client ended the hold of {@code ownerId}. */
+    boolean revoked(String ownerId) {
+        return revokedOwners.contains(ownerId);
     }
 
     /** Returns the acquisition {@code thread} holds (or is releasing) in this slot, or null. */
@@ -53,6 +71,7 @@ final class LockSlot {
         if (sharers != null) {
             sharers.put(Thread.currentThread(), acquisition);
         } else {
+            lastOwnerId = acquisition.ownerId;
             holder = acquisition;
         }
     }

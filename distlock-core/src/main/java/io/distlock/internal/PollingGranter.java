@@ -5,6 +5,7 @@ import io.distlock.spi.AcquireResult;
 import io.distlock.spi.LockBackend;
 import io.distlock.spi.PollingAcquire;
 import io.distlock.spi.ReleaseSubscription;
+import io.distlock.spi.TokenRanges;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -45,6 +46,9 @@ final class PollingGranter implements Granter {
         EngineClock clock = engine.clock();
         WaitDeadline deadline = WaitDeadline.start(clock, waitNanos);
         String ownerId = engine.ownerIds().next();
+        // a range of tokens for the local handoffs this grant may start (CohortHandoff)
+        int tokens = options.localHandoffs() > 0 && options.autoRenew() && !slot.space.shared && acquire instanceof TokenRanges
+                ? options.localHandoffs() + 1 : 1;
         boolean watching = false;
         try {
             while (true) {
@@ -52,7 +56,8 @@ final class PollingGranter implements Granter {
                 long generation = slot.signal.generation();
                 long epoch = engine.session().epoch();
                 long sent = clock.nanoTime();
-                CompletableFuture<AcquireResult> request = acquire.tryAcquire(slot.name, ownerId, options.leaseTime());
+                CompletableFuture<AcquireResult> request = tokens == 1 ? acquire.tryAcquire(slot.name, ownerId, options.leaseTime())
+                        : ((TokenRanges) acquire).tryAcquire(slot.name, ownerId, options.leaseTime(), tokens);
                 AcquireResult result;
                 try {
                     result = engine.calls().await(request, "acquire", slot.name);
@@ -64,7 +69,8 @@ final class PollingGranter implements Granter {
                     throw engine.closedOr(e);
                 }
                 if (result.granted()) {
-                    return new Grant(ownerId, result.fencingToken(), sent, epoch, options.leaseTime().toNanos());
+                    return new Grant(ownerId, result.fencingToken(), sent, epoch, options.leaseTime().toNanos(), result.fencingToken() + tokens - 1,
+                            sent, false);
                 }
                 long left = deadline.left();
                 if (left <= 0) {

@@ -53,13 +53,13 @@ class EngineArchitectureTest {
     /**
      * The engine's classes form no cycle, except inside the groups docs/architecture.md names: the acquisition core (a
      * space's slots and their holds know each other: a slot counts its holders, a hold reports its end to its slot and
-     * space, the granters fire the waiting slot's signal), an acquisition and the listeners' events about it, and the
+     * space, the granters fire the waiting slot's signal, a lease handed on locally is parked in its slot), an acquisition and the listeners' events about it, and the
      * two sides of a read-write lock and the lock they belong to.
      */
     @Test
     void theEngineClassesFormNoCyclesBeyondTheNamedOnes() {
         String[] acquisitionCore = {"LockSpace", "LockSlots", "LockSlot", "Acquisition", "LeaseHandle", "ReleaseSignal", "LockAcquirer",
-                "PollingGranter", "QueueGranter", "DowngradeGranter", "Granter"};
+                "PollingGranter", "QueueGranter", "DowngradeGranter", "Granter", "CohortHandoff"};
         String[] acquisitionEvents = {"Acquisition", "LockEvents"};
         String[] readWriteSides = {"EngineLock", "EngineReadWriteLock"};
         SlicesRuleDefinition.slices().assignedFrom(new TopLevelEngineClasses())

@@ -322,6 +322,13 @@ public final class MemoryStore {
         return ++lastToken;
     }
 
+    /** Reserves {@code count} tokens and returns the first; call under the lock. */
+    long reserveTokens(int count) {
+        long first = lastToken + 1;
+        lastToken += count;
+        return first;
+    }
+
     /** The lease holding the lock now, or null; call under the lock. */
     Hold liveHold(String name) {
         Hold hold = holds.get(name);

@@ -10,6 +10,7 @@ import io.distlock.spi.LockBackend;
 import io.distlock.spi.OwnerCheck;
 import io.distlock.spi.PollingAcquire;
 import io.distlock.spi.ReleaseSubscription;
+import io.distlock.spi.TokenRanges;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,7 +19,7 @@ import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /** One client's view of a {@link MemoryStore} that acquires by asking, as the Redis backend does. */
-public final class PollingMemoryBackend implements LockBackend, PollingAcquire, BatchRenewal {
+public final class PollingMemoryBackend implements LockBackend, PollingAcquire, TokenRanges, BatchRenewal {
     private final MemoryStore store;
     private final Duration operationTimeout;
     private volatile @Nullable Consumer<LockOptions> optionCheck;
@@ -53,6 +54,11 @@ public final class PollingMemoryBackend implements LockBackend, PollingAcquire, 
 
     @Override
     public CompletableFuture<AcquireResult> tryAcquire(String name, String ownerId, Duration leaseTime) {
+        return tryAcquire(name, ownerId, leaseTime, 1);
+    }
+
+    @Override
+    public CompletableFuture<AcquireResult> tryAcquire(String name, String ownerId, Duration leaseTime, int count) {
         return store.run(Op.ACQUIRE, name, ownerId, () -> {
             Hold hold = store.liveHold(name);
             if (hold != null && !hold.owner.equals(ownerId)) {
@@ -62,7 +68,7 @@ public final class PollingMemoryBackend implements LockBackend, PollingAcquire, 
                 hold.expiresAt = store.now() + leaseTime.toNanos();
                 return AcquireResult.granted(hold.token);
             }
-            Hold granted = new Hold(ownerId, store.nextToken(), store.now() + leaseTime.toNanos());
+            Hold granted = new Hold(ownerId, store.reserveTokens(count), store.now() + leaseTime.toNanos());
             store.holds().put(name, granted);
             store.tombstones().remove(name);
             return AcquireResult.granted(granted.token);

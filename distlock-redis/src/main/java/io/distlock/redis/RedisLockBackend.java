@@ -13,6 +13,7 @@ import io.distlock.spi.ReadWriteStorage;
 import io.distlock.spi.SemaphoreStorage;
 import io.distlock.spi.ReleaseSubscription;
 import io.distlock.spi.StateCounts;
+import io.distlock.spi.TokenRanges;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
@@ -30,7 +31,7 @@ import org.jspecify.annotations.Nullable;
  * The storage operations on Redis: one Lua script each, over one multiplexed connection, plus release
  * notifications over one pub/sub connection.
  */
-final class RedisLockBackend implements LockBackend, PollingAcquire, BatchRenewal, LockKinds, StateCounts {
+final class RedisLockBackend implements LockBackend, PollingAcquire, TokenRanges, BatchRenewal, LockKinds, StateCounts {
     /*
      * A lock key holds "<token>:<owner id>" while held. Freeing it leaves a tombstone for at least
      * TOKEN_MEMORY: "<token>::released:<owner id>" after a release, "<token>::forced:<request id>:<owner
@@ -135,13 +136,22 @@ final class RedisLockBackend implements LockBackend, PollingAcquire, BatchRenewa
 
     @Override
     public CompletableFuture<AcquireResult> tryAcquire(String name, String ownerId, Duration leaseTime) {
+        return tryAcquire(name, ownerId, leaseTime, 1);
+    }
+
+    @Override
+    public CompletableFuture<AcquireResult> tryAcquire(String name, String ownerId, Duration leaseTime, int count) {
+        if (count < 1 || count > TokenRanges.MAX_TOKENS) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("tokens to reserve must be between 1 and "
+                    + TokenRanges.MAX_TOKENS + ", was " + count));
+        }
         if (ownerId.isEmpty() || ownerId.charAt(0) == ':') {
             return CompletableFuture.failedFuture(new IllegalArgumentException(
                     "owner id must be non-empty and must not start with ':' (that marks a tombstone): " + ownerId));
         }
         long connects = connectsIfAcknowledging();
         CompletableFuture<List<Object>> reply = scripts.run(Script.ACQUIRE, new String[] {keys.lockKey(name)},
-                ownerId, Long.toString(leaseTime.toMillis()));
+                ownerId, Long.toString(leaseTime.toMillis()), Integer.toString(count));
         CompletableFuture<AcquireResult> result = map(reply, "acquire", name, values -> {
             long granted = (Long) values.get(0);
             long value = (Long) values.get(1);

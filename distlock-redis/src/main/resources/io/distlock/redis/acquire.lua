@@ -6,13 +6,17 @@
 --          after the first ':' is empty or starts with ':' (see release.lua). A tombstone is free.
 -- ARGV[1]  owner id of this acquisition (unique per acquisition)
 -- ARGV[2]  lease time in milliseconds
+-- ARGV[3]  how many consecutive tokens to reserve, at least 1 (for the holder's local handoffs); the key keeps the
+--          last of them, so every later grant gets a larger token. The same request sent again after a lost reply
+--          carries the same count and gets the same first token.
 --
--- Returns {1, token} when the caller holds the lock, {0, pttl} when another owner holds it
--- (pttl: milliseconds left on the holder's lease, -1 if the key has no expiry).
+-- Returns {1, token} when the caller holds the lock (token: the first of the reserved ones), {0, pttl} when another
+-- owner holds it (pttl: milliseconds left on the holder's lease, -1 if the key has no expiry).
 --
 -- Fencing token = max(last token + 1, server TIME in microseconds). The TIME term keeps tokens
 -- increasing after the key expired or the server restarted without persistence, without keeping a
 -- key per lock name forever. Server time only: no client clock is involved.
+local count = tonumber(ARGV[3]) or 1
 local value = redis.call('GET', KEYS[1])
 local last = 0
 if value then
@@ -24,7 +28,7 @@ if value then
   last = tonumber(string.sub(value, 1, sep - 1)) or 0
   if owner == ARGV[1] then
     redis.call('PEXPIRE', KEYS[1], ARGV[2])
-    return {1, last}
+    return {1, last - count + 1}
   end
   if owner ~= '' and string.sub(owner, 1, 1) ~= ':' then
     return {0, redis.call('PTTL', KEYS[1])}
@@ -33,5 +37,5 @@ end
 local now = redis.call('TIME')
 local micros = tonumber(now[1]) * 1000000 + tonumber(now[2])
 local token = math.max(last + 1, micros)
-redis.call('SET', KEYS[1], string.format('%.0f', token) .. ':' .. ARGV[1], 'PX', ARGV[2])
+redis.call('SET', KEYS[1], string.format('%.0f', token + count - 1) .. ':' .. ARGV[1], 'PX', ARGV[2])
 return {1, token}

@@ -21,7 +21,12 @@ public final class BasicContenders {
 
     /** Returns a contender that runs lock() + unlock() on {@code client}; it closes the client. */
     public static Contender distlock(String id, LockClient client) {
-        return new Distlock(id, client);
+        return new Distlock(id, client, null);
+    }
+
+    /** As {@link #distlock(String, LockClient)}, with these options for every lock instead of the client's defaults. */
+    public static Contender distlock(String id, LockClient client, io.distlock.LockOptions options) {
+        return new Distlock(id, client, options);
     }
 
     /** The least any lock+unlock can cost: two trivial script calls on one Lettuce connection. */
@@ -62,10 +67,12 @@ public final class BasicContenders {
         private final String id;
         private final LockClient client;
         private final Map<String, DistributedLock> locks = new ConcurrentHashMap<>();
+        private final java.util.function.Function<String, DistributedLock> open;
 
-        Distlock(String id, LockClient client) {
+        Distlock(String id, LockClient client, io.distlock.@org.jspecify.annotations.Nullable LockOptions options) {
             this.id = id;
             this.client = client;
+            this.open = options == null ? client::getLock : name -> client.getLock(name, options);
         }
 
         @Override
@@ -75,7 +82,7 @@ public final class BasicContenders {
 
         @Override
         public void lock(String lockName) {
-            locks.computeIfAbsent(lockName, client::getLock).lock();
+            locks.computeIfAbsent(lockName, open).lock();
         }
 
         @Override

@@ -1,0 +1,157 @@
+package io.distlock.internal;
+
+import io.distlock.LockOptions;
+import io.distlock.spi.OwnerCheck;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A lease being passed from a releasing holder to the next thread of the same client at the slot's gate, without a
+ * round trip (lock cohorting, {@link LockOptions#localHandoffs()}): the server keeps the lock under the same owner id,
+ * and the next holder takes the next token of the range the server grant reserved.
+ */
+final class CohortHandoff {
+    /*
+     * Protocol. The releasing holder, still past the gate, decides to hand on (below), marks its acquisition released
+     * (its holder is done: its listeners, metrics and hold count end there), parks a CohortHandoff in the slot and opens
+     * the gate. The next thread past the gate takes it (`parked` is read and written only by whoever holds the gate)
+     * and, if it is still usable for that thread, holds the lock with it: same owner id, next token, the same lease
+     * deadline, the watchdog renewing it from when the last renewal was sent. If not usable, the taker releases it on
+     * the server under its owner id (compare-and-release: it can never free anyone else's lock) and asks the server.
+     *
+     * A parked lease nobody takes (every waiter gave up between the decision and the opening) must not sit in the slot
+     * until it expires, keeping other processes out: whoever sees the gate free with a lease parked takes the gate and
+     * releases the lease. The releaser checks once after opening the gate (no thread queued any more), and each waiter
+     * that gives up checks on its way out; between the two, one of them sees it (see LockAcquirer).
+     *
+     * Hand on only when: the kind is exclusive and its storage reserved a token range (the acquisition has a token left
+     * in it), the lease is renewed by the watchdog, a thread waits at the gate, the lease is trusted for more than one
+     * renew interval yet (a lease close to its end is not worth passing on, and an outage shows first as renewals that
+     * fail), and the run's first handoff is less than MAX_RUN_NANOS ago. The taker also needs options equal
+     * to the holder's (a thread asking for another lease time must get it from the server) and the same backend session.
+     *
+     * A force-unlock through this client records the owner ids it ended in the slot (see EngineLock#forceUnlock): a
+     * parked lease under one of them is dropped, and a thread that took one just before is told of the loss.
+     */
+    private static final Logger log = LoggerFactory.getLogger(CohortHandoff.class);
+    /** A run of local handoffs ends this long after its first handoff. */
+    static final long MAX_RUN_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+    final String ownerId;
+    final long token;
+    final long lastToken;
+    /** When the request that set the lease's deadline was sent. */
+    final long leaseFromNanos;
+    final long validUntilNanos;
+    final long sessionEpoch;
+    final long runStartNanos;
+    final LockOptions options;
+
+    private CohortHandoff(Acquisition from, long runStartNanos) {
+        this.ownerId = from.ownerId;
+        this.token = from.fencingToken + 1;
+        this.lastToken = from.lastToken;
+        this.leaseFromNanos = from.leaseFromNanos();
+        this.validUntilNanos = from.validUntilNanos();
+        this.sessionEpoch = from.sessionEpoch;
+        this.runStartNanos = runStartNanos;
+        this.options = from.options;
+    }
+
+    /**
+     * Ends {@code acquisition} for its holder and parks its lease in the slot for the next thread at the gate, if it may
+     * be handed on; the caller still holds the gate and has stopped the watchdog for it.
+     *
+     * @return the parked lease, or null if it may not be handed on (then the caller releases it on the server)
+     */
+    static @Nullable CohortHandoff park(Acquisition acquisition, EngineClock clock) {
+        LockSlot slot = acquisition.slot;
+        LockOptions options = acquisition.options;
+        if (acquisition.fencingToken >= acquisition.lastToken || !options.autoRenew() || slot.space.shared || !slot.gate.hasQueuedThreads()) {
+            return null;
+        }
+        long now = clock.nanoTime();
+        long runStart = acquisition.handedOn ? acquisition.runStartNanos : now;
+        if (now - runStart - MAX_RUN_NANOS > 0 || !trustedBeyondNextRenewal(acquisition.validUntilNanos(), options, now)
+                || !acquisition.isValid()) {
+            return null;
+        }
+        CohortHandoff parked = new CohortHandoff(acquisition, runStart);
+        if (!acquisition.markReleased()) {
+            return null; // lost meanwhile: the caller's release path reports it
+        }
+        slot.parked = parked;
+        return parked;
+    }
+
+    /**
+     * Takes the lease parked in the slot, if any; call holding the gate.
+     *
+     * @return a grant of it for a thread asking with {@code options} in session {@code sessionEpoch}, or null: nothing
+     *     parked, or parked but not usable (then released on the server)
+     */
+    static @Nullable Grant take(LockSlot slot, LockOptions options, long sessionEpoch, EngineClock clock) {
+        CohortHandoff parked = slot.parked;
+        if (parked == null) {
+            return null;
+        }
+        slot.parked = null;
+        if (slot.revoked(parked.ownerId)) {
+            return null; // its hold on the server is gone (force-unlocked): nothing to release
+        }
+        if (!parked.options.equals(options) || parked.sessionEpoch != sessionEpoch
+                || !trustedBeyondNextRenewal(parked.validUntilNanos, parked.options, clock.nanoTime())) {
+            parked.releaseOnServer(slot);
+            return null;
+        }
+        return new Grant(parked.ownerId, parked.token, parked.leaseFromNanos, parked.sessionEpoch, options.leaseTime().toNanos(),
+                parked.lastToken, parked.runStartNanos, true);
+    }
+
+    /**
+     * Releases a parked lease nobody took, if the gate is free; call after the gate opened (by its releaser once no
+     * thread waits, and by each waiter that gave up). Whoever holds the gate instead takes the parked lease itself.
+     */
+    static void reclaimIfUnclaimed(LockSlot slot) {
+        if (slot.parked == null || !slot.gate.tryAcquire()) {
+            return;
+        }
+        try {
+            CohortHandoff parked = slot.parked;
+            slot.parked = null;
+            if (parked != null && !slot.revoked(parked.ownerId)) {
+                log.debug("nobody took the handed-on lease of lock '{}'; releasing it", slot.name);
+                parked.releaseOnServer(slot);
+            }
+        } finally {
+            slot.gate.release();
+        }
+    }
+
+    /** Whether a lease trusted until {@code validUntilNanos} is still trusted one renew interval from {@code now}. */
+    private static boolean trustedBeyondNextRenewal(long validUntilNanos, LockOptions options, long now) {
+        return validUntilNanos - now - options.renewInterval().toNanos() > 0;
+    }
+
+    /** Compare-and-release under this owner id; best effort, never throws (the lease expires on the server otherwise). */
+    private void releaseOnServer(LockSlot slot) {
+        try {
+            CompletableFuture<OwnerCheck> released = slot.space.backend.release(slot.name, ownerId);
+            released.whenComplete((found, error) -> {
+                if (error != null) {
+                    log.debug("could not release the unused handed-on lease of lock '{}'; it expires on the server", slot.name, error);
+                }
+            });
+        } catch (RuntimeException e) {
+            log.debug("could not release the unused handed-on lease of lock '{}'; it expires on the server", slot.name, e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "CohortHandoff[" + ownerId + ", token " + token + " of " + lastToken + "]";
+    }
+}

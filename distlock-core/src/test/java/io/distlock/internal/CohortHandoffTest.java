@@ -1,0 +1,269 @@
+package io.distlock.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.distlock.DistributedLock;
+import io.distlock.Lease;
+import io.distlock.LockClient;
+import io.distlock.LockListener;
+import io.distlock.LockOptions;
+import io.distlock.internal.MemoryStore.Op;
+import io.distlock.spi.EngineSettings;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Local handoffs ({@link LockOptions#localHandoffs()}, {@link CohortHandoff}) on the engine over a memory store that
+ * reserves token ranges: tokens, bounds, who may take a handed-on lease, and the interleavings that could leave one
+ * behind or alive after a force-unlock.
+ */
+class CohortHandoffTest {
+    private static final LockOptions COHORT = LockOptions.builder().leaseTime(Duration.ofSeconds(60)).localHandoffs(4).build();
+
+    private final MemoryStore store = new MemoryStore();
+    private final List<LockClient> clients = new CopyOnWriteArrayList<>();
+    private final ExecutorService threads = Executors.newCachedThreadPool();
+
+    private LockClient client(LockListener... listeners) {
+        LockClient client = new EngineLockClient(store.pollingBackend(Duration.ofSeconds(2)),
+                new EngineSettings(COHORT, Duration.ofSeconds(1), "distlock-memory", List.of(listeners)));
+        clients.add(client);
+        return client;
+    }
+
+    @AfterEach
+    void closeAll() {
+        store.resume();
+        store.deliverReplies();
+        threads.shutdownNow();
+        clients.forEach(LockClient::close);
+    }
+
+    private static void awaitQueued(AtomicReference<Thread> thread) {
+        Awaiting.until(() -> {
+            Thread t = thread.get();
+            return t != null && (t.getState() == Thread.State.WAITING || t.getState() == Thread.State.TIMED_WAITING);
+        });
+    }
+
+    @Test
+    void threadsOfOneClientTakeTurnsWithFewerServerGrantsAndStrictlyIncreasingTokens() throws Exception {
+        DistributedLock lock = client().getLock("a");
+        List<Long> tokens = new ArrayList<>(); // appended under the lock: the order of holds
+        int threadCount = 8;
+        int holdsEach = 200;
+        List<Future<?>> done = new ArrayList<>();
+        for (int t = 0; t < threadCount; t++) {
+            done.add(threads.submit(() -> {
+                for (int i = 0; i < holdsEach; i++) {
+                    try (Lease lease = lock.acquire()) {
+                        tokens.add(lease.fencingToken());
+                    }
+                }
+                return null;
+            }));
+        }
+        for (Future<?> f : done) {
+            f.get(60, TimeUnit.SECONDS);
+        }
+        assertThat(tokens).hasSize(threadCount * holdsEach);
+        for (int i = 1; i < tokens.size(); i++) {
+            assertThat(tokens.get(i)).as("hold %d's token after %d", i, tokens.get(i - 1)).isGreaterThan(tokens.get(i - 1));
+        }
+        long serverGrants = store.count(Op.ACQUIRE, "a");
+        assertThat(serverGrants).as("holds handed on locally instead of acquired on the server").isLessThan(tokens.size() / 2);
+        assertThat(serverGrants).as("at most 4 local handoffs per server grant").isGreaterThanOrEqualTo(tokens.size() / 5);
+        assertThat(store.isHeld("a")).isFalse();
+    }
+
+    @Test
+    void aGrantReservesTheTokensOfItsHandoffsSoTheNextHolderElsewhereGetsALargerOne() throws Exception {
+        Lease first = client().getLock("a").acquire();
+        long token = first.fencingToken();
+        first.close(); // nobody waits: released on the server
+
+        Lease elsewhere = client().getLock("a").acquire();
+        assertThat(elsewhere.fencingToken()).as("above the 5 tokens the first grant reserved").isGreaterThan(token + 4);
+        elsewhere.close();
+    }
+
+    @Test
+    void aWaiterWithOtherOptionsIsNotHandedTheLease() throws Exception {
+        LockClient client = client();
+        Lease first = client.getLock("a").acquire();
+        AtomicReference<Thread> waiter = new AtomicReference<>();
+        LockOptions otherLease = COHORT.toBuilder().leaseTime(Duration.ofSeconds(90)).build();
+        Future<Lease> second = threads.submit(() -> {
+            waiter.set(Thread.currentThread());
+            return client.getLock("a", otherLease).acquire(Duration.ofSeconds(20));
+        });
+        awaitQueued(waiter);
+        first.close();
+        Lease next = second.get(10, TimeUnit.SECONDS);
+        assertThat(next.fencingToken()).as("a server grant, above the first one's range").isGreaterThan(first.fencingToken() + 4);
+        assertThat(store.count(Op.ACQUIRE, "a")).isEqualTo(2);
+        next.close();
+    }
+
+    @Test
+    void aWaiterOfTheSameOptionsIsHandedTheLeaseWithTheNextTokenAndNoServerCall() throws Exception {
+        LockClient client = client();
+        DistributedLock lock = client.getLock("a", COHORT.toBuilder().leaseTime(Duration.ofSeconds(3)).build()); // renewed every second
+        Lease first = lock.acquire();
+        AtomicReference<Thread> waiter = new AtomicReference<>();
+        Future<Lease> second = threads.submit(() -> {
+            waiter.set(Thread.currentThread());
+            return lock.acquire(Duration.ofSeconds(20));
+        });
+        awaitQueued(waiter);
+        first.close();
+        Lease next = second.get(10, TimeUnit.SECONDS);
+        assertThat(next.fencingToken()).isEqualTo(first.fencingToken() + 1);
+        assertThat(store.count(Op.ACQUIRE, "a")).isEqualTo(1);
+        assertThat(store.count(Op.RELEASE, "a")).isZero();
+        assertThat(next.isValid()).isTrue();
+
+        store.restart(); // the server loses the lock: the new holder is told, not the old one
+        Awaiting.until(() -> !next.isValid());
+        assertThat(first.isValid()).isFalse(); // released by its holder
+        next.close();
+    }
+
+    @Test
+    void aLeaseHandedOnWhileNobodyIsLeftToTakeItIsReleasedOnTheServer() throws Exception {
+        AtomicReference<Thread> waiter = new AtomicReference<>();
+        CountDownLatch interrupted = new CountDownLatch(1);
+        AtomicReference<Future<?>> waiting = new AtomicReference<>();
+        LockClient client = client(new LockListener() {
+            @Override
+            public void ended(Lease lease) {
+                // the holder has decided to hand on (the waiter was queued) and is about to park the lease: the waiter
+                // gives up now, before the gate opens, so that nobody takes it
+                Thread t = waiter.get();
+                if (t != null && interrupted.getCount() > 0) {
+                    t.interrupt();
+                    try {
+                        waiting.get().get(10, TimeUnit.SECONDS);
+                    } catch (Exception expected) {
+                        // interrupted, as intended
+                    }
+                    interrupted.countDown();
+                }
+            }
+        });
+        DistributedLock lock = client.getLock("a");
+        Lease first = lock.acquire();
+        waiting.set(threads.submit(() -> {
+            waiter.set(Thread.currentThread());
+            return lock.acquire(Duration.ofSeconds(20));
+        }));
+        awaitQueued(waiter);
+        first.close();
+        assertThat(interrupted.await(10, TimeUnit.SECONDS)).isTrue();
+        // the lease (60 s) was handed on to nobody: it must not stay held until it expires
+        Awaiting.until(() -> !store.isHeld("a"));
+        assertThat(client().getLock("a").tryAcquire(Duration.ZERO)).isPresent();
+    }
+
+    @Test
+    void aForceUnlockThroughTheClientReachesTheThreadTheLeaseWasHandedToMeanwhile() throws Exception {
+        LockClient client = client();
+        DistributedLock lock = client.getLock("a");
+        Lease first = lock.acquire();
+        AtomicReference<Thread> waiter = new AtomicReference<>();
+        Future<Lease> second = threads.submit(() -> {
+            waiter.set(Thread.currentThread());
+            return lock.acquire(Duration.ofSeconds(20));
+        });
+        awaitQueued(waiter);
+
+        store.holdReplies(Op.FORCE_RELEASE);
+        Future<Boolean> forcing = threads.submit(lock::forceUnlock); // applied now, answered later
+        Awaiting.until(() -> store.heldReplyCount() == 1);
+        first.close();                                // handed on locally, under the owner id just force-unlocked
+        Lease handedOn = second.get(10, TimeUnit.SECONDS);
+        assertThat(handedOn.fencingToken()).isEqualTo(first.fencingToken() + 1);
+        store.deliverReplies();
+        assertThat(forcing.get(10, TimeUnit.SECONDS)).isTrue();
+
+        assertThat(handedOn.isValid()).as("its hold on the server was force-unlocked").isFalse();
+        assertThat(client().getLock("a").tryAcquire(Duration.ZERO)).isPresent();
+    }
+
+    private EngineLockClient manualClient(ManualClock clock, MemoryStore timed, LockListener... listeners) {
+        EngineLockClient client = new EngineLockClient(timed.pollingBackend(Duration.ofSeconds(2)),
+                new EngineSettings(COHORT, Duration.ofSeconds(1), "distlock-memory", List.of(listeners)), clock);
+        clients.add(client);
+        return client;
+    }
+
+    /** Starts a new thread (not a pooled one, which may hold the lock already) that acquires {@code lock}; returns once it waits. */
+    private static Future<Lease> queuedAcquire(DistributedLock lock) {
+        java.util.concurrent.CompletableFuture<Lease> acquiring = new java.util.concurrent.CompletableFuture<>();
+        Thread waiter = new Thread(() -> {
+            try {
+                acquiring.complete(lock.acquire(Duration.ofSeconds(20)));
+            } catch (Throwable e) {
+                acquiring.completeExceptionally(e);
+            }
+        }, "queued-acquire");
+        waiter.setDaemon(true);
+        waiter.start();
+        awaitQueued(new AtomicReference<>(waiter));
+        return acquiring;
+    }
+
+    @Test
+    void aParkedLeaseThatCameCloseToItsEndBeforeItWasTakenIsNotUsed() throws Exception {
+        ManualClock clock = new ManualClock();
+        MemoryStore timed = new MemoryStore(clock::nanoTime);
+        AtomicReference<Boolean> advanced = new AtomicReference<>(false);
+        DistributedLock lock = manualClient(clock, timed, new LockListener() {
+            @Override
+            public void ended(Lease lease) {
+                if (!advanced.getAndSet(true)) {
+                    // the holder is handing on; until the next thread takes the lease, 45 s pass without a renewal
+                    clock.advance(Duration.ofSeconds(45)); // 15 s left of 60: less than one renew interval (20 s)
+                }
+            }
+        }).getLock("a");
+        Lease first = lock.acquire();
+        Future<Lease> second = queuedAcquire(lock);
+        timed.holdReplies(Op.RENEW);
+        first.close();
+        Lease next = second.get(10, TimeUnit.SECONDS);
+        assertThat(next.fencingToken()).as("a server grant, above the first one's range").isGreaterThan(first.fencingToken() + 4);
+        assertThat(timed.count(Op.ACQUIRE, "a")).isEqualTo(2);
+        next.close();
+    }
+
+    @Test
+    void aRunOfLocalHandoffsEndsAfterItsTimeBoundThoughTokensAreLeft() throws Exception {
+        ManualClock clock = new ManualClock();
+        MemoryStore timed = new MemoryStore(clock::nanoTime);
+        DistributedLock lock = manualClient(clock, timed).getLock("a");
+        Lease first = lock.acquire();
+        clock.advance(Duration.ofSeconds(1)); // held a while: that is not part of the run
+        Future<Lease> second = queuedAcquire(lock);
+        first.close();
+        Lease handedOn = second.get(10, TimeUnit.SECONDS);
+        assertThat(handedOn.fencingToken()).isEqualTo(first.fencingToken() + 1);
+
+        Future<Lease> third = queuedAcquire(lock);
+        clock.advance(Duration.ofMillis(CohortHandoff.MAX_RUN_NANOS / 1_000_000 + 1));
+        handedOn.close();
+        Lease next = third.get(10, TimeUnit.SECONDS);
+        assertThat(next.fencingToken()).as("a server grant, above the range").isGreaterThan(first.fencingToken() + 4);
+        next.close();
+    }
+}

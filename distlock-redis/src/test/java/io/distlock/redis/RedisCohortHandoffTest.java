@@ -1,0 +1,132 @@
+package io.distlock.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.distlock.DistributedLock;
+import io.distlock.Lease;
+import io.distlock.LockOptions;
+import io.distlock.redis.RedisLockScripts.Script;
+import io.distlock.redis.testing.RedisServerExtension;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** Local handoffs on Redis ({@link LockOptions#localHandoffs()}): the token range the acquire script reserves, and the engine over it. */
+class RedisCohortHandoffTest {
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+    private static final LockOptions COHORT = LockOptions.builder().leaseTime(Duration.ofSeconds(30)).localHandoffs(4).build();
+
+    private static RedisClient rawClient;
+    private static StatefulRedisConnection<String, String> rawConnection;
+
+    @BeforeAll
+    static void connectRaw() {
+        rawClient = RedisClient.create(redis.server().uri());
+        rawConnection = rawClient.connect();
+    }
+
+    @AfterAll
+    static void disconnectRaw() {
+        rawConnection.close();
+        rawClient.shutdown();
+    }
+
+    private static RedisCommands<String, String> raw() {
+        return rawConnection.sync();
+    }
+
+    private static List<Long> acquireScript(String key, String owner, int count) {
+        return raw().eval(Script.ACQUIRE.source, Script.ACQUIRE.output, new String[] {key}, owner, "30000", Integer.toString(count));
+    }
+
+    @Test
+    void theAcquireKeepsTheLastTokenOfItsRangeAndARetryGetsTheSameFirstToken() {
+        String key = "cohort-script:{a}";
+        List<Long> first = acquireScript(key, "owner-1", 5);
+        assertThat(first.get(0)).isEqualTo(1L);
+        long token = first.get(1);
+        assertThat(raw().get(key)).isEqualTo((token + 4) + ":owner-1");
+        assertThat(acquireScript(key, "owner-1", 5)).as("the same request again, its reply lost").containsExactly(1L, token);
+        assertThat(acquireScript(key, "owner-2", 1).get(0)).as("busy for another owner").isZero();
+
+        raw().set(key, (token + 4) + "::released:owner-1"); // what release.lua leaves
+        List<Long> next = acquireScript(key, "owner-2", 1);
+        assertThat(next.get(0)).isEqualTo(1L);
+        assertThat(next.get(1)).as("above the whole range").isGreaterThan(token + 4);
+    }
+
+    @Test
+    void theNextHolderInAnotherClientGetsATokenAboveTheRangeOfTheLastGrant() throws Exception {
+        try (RedisLockClient first = RedisLockClient.builder().uri(redis.server().uri()).build();
+                RedisLockClient second = RedisLockClient.builder().uri(redis.server().uri()).build()) {
+            long token;
+            try (Lease lease = first.getLock("range", COHORT).acquire()) {
+                token = lease.fencingToken();
+                assertThat(raw().get(first.keys().lockKey("range"))).startsWith((token + 4) + ":");
+            }
+            try (Lease lease = second.getLock("range").acquire()) {
+                assertThat(lease.fencingToken()).isGreaterThan(token + 4);
+            }
+        }
+    }
+
+    @Test
+    void threadsOfTwoClientsHandingOnLocallyStayExclusiveWithTokensIncreasingInHoldOrder() throws Exception {
+        ExecutorService threads = Executors.newCachedThreadPool();
+        try (RedisLockClient first = RedisLockClient.builder().uri(redis.server().uri()).build();
+                RedisLockClient second = RedisLockClient.builder().uri(redis.server().uri()).build()) {
+            List<Long> tokens = new ArrayList<>(); // appended while holding the lock: the order of holds
+            AtomicInteger inside = new AtomicInteger();
+            AtomicInteger overlaps = new AtomicInteger();
+            List<Future<?>> done = new ArrayList<>();
+            for (RedisLockClient client : List.of(first, second)) {
+                DistributedLock lock = client.getLock("contended", COHORT);
+                for (int t = 0; t < 4; t++) {
+                    done.add(threads.submit(() -> {
+                        for (int i = 0; i < 150; i++) {
+                            try (Lease lease = lock.acquire()) {
+                                if (inside.incrementAndGet() != 1) {
+                                    overlaps.incrementAndGet();
+                                }
+                                tokens.add(lease.fencingToken());
+                                inside.decrementAndGet();
+                            }
+                        }
+                        return null;
+                    }));
+                }
+            }
+            for (Future<?> f : done) {
+                f.get(120, TimeUnit.SECONDS);
+            }
+            assertThat(overlaps).hasValue(0);
+            assertThat(tokens).hasSize(8 * 150);
+            for (int i = 1; i < tokens.size(); i++) {
+                assertThat(tokens.get(i)).as("hold %d's token after %d", i, tokens.get(i - 1)).isGreaterThan(tokens.get(i - 1));
+            }
+            long handedOn = 0;
+            for (int i = 1; i < tokens.size(); i++) {
+                if (tokens.get(i) == tokens.get(i - 1) + 1) {
+                    handedOn++;
+                }
+            }
+            assertThat(handedOn).as("holds that took the next token of the range: handed on without the server").isPositive();
+            assertThat(raw().get(first.keys().lockKey("contended"))).as("nothing left held").contains("::released:");
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+}
