@@ -91,6 +91,10 @@ public final class BenchMain implements Callable<Integer> {
     @Option(names = "--out", defaultValue = "target/bench", description = "Directory for results.json and results.svg.")
     Path out;
 
+    @Option(names = "--compare", paramLabel = "FILE", description = "Also print the results next to an earlier run's results.json: "
+            + "cycles/s, p50 and p99 now and then, and the ratio, per scenario and implementation.")
+    Path compare;
+
     @Option(names = "--chart", paramLabel = "FILE", description = "Draw the chart of an earlier run's results.json (written next to it, "
             + "as the same name with .svg) instead of running benchmarks.")
     Path chart;
@@ -111,6 +115,10 @@ public final class BenchMain implements Callable<Integer> {
     public Integer call() throws Exception {
         if (chart != null) {
             return redraw(chart);
+        }
+        if (compare != null && !Files.isRegularFile(compare)) {
+            System.err.println("--compare: no such file: " + compare);
+            return 2;
         }
         readTargets();
         boolean holdScenario = scenarios.stream().anyMatch(s -> s.trim().equalsIgnoreCase("hold10k"));
@@ -229,6 +237,10 @@ public final class BenchMain implements Callable<Integer> {
                 Files.writeString(out.resolve("results.svg"), new Report(medians).svg(environment));
             }
             System.err.println("wrote " + out.resolve("results.json") + (medians.isEmpty() ? "" : " and " + out.resolve("results.svg")));
+            if (compare != null && !medians.isEmpty()) {
+                System.out.println("compared with " + compare + ":");
+                System.out.println(new Report(medians).compare(Report.read(Files.readString(compare))));
+            }
             return 0;
         } finally {
             if (etcdServer != null) {

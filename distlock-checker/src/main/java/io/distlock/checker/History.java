@@ -23,6 +23,16 @@ public record History(List<Event> events, List<Fault> faults, long startNanos, l
         long finalRegister, List<FencedWrite> fencedLog, Rules rules) {
     /** The {@link Rules#sharedLimit()} of a lock whose shared holds may all overlap (a read-write lock's readers). */
     public static final int UNLIMITED = Integer.MAX_VALUE;
+    /**
+     * Process ids of the threads of one client process: thread {@code t} of client {@code c} records as
+     * {@code c + t * THREAD_STRIDE}; faults name the client ({@link #clientOf}).
+     */
+    public static final int THREAD_STRIDE = 100_000;
+
+    /** Returns the client process (the one faults name) of a recorded process id. */
+    public static int clientOf(int process) {
+        return process % THREAD_STRIDE;
+    }
 
     /**
      * What a run's lock and deployment allow, which the history alone does not say.

@@ -61,7 +61,7 @@ final class Holds {
             }
         }
         open.forEach((process, held) -> {
-            Long killed = killedAt.get(process);
+            Long killed = killedAt.get(History.clientOf(process)); // a kill ends every thread of the client
             if (killed != null && killed - held.acquired.nanos() >= 0) {
                 holds.add(held.end(killed, "killed", leaseEnds, lostAt));
             } else {

@@ -148,7 +148,7 @@ final class OrderCheck {
             }
         }
         pending.forEach((process, invoke) -> {
-            Long killed = killedAt.get(process);
+            Long killed = killedAt.get(History.clientOf(process)); // a kill ends every thread of the client
             long queuedAt = queuedAt(invoke, queued.get(process), bound);
             if (killed != null && killed - invoke.nanos() >= 0) {
                 attempts.add(new Attempt(invoke, killed, false, Holds.isShared(invoke), "killed while waiting", queuedAt));

@@ -30,6 +30,32 @@ class BenchCommandTest {
 
         assertThat(commandLine.execute("bench", "--target", "jdbc:h2:mem:bench-hold", "--scenarios", "hold10k")).isEqualTo(2);
         assertThat(err.toString()).contains("hold10k reads the Redis server's own counters");
+
+        assertThat(commandLine.execute("bench", "--compare", "no-such-results.json")).isEqualTo(2);
+        assertThat(err.toString()).contains("--compare no-such-results.json: no such file");
+    }
+
+    @Test
+    void aRunWrittenAsJsonIsComparedWithTheNextRunRowByRow(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path before = dir.resolve("before.json");
+        String[] shortRun = {"bench", "--target", "jdbc:h2:mem:bench-compare;DB_CLOSE_DELAY=-1", "--scenarios", "u1", "--warmup", "0s",
+                "--duration", "1s", "--rounds", "1"};
+        bench(concat(shortRun, "--json", before.toString()));
+        assertThat(java.nio.file.Files.readString(before)).contains("\"scenario\":\"u1\",\"implementation\":\"distlock-jdbc\"",
+                "\"date\":");
+
+        String table = bench(concat(shortRun, "--compare", before.toString()));
+        assertThat(table).contains("compared with " + before);
+        Matcher row = Pattern.compile("u1\\s+distlock-jdbc\\s+(\\d+)\\s+(\\d+)\\s+(\\d+\\.\\d\\d)x").matcher(table);
+        assertThat(row.find()).as(table).isTrue();
+        double ratio = Double.parseDouble(row.group(1)) / Double.parseDouble(row.group(2));
+        assertThat(Double.parseDouble(row.group(3))).as("now / before, as printed").isCloseTo(ratio, org.assertj.core.data.Offset.offset(0.02));
+    }
+
+    private static String[] concat(String[] head, String... tail) {
+        String[] all = java.util.Arrays.copyOf(head, head.length + tail.length);
+        System.arraycopy(tail, 0, all, head.length, tail.length);
+        return all;
     }
 
     private static String bench(String... args) {

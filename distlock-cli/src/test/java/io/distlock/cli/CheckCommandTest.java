@@ -8,6 +8,8 @@ import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
@@ -226,6 +228,48 @@ class CheckCommandTest {
     void theSemaphoreKeepsItsClaimsUnderFaults() throws Exception {
         assertDistlockKeepsItsClaims(new String[] {"paused process", "killed process", "restarted the lock server"},
                 "--kind", "semaphore", "--permits", "2", "--faults", "pause,kill,restart", "--time", "35s", "--lease", "500ms", "--seed", "22");
+    }
+
+    /**
+     * Issue 34: local handoffs (lock cohorting) under every Redis fault, four threads per process. The run must show
+     * handoffs (a hold that took the next token after a holder of the same client) and still keep every claim, tokens
+     * strictly increasing in real-time order included.
+     */
+    @Test
+    @Tag(SLOW)
+    void localHandoffsKeepEveryClaimUnderAllFaults() throws Exception {
+        assertDistlockKeepsItsClaims(new String[] {"paused process", "killed process", "cut the connections", "restarted the lock server",
+                "promoted replica"}, "--threads", "4", "--local-handoffs", "16", "--processes", "3", "--time", "40s", "--lease", "500ms",
+                "--seed", "34");
+        List<long[]> grants = new ArrayList<>(); // {nanos, process, token} of each acquire ok
+        for (String line : Files.readAllLines(out.resolve("history.txt"))) {
+            String[] p = line.split(" ");
+            if (p[0].equals("EV") && p[3].equals("OK") && p[4].equals("acquire")) {
+                grants.add(new long[] {Long.parseLong(p[1]), Long.parseLong(p[2]), Long.parseLong(p[5])});
+            }
+        }
+        grants.sort(java.util.Comparator.comparingLong(g -> g[0]));
+        int handedOn = 0;
+        java.util.Set<Long> threads = new java.util.HashSet<>();
+        for (int i = 1; i < grants.size(); i++) {
+            long[] before = grants.get(i - 1);
+            long[] after = grants.get(i);
+            threads.add(after[1]);
+            if (after[2] == before[2] + 1 && io.distlock.checker.History.clientOf((int) after[1])
+                    == io.distlock.checker.History.clientOf((int) before[1])) {
+                handedOn++;
+            }
+        }
+        assertThat(threads).as("each thread records as a process of its own").hasSizeGreaterThan(3);
+        assertThat(handedOn).as("holds handed on within a process (the next token of the range)").isGreaterThan(grants.size() / 4);
+    }
+
+    @Test
+    void threadsAreForThePlainLockOfDistlock() {
+        assertThat(check("--threads", "2", "--kind", "fair-lock").exit()).isEqualTo(2);
+        assertThat(check("--threads", "2", "--lock", "naive-set-nx").exit()).isEqualTo(2);
+        assertThat(check("--threads", "17").exit()).isEqualTo(2);
+        assertThat(check("--local-handoffs", "4", "--lock", "naive-set-nx").exit()).isEqualTo(2);
     }
 
     /**

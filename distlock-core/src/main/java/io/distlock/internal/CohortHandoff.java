@@ -33,6 +33,11 @@ final class CohortHandoff {
      * fail), and the run's first handoff is less than MAX_RUN_NANOS ago. The taker also needs options equal
      * to the holder's (a thread asking for another lease time must get it from the server) and the same backend session.
      *
+     * A watchdog renewal of the holder still on its way when it hands on is answered to nobody (the holder's acquisition
+     * is no longer watched). The taker's first renewal is due when that one was (the lease is timed from the same send
+     * time), so it goes out at once and finds what that one would have: a lease lost meanwhile reaches the taker one round
+     * trip later, not one interval later.
+     *
      * A force-unlock through this client records the owner ids it ended in the slot (see EngineLock#forceUnlock): a
      * parked lease under one of them is dropped, and a thread that took one just before is told of the loss.
      */
@@ -116,8 +121,8 @@ final class CohortHandoff {
      * thread waits, and by each waiter that gave up). Whoever holds the gate instead takes the parked lease itself.
      */
     static void reclaimIfUnclaimed(LockSlot slot) {
-        if (slot.parked == null || !slot.gate.tryAcquire()) {
-            return;
+        if (slot.parked == null || slot.gate.hasQueuedThreads() || !slot.gate.tryAcquire()) {
+            return; // nothing parked; or a queued thread gets the gate and takes it (or gives up and comes here)
         }
         try {
             CohortHandoff parked = slot.parked;

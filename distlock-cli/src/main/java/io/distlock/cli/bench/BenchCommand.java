@@ -7,10 +7,17 @@ import io.distlock.cli.options.DurationConverter;
 import io.distlock.cli.options.Targets;
 import io.distlock.servers.deployment.Deployments;
 import io.distlock.servers.deployment.ServerType.StartedServer;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.regex.Pattern;
@@ -71,8 +78,27 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--hold-locks", paramLabel = "N", defaultValue = "10000", description = "Locks hold10k holds. Default: ${DEFAULT-VALUE}.")
     int holdLocks;
 
+    @Option(names = "--json", paramLabel = "FILE",
+            description = "Also write the results as JSON to FILE (the format of the side-by-side benchmarks' results.json), for a "
+                    + "later --compare.")
+    @Nullable Path json;
+
+    @Option(names = "--compare", paramLabel = "FILE",
+            description = "Print the results next to an earlier run's JSON (--json, or a results.json of distlock-benchmarks): "
+                    + "cycles/s, p50 and p99 now and then, and the ratio, per scenario and implementation.")
+    @Nullable Path compare;
+
     @Override
     public Integer call() throws Exception {
+        Report.Saved earlier = null;
+        if (compare != null) {
+            try {
+                earlier = Report.read(Files.readString(compare));
+            } catch (IOException | IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--compare " + compare + ": " + (e instanceof NoSuchFileException
+                        ? "no such file" : e.getMessage()));
+            }
+        }
         if (duration.isZero() || hold.isZero() || rounds < 1 || holdLocks < 1) {
             throw new ParameterException(spec.commandLine(), "--duration and --hold must be longer than 0s, --rounds and --hold-locks at least 1");
         }
@@ -117,7 +143,23 @@ public final class BenchCommand implements Callable<Integer> {
                         scenario, rounds, warmup, duration, System.err));
             }
             if (!medians.isEmpty()) {
-                System.out.println(new Report(medians).table());
+                Report report = new Report(medians);
+                System.out.println(report.table());
+                if (earlier != null) {
+                    System.out.println("compared with " + compare + ":");
+                    System.out.println(report.compare(earlier));
+                }
+                if (json != null) {
+                    Map<String, String> environment = new LinkedHashMap<>();
+                    environment.put("date", Instant.now().toString());
+                    environment.put("cores", Integer.toString(Runtime.getRuntime().availableProcessors()));
+                    environment.put("jdk", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
+                    environment.put("target", target == null ? "a redis-server the bench started" : Targets.redacted(target));
+                    environment.put("rounds", Integer.toString(rounds));
+                    environment.put("secondsPerRun", warmup.toMillis() / 1e3 + "+" + duration.toMillis() / 1e3);
+                    Files.writeString(json, report.json(environment, "[]"));
+                    System.err.println("wrote " + json);
+                }
             }
             if (holdScenario) {
                 System.err.printf(Locale.ROOT, "hold10k: holding %d locks for %s ...%n", holdLocks, DurationConverter.format(hold));

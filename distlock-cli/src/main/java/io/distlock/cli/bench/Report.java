@@ -48,6 +48,47 @@ public final class Report {
         return out.toString();
     }
 
+    /**
+     * Returns the results next to an earlier run's ({@code --compare}): per scenario and implementation measured in both,
+     * cycles/s, p50 and p99 now and then, and the ratio now/then (above 1.00x is faster for cycles/s, slower for the
+     * latencies); rows only one of the runs has are listed as such. Compare runs of one machine: the ratios of one run
+     * to the raw limit carry across machines better than absolute numbers.
+     */
+    public String compare(Saved earlier) {
+        StringBuilder out = new StringBuilder();
+        out.append(String.format(Locale.ROOT, "%-8s %-24s %11s %11s %8s %9s %9s %8s %9s %9s %8s%n", "scenario", "implementation",
+                "cycles/s", "before", "ratio", "p50 us", "before", "ratio", "p99 us", "before", "ratio"));
+        List<Measurement> unmatched = new java.util.ArrayList<>(earlier.results());
+        for (Measurement now : results) {
+            Measurement then = unmatched.stream().filter(m -> m.scenario() == now.scenario() && m.contender().equals(now.contender()))
+                    .findFirst().orElse(null);
+            if (then == null) {
+                out.append(String.format(Locale.ROOT, "%-8s %-24s %11.0f %11s%n", now.scenario().id(), now.contender(), now.cyclesPerSecond(),
+                        "(new)"));
+                continue;
+            }
+            unmatched.remove(then);
+            out.append(String.format(Locale.ROOT, "%-8s %-24s %11.0f %11.0f %8s %9.0f %9.0f %8s %9.0f %9.0f %8s%n", now.scenario().id(),
+                    now.contender(), now.cyclesPerSecond(), then.cyclesPerSecond(), times(now.cyclesPerSecond(), then.cyclesPerSecond()),
+                    now.p50Nanos() / 1e3, then.p50Nanos() / 1e3, times(now.p50Nanos(), then.p50Nanos()),
+                    now.p99Nanos() / 1e3, then.p99Nanos() / 1e3, times(now.p99Nanos(), then.p99Nanos())));
+        }
+        for (Measurement then : unmatched) {
+            out.append(String.format(Locale.ROOT, "%-8s %-24s %11s %11.0f%n", then.scenario().id(), then.contender(), "(not run)",
+                    then.cyclesPerSecond()));
+        }
+        String when = earlier.environment().getOrDefault("date", "");
+        if (!when.isEmpty()) {
+            out.append("before: ").append(when).append(earlier.environment().containsKey("cpu") ? ", " + earlier.environment().get("cpu") : "")
+                    .append(String.format(Locale.ROOT, "%n"));
+        }
+        return out.toString();
+    }
+
+    private static String times(double now, double then) {
+        return then == 0 ? "-" : String.format(Locale.ROOT, "%.2fx", now / then);
+    }
+
     private static String ratio(Measurement m, @Nullable Measurement base) {
         return base == null ? "-" : String.format(Locale.ROOT, "%.2fx", m.cyclesPerSecond() / base.cyclesPerSecond());
     }

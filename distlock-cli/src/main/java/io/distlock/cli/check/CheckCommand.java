@@ -101,6 +101,16 @@ public final class CheckCommand implements Callable<Integer> {
     @Option(names = "--processes", paramLabel = "N", defaultValue = "5", description = "Client processes. Default: ${DEFAULT-VALUE}.")
     int processes;
 
+    @Option(names = "--threads", paramLabel = "N", defaultValue = "1",
+            description = "Threads per client process, sharing its client and each recorded as a process of its own (with "
+                    + "--kind lock): contention inside a process, where local handoffs happen. Default: ${DEFAULT-VALUE}.")
+    int threads;
+
+    @Option(names = "--local-handoffs", paramLabel = "N", defaultValue = "0",
+            description = "The lock's LockOptions.localHandoffs (lock cohorting: a release hands the lease to a waiting thread of "
+                    + "the same process without a round trip; Redis deployments); use with --threads. Default: ${DEFAULT-VALUE}.")
+    int localHandoffs;
+
     @Mixin
     LeaseOption lease = new LeaseOption(Duration.ofSeconds(1), Duration.ofMillis(200), Duration.ofSeconds(30));
 
@@ -167,7 +177,13 @@ public final class CheckCommand implements Callable<Integer> {
                 .filter(type -> type.kinds().contains(kind)).map(DeploymentType::id).collect(java.util.stream.Collectors.joining(", ")) + "; "
                 + where + " has only --kind " + kinds.stream().sorted().map(LockKind::id).collect(java.util.stream.Collectors.joining(", ")));
         require(permits == null || kind == LockKind.SEMAPHORE, "--permits needs --kind semaphore");
-        Workload workload = new Workload(lock, kind, permits == null ? (kind == LockKind.SEMAPHORE ? 2 : 1) : permits);
+        require(threads >= 1 && threads <= 16, "--threads must be between 1 and 16, was " + threads);
+        require(threads == 1 || (lock == CheckedLock.DISTLOCK && kind == LockKind.LOCK), "--threads above 1 needs --lock distlock "
+                + "--kind lock (the queue-order and shared-hold judgements assume one thread per process)");
+        require(localHandoffs >= 0 && localHandoffs <= io.distlock.LockOptions.MAX_LOCAL_HANDOFFS, "--local-handoffs must be between 0 and "
+                + io.distlock.LockOptions.MAX_LOCAL_HANDOFFS + ", was " + localHandoffs);
+        require(localHandoffs == 0 || lock == CheckedLock.DISTLOCK, "--local-handoffs needs --lock distlock");
+        Workload workload = new Workload(lock, kind, permits == null ? (kind == LockKind.SEMAPHORE ? 2 : 1) : permits, threads, localHandoffs);
         History history;
         List<String> workerOutput = List.of();
         List<CheckWorkers.OutputLine> stampedOutput = List.of();
@@ -278,6 +294,12 @@ public final class CheckCommand implements Callable<Integer> {
         }
         if (kind == LockKind.SEMAPHORE) {
             command.append(" --permits ").append(workload.permits());
+        }
+        if (workload.threads() > 1) {
+            command.append(" --threads ").append(workload.threads());
+        }
+        if (workload.localHandoffs() > 0) {
+            command.append(" --local-handoffs ").append(workload.localHandoffs());
         }
         command.append(" --time ").append(DurationConverter.format(time))
                 .append(" --lease ").append(DurationConverter.format(leaseTime))

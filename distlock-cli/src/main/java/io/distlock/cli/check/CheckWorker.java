@@ -12,6 +12,7 @@ import io.distlock.LockOptions;
 import io.distlock.checker.Checker;
 import io.distlock.checker.Event;
 import io.distlock.checker.Event.Type;
+import io.distlock.checker.History;
 import io.distlock.checker.Operation;
 import io.distlock.cli.demo.DemoLock;
 import io.distlock.cli.demo.TextbookLocks;
@@ -26,11 +27,14 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -49,10 +53,16 @@ public final class CheckWorker {
     static final String FENCED_LOG = "check:fenced-log";
     private static final String NAIVE_LOCK_KEY = "check:naive-lock";
 
+    /** One line and its flush at a time, from every thread of the process. */
+    private static final ReentrantLock OUTPUT = new ReentrantLock();
+    private static final LinkedBlockingQueue<String> LISTENER_LINES = new LinkedBlockingQueue<>();
+    /** The recorded process id of the thread running a loop. */
+    private static final ThreadLocal<Integer> LOOP_PROCESS = new ThreadLocal<>();
+    /** Which thread's process holds a token now, for the lease events the watchdog thread records. */
+    private static final Map<Long, Integer> PROCESS_BY_TOKEN = new ConcurrentHashMap<>();
+
     private final int process;
     private final Random random;
-    private final ReentrantLock output = new ReentrantLock();
-    private final LinkedBlockingQueue<String> listenerLines = new LinkedBlockingQueue<>();
     /** An acquire is running (for the queue watch); and whether its QUEUED was recorded. */
     private volatile boolean acquiring;
     private volatile boolean queuedSeen;
@@ -60,48 +70,77 @@ public final class CheckWorker {
     private CheckWorker(int process, long seed) {
         this.process = process;
         this.random = new Random(seed * 7919 + process);
-        Thread printer = new Thread(this::printListenerLines, "lease-lines");
-        printer.setDaemon(true);
-        printer.start();
     }
 
     /**
-     * Arguments as {@code --name value}: process, lock, kind, permits, store, lease-ms, seed, and the deployment's
-     * client (see {@link WorkerClient#args()}).
+     * Arguments as {@code --name value}: process, lock, kind, permits, store, lease-ms, seed, threads (loops sharing the
+     * one client, each recorded as a process of its own: {@code process + t * History.THREAD_STRIDE}), local-handoffs,
+     * and the deployment's client (see {@link WorkerClient#args()}).
      */
     public static void main(String[] argv) throws Exception {
         Map<String, String> args = new HashMap<>();
         for (int i = 0; i + 1 < argv.length; i += 2) {
             args.put(argv[i].replaceFirst("^--", ""), argv[i + 1]);
         }
-        new CheckWorker(Integer.parseInt(args.get("process")), Long.parseLong(args.get("seed"))).run(args);
+        Thread printer = new Thread(CheckWorker::printListenerLines, "lease-lines");
+        printer.setDaemon(true);
+        printer.start();
+        run(args, Integer.parseInt(args.get("process")), Long.parseLong(args.get("seed")));
     }
 
-    private void run(Map<String, String> args) throws Exception {
+    private static void run(Map<String, String> args, int process, long seed) throws Exception {
         CheckedLock checked = CheckedLock.fromId(WorkerArgs.required(args, "lock"));
         LockKind kind = LockKind.fromId(args.getOrDefault("kind", LockKind.LOCK.id()));
         int permits = Integer.parseInt(args.getOrDefault("permits", "1"));
+        int threads = Integer.parseInt(args.getOrDefault("threads", "1"));
         long leaseMs = Long.parseLong(args.get("lease-ms"));
         WorkerClient client = WorkerClient.from(args);
-        LockOptions options = LockOptions.builder().leaseTime(Duration.ofMillis(leaseMs)).build();
+        LockOptions options = LockOptions.builder().leaseTime(Duration.ofMillis(leaseMs))
+                .localHandoffs(Integer.parseInt(args.getOrDefault("local-handoffs", "0"))).build();
         RedisClient lettuce = RedisClient.create();
         RedisURI storeUri = RedisURI.create(args.get("store"));
         storeUri.setTimeout(Duration.ofSeconds(2));
         try (StatefulRedisConnection<String, String> store = lettuce.connect(storeUri);
                 LockClient distlock = checked == CheckedLock.DISTLOCK ? client.create(options, leaseRecorder()) : null;
                 StatefulRedisConnection<String, String> naive = checked == CheckedLock.DISTLOCK ? null : lettuce.connect(naiveUri(client))) {
-            Locker locker = switch (checked) {
-                case DISTLOCK -> distlockLocker(Objects.requireNonNull(distlock), kind, permits, leaseMs);
-                case NAIVE_SET_NX -> naiveLocker(TextbookLocks.shortLease(Objects.requireNonNull(naive).sync(), NAIVE_LOCK_KEY, leaseMs));
-                case NAIVE_GETSET -> naiveLocker(TextbookLocks.setNxGetSet(Objects.requireNonNull(naive).sync(), NAIVE_LOCK_KEY, leaseMs));
-            };
+            List<CheckWorker> loops = new ArrayList<>();
+            List<Locker> lockers = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                CheckWorker loop = new CheckWorker(process + t * History.THREAD_STRIDE, seed);
+                loops.add(loop);
+                lockers.add(switch (checked) {
+                    case DISTLOCK -> loop.distlockLocker(Objects.requireNonNull(distlock), kind, permits, leaseMs);
+                    case NAIVE_SET_NX -> naiveLocker(TextbookLocks.shortLease(Objects.requireNonNull(naive).sync(), NAIVE_LOCK_KEY, leaseMs));
+                    case NAIVE_GETSET -> naiveLocker(TextbookLocks.setNxGetSet(Objects.requireNonNull(naive).sync(), NAIVE_LOCK_KEY, leaseMs));
+                });
+            }
             if (ParentJvm.readyThenAwaitGo().isEmpty()) {
                 return; // the coordinator gave up before the run
             }
-            if (kind == LockKind.FAIR_LOCK || kind == LockKind.READ_WRITE_LOCK) {
-                watchQueueing(Thread.currentThread());
+            RedisCommands<String, String> commands = store.sync();
+            FencedRedis fenced = FencedRedis.on(commands);
+            List<Thread> running = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                CheckWorker loop = loops.get(t);
+                Locker locker = lockers.get(t);
+                Thread thread = new Thread(() -> {
+                    LOOP_PROCESS.set(loop.process);
+                    if (kind == LockKind.FAIR_LOCK || kind == LockKind.READ_WRITE_LOCK) {
+                        loop.watchQueueing(Thread.currentThread());
+                    }
+                    try {
+                        loop.loop(locker, commands, fenced, leaseMs);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }, "check-loop-" + t);
+                thread.setDaemon(true); // the process ends when stdin closes (ParentJvm), wherever the loops are
+                thread.start();
+                running.add(thread);
             }
-            loop(locker, store.sync(), FencedRedis.on(store.sync()), leaseMs);
+            for (Thread thread : running) {
+                thread.join();
+            }
         } finally {
             lettuce.shutdown(Duration.ZERO, Duration.ofSeconds(1));
         }
@@ -109,18 +148,37 @@ public final class CheckWorker {
 
     /**
      * Records each lease's local deadline when it is granted and after each confirmed renewal (a {@link Operation#LEASE}
-     * event): the checker allows an overlap only after a holder's recorded deadline had passed.
+     * event) under the process id of the loop that holds it: the checker allows an overlap only after a holder's
+     * recorded deadline had passed. A grant is told on the acquiring thread; renewals on the watchdog's, which finds
+     * the holder by its token.
      */
-    private LockListener leaseRecorder() {
+    private static LockListener leaseRecorder() {
         return new LockListener() {
             @Override
             public void acquired(Lease lease) {
-                recordDeadline(lease);
+                Integer process = LOOP_PROCESS.get();
+                if (process != null) {
+                    PROCESS_BY_TOKEN.put(lease.fencingToken(), process);
+                    recordDeadline(process, lease);
+                }
             }
 
             @Override
             public void renewed(Lease lease) {
-                recordDeadline(lease);
+                Integer process = PROCESS_BY_TOKEN.get(lease.fencingToken());
+                if (process != null) {
+                    recordDeadline(process, lease);
+                }
+            }
+
+            @Override
+            public void lost(Lease lease, LeaseLostException loss) {
+                PROCESS_BY_TOKEN.remove(lease.fencingToken());
+            }
+
+            @Override
+            public void ended(Lease lease) {
+                PROCESS_BY_TOKEN.remove(lease.fencingToken());
             }
         };
     }
@@ -129,16 +187,16 @@ public final class CheckWorker {
      * Stamps the event at once but prints it from a thread of its own: listeners run on the client's watchdog,
      * which must not wait for the pipe to the coordinator.
      */
-    private void recordDeadline(Lease lease) {
+    private static void recordDeadline(int process, Lease lease) {
         long now = System.nanoTime();
-        listenerLines.add(new Event(now, process, Type.INFO, Operation.LEASE, lease.fencingToken(), now + lease.remaining().toNanos(), "")
+        LISTENER_LINES.add(new Event(now, process, Type.INFO, Operation.LEASE, lease.fencingToken(), now + lease.remaining().toNanos(), "")
                 .toLine());
     }
 
-    private void printListenerLines() {
+    private static void printListenerLines() {
         try {
             while (true) {
-                print(listenerLines.take());
+                print(LISTENER_LINES.take());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -351,7 +409,7 @@ public final class CheckWorker {
                     if (acquiring && !queuedSeen && waitsForItsTurn(acquirer)) {
                         long now = System.nanoTime();
                         queuedSeen = true;
-                        listenerLines.add(new Event(now, process, Type.INFO, Operation.QUEUED, 0, 0, "").toLine());
+                        LISTENER_LINES.add(new Event(now, process, Type.INFO, Operation.QUEUED, 0, 0, "").toLine());
                     }
                 }
             } catch (InterruptedException e) {
@@ -436,13 +494,13 @@ public final class CheckWorker {
         print(new Event(System.nanoTime(), process, type, op, token, value, note).toLine());
     }
 
-    private void print(String line) {
-        output.lock(); // a line and its flush together (a lock, not synchronized: this is blocking I/O)
+    private static void print(String line) {
+        OUTPUT.lock(); // a line and its flush together (a lock, not synchronized: this is blocking I/O)
         try {
             System.out.println(line);
             System.out.flush();
         } finally {
-            output.unlock();
+            OUTPUT.unlock();
         }
     }
 

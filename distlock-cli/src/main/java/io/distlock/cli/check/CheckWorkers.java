@@ -152,7 +152,7 @@ final class CheckWorkers implements AutoCloseable {
                 }
                 long workMs = Long.parseLong(read.note().substring(WORK_NOTE.length()));
                 boolean fresh = System.nanoTime() - read.nanos() < TimeUnit.MILLISECONDS.toNanos(Math.max(1, workMs / 2));
-                int slot = slotOf(read.process());
+                int slot = slotOf(io.distlock.checker.History.clientOf(read.process())); // a thread's read names its client process
                 if (fresh && workMs >= minWorkMs && slot >= 0) {
                     return slot;
                 }

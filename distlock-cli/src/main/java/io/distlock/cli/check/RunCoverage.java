@@ -96,9 +96,12 @@ record RunCoverage(List<String> problems) {
         return problems;
     }
 
-    /** A client fault hit a holder if its process held the lock when it began; a server fault, if anyone did. */
+    /**
+     * A client fault hit a holder if its process (one of its threads) held the lock when it began; a server fault, if
+     * anyone did.
+     */
     private static boolean hitHolder(Fault fault, List<Hold> holds) {
-        return holds.stream().anyMatch(h -> (!fault.kind().hitsClient() || h.process() == fault.process())
+        return holds.stream().anyMatch(h -> (!fault.kind().hitsClient() || History.clientOf(h.process()) == fault.process())
                 && fault.startNanos() - h.startNanos() >= 0 && h.endNanos() - fault.startNanos() >= 0);
     }
 

@@ -14,8 +14,15 @@ import java.util.Set;
  * @param lock the lock implementation
  * @param kind the kind (only distlock has kinds other than {@link LockKind#LOCK})
  * @param permits the semaphore's permits (1 for other kinds)
+ * @param threads loops per client process, sharing its client (each recorded as a process of its own)
+ * @param localHandoffs the lock's {@link io.distlock.LockOptions#localHandoffs()}
  */
-record Workload(CheckedLock lock, LockKind kind, int permits) {
+record Workload(CheckedLock lock, LockKind kind, int permits, int threads, int localHandoffs) {
+    /** One thread per process, no local handoffs. */
+    Workload(CheckedLock lock, LockKind kind, int permits) {
+        this(lock, kind, permits, 1, 0);
+    }
+
     /** Returns how many shared holds may overlap in the history of this workload. */
     int sharedLimit() {
         return kind == LockKind.SEMAPHORE ? permits : History.UNLIMITED;
@@ -41,7 +48,8 @@ record Workload(CheckedLock lock, LockKind kind, int permits) {
 
     /** Returns the worker arguments that select the lock. */
     List<String> workerArgs() {
-        return List.of("--lock", lock.id(), "--kind", kind.id(), "--permits", Integer.toString(permits));
+        return List.of("--lock", lock.id(), "--kind", kind.id(), "--permits", Integer.toString(permits), "--threads", Integer.toString(threads),
+                "--local-handoffs", Integer.toString(localHandoffs));
     }
 
     /** Returns e.g. {@code distlock}, {@code distlock read-write-lock} or {@code distlock semaphore (2 permits)}. */
@@ -50,6 +58,6 @@ record Workload(CheckedLock lock, LockKind kind, int permits) {
             case LOCK -> "";
             case SEMAPHORE -> " semaphore (" + permits + " permits)";
             default -> " " + kind.id();
-        };
+        } + (threads > 1 ? ", " + threads + " threads per process" : "") + (localHandoffs > 0 ? ", localHandoffs " + localHandoffs : "");
     }
 }
