@@ -124,12 +124,15 @@ public final class LockOptions {
          * {@code handoffs} times in a row, without a round trip to the server (lock cohorting): under contention within
          * one process, most grants then cost no network at all.
          *
-         * <p>What stays true: every holder still gets a fencing token larger than every earlier holder's anywhere (the
-         * server's grant reserves {@code handoffs + 1} consecutive tokens, and the next grant elsewhere gets a larger
-         * one), a lease is handed on only while it is still valid, and a lost lease is reported to the holder of the
-         * moment. What it costs: waiters in other processes wait up to {@code handoffs} holds longer (a run of local
-         * handoffs also ends 10 ms after its first handoff, and after a run the
-         * release waits for the server, so that other processes get their turn). A thread hands on only to a waiter
+         * <p>What stays true: a holder's fencing token is larger than every earlier holder's in this client and than
+         * every token the server granted before its run (the server's grant reserves up to {@code handoffs + 1}
+         * consecutive tokens, and the next grant elsewhere gets a larger one); a lease is handed on only while it is
+         * valid and the server's last word on it is at most 10 ms old; a lost lease is reported to whoever holds it when
+         * a renewal or the release finds the loss. What it costs: waiters in other processes wait up to {@code handoffs}
+         * holds (and about 10 ms) longer; after a run the release waits for the server, so that they get their turn.
+         * What it gives up: a handoff asks the server nothing, so a lock the server lost within those 10 ms (a restart, a
+         * failover, another client's force-unlock) can still be handed on, to a holder whose token is then lower than
+         * the new holder's elsewhere: a fenced resource refuses it (docs/guarantees.md). A thread hands on only to a waiter
          * with equal options, only leases the watchdog renews ({@code autoRenew}), and only on backends that can reserve
          * token ranges (Redis locks; see the backend's documentation): elsewhere, and for fair, read-write and semaphore
          * kinds, the option changes nothing.

@@ -51,8 +51,6 @@ final class Acquisition {
     final boolean claimFirst;
     /** The last token of the range the server grant reserved (local handoffs take the next ones); the token if one. */
     final long lastToken;
-    /** When the first local handoff of this run happened ({@link CohortHandoff}); meaningless unless {@link #handedOn}. */
-    final long runStartNanos;
     /** The acquisition took its lease from another holder of this client ({@link CohortHandoff}). */
     final boolean handedOn;
     /** The backend session's epoch when the server grant's request was sent. */
@@ -72,6 +70,8 @@ final class Acquisition {
     private volatile long validUntilNanos;
     /** When the request that set {@link #validUntilNanos} (the grant or a watchdog renewal) was sent. */
     private volatile long leaseFromNanos;
+    /** When the server last confirmed the lease (its grant's or a renewal's answer arrived): how fresh a handoff is. */
+    private volatile long confirmedNanos;
     private volatile boolean suspended;
     private volatile boolean releasing;
     private volatile @Nullable LeaseLostException loss;
@@ -107,7 +107,7 @@ final class Acquisition {
         this.validUntilNanos = ClockDrift.deadlineNanos(grant.sentNanos(), java.time.Duration.ofNanos(grant.leaseNanos()));
         this.leaseFromNanos = grant.sentNanos();
         this.lastToken = grant.lastToken();
-        this.runStartNanos = grant.runStartNanos();
+        this.confirmedNanos = grant.confirmedNanos();
         this.sessionEpoch = grant.sessionEpoch();
         this.handedOn = grant.handedOn();
         this.cohort = grant.lastToken() != grant.fencingToken() || handedOn;
@@ -139,6 +139,10 @@ final class Acquisition {
         return leaseFromNanos;
     }
 
+    long confirmedNanos() {
+        return confirmedNanos;
+    }
+
     /** Records a watchdog renewal confirmed by the backend for a request sent at {@code sentNanos}. */
     void confirmRenewal(long renewalSentNanos) {
         Duration lease = options.leaseTime();
@@ -147,6 +151,7 @@ final class Acquisition {
             lease = Duration.ofNanos(byHand); // a renewal by hand may have come later at the server and set less
         }
         long candidate = ClockDrift.deadlineNanos(renewalSentNanos, lease);
+        confirmedNanos = clock.nanoTime();
         if (candidate - validUntilNanos > 0) {
             leaseFromNanos = renewalSentNanos; // a local handoff times its lease and renewals from here
             validUntilNanos = candidate;
@@ -160,6 +165,7 @@ final class Acquisition {
      */
     void confirmRenewalByHand(long renewalSentNanos, long leaseNanos) {
         leaseFromNanos = renewalSentNanos;
+        confirmedNanos = clock.nanoTime();
         validUntilNanos = ClockDrift.deadlineNanos(renewalSentNanos, Duration.ofNanos(leaseNanos));
         lockEvents.renewed(this);
     }

@@ -17,7 +17,7 @@ final class CohortHandoff {
     /*
      * Protocol. The releasing holder, still past the gate, decides to hand on (below), marks its acquisition released
      * (its holder is done: its listeners, metrics and hold count end there), parks a CohortHandoff in the slot and opens
-     * the gate. The next thread past the gate takes it (`parked` is read and written only by whoever holds the gate)
+     * the gate. The next thread past the gate takes it (claims it: `parked` is an atomic reference, taken and cleared at once)
      * and, if it is still usable for that thread, holds the lock with it: same owner id, next token, the same lease
      * deadline, the watchdog renewing it from when the last renewal was sent. If not usable, the taker releases it on
      * the server under its owner id (compare-and-release: it can never free anyone else's lock) and asks the server.
@@ -30,8 +30,13 @@ final class CohortHandoff {
      * Hand on only when: the kind is exclusive and its storage reserved a token range (the acquisition has a token left
      * in it), the lease is renewed by the watchdog, a thread waits at the gate, the lease is trusted for more than one
      * renew interval yet (a lease close to its end is not worth passing on, and an outage shows first as renewals that
-     * fail), and the run's first handoff is less than MAX_RUN_NANOS ago. The taker also needs options equal
-     * to the holder's (a thread asking for another lease time must get it from the server) and the same backend session.
+     * fail), and the server confirmed the lease (its grant's or a renewal's answer arrived) at most MAX_RUN_NANOS ago,
+     * also when it is taken. That bounds a run in time (the remote waiters' delay) and, above all, how stale a handed-on
+     * lease can be: the server may have lost it since its last word (a restart, a failover, a force-unlock by another
+     * client), and a handoff asks nothing, so a holder that takes it may hold a lost lease, with a token below that of a
+     * holder the server granted meanwhile, until a renewal or the release tells it; bounded by 10 ms, as a lease lost
+     * just after a grant is a window every lease lock has. The taker also needs options equal to the holder's (a thread
+     * asking for another lease time must get it from the server) and the same backend session.
      *
      * A watchdog renewal of the holder still on its way when it hands on is answered to nobody (the holder's acquisition
      * is no longer watched). The taker's first renewal is due when that one was (the lease is timed from the same send
@@ -42,7 +47,7 @@ final class CohortHandoff {
      * parked lease under one of them is dropped, and a thread that took one just before is told of the loss.
      */
     private static final Logger log = LoggerFactory.getLogger(CohortHandoff.class);
-    /** A run of local handoffs ends this long after its first handoff. */
+    /** A lease is handed on only this long after the server last confirmed it (its grant or a renewal). */
     static final long MAX_RUN_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     final String ownerId;
@@ -52,17 +57,17 @@ final class CohortHandoff {
     final long leaseFromNanos;
     final long validUntilNanos;
     final long sessionEpoch;
-    final long runStartNanos;
+    final long confirmedNanos;
     final LockOptions options;
 
-    private CohortHandoff(Acquisition from, long runStartNanos) {
+    private CohortHandoff(Acquisition from) {
         this.ownerId = from.ownerId;
         this.token = from.fencingToken + 1;
         this.lastToken = from.lastToken;
         this.leaseFromNanos = from.leaseFromNanos();
         this.validUntilNanos = from.validUntilNanos();
         this.sessionEpoch = from.sessionEpoch;
-        this.runStartNanos = runStartNanos;
+        this.confirmedNanos = from.confirmedNanos();
         this.options = from.options;
     }
 
@@ -79,16 +84,18 @@ final class CohortHandoff {
             return null;
         }
         long now = clock.nanoTime();
-        long runStart = acquisition.handedOn ? acquisition.runStartNanos : now;
-        if (now - runStart - MAX_RUN_NANOS > 0 || !trustedBeyondNextRenewal(acquisition.validUntilNanos(), options, now)
+        if (!confirmedLately(acquisition.confirmedNanos(), now) || !trustedBeyondNextRenewal(acquisition.validUntilNanos(), options, now)
                 || !acquisition.isValid()) {
             return null;
         }
-        CohortHandoff parked = new CohortHandoff(acquisition, runStart);
+        CohortHandoff parked = new CohortHandoff(acquisition);
+        // parked before the holder's end is recorded: a close that loses the holder first makes markReleased fail; a close
+        // after it (even one run by a listener of that end) finds the lease parked and releases it with the others
+        slot.parked.set(parked);
         if (!acquisition.markReleased()) {
-            return null; // lost meanwhile: the caller's release path reports it
+            slot.parked.compareAndSet(parked, null); // lost meanwhile: the caller's release path reports it
+            return null;
         }
-        slot.parked = parked;
         return parked;
     }
 
@@ -99,21 +106,21 @@ final class CohortHandoff {
      *     parked, or parked but not usable (then released on the server)
      */
     static @Nullable Grant take(LockSlot slot, LockOptions options, long sessionEpoch, EngineClock clock) {
-        CohortHandoff parked = slot.parked;
+        CohortHandoff parked = slot.parked.getAndSet(null);
         if (parked == null) {
             return null;
         }
-        slot.parked = null;
         if (slot.revoked(parked.ownerId)) {
             return null; // its hold on the server is gone (force-unlocked): nothing to release
         }
-        if (!parked.options.equals(options) || parked.sessionEpoch != sessionEpoch
-                || !trustedBeyondNextRenewal(parked.validUntilNanos, parked.options, clock.nanoTime())) {
+        long now = clock.nanoTime();
+        if (!parked.options.equals(options) || parked.sessionEpoch != sessionEpoch || !confirmedLately(parked.confirmedNanos, now)
+                || !trustedBeyondNextRenewal(parked.validUntilNanos, parked.options, now)) {
             parked.releaseOnServer(slot);
             return null;
         }
         return new Grant(parked.ownerId, parked.token, parked.leaseFromNanos, parked.sessionEpoch, options.leaseTime().toNanos(),
-                parked.lastToken, parked.runStartNanos, true);
+                parked.lastToken, parked.confirmedNanos, true);
     }
 
     /**
@@ -121,12 +128,11 @@ final class CohortHandoff {
      * thread waits, and by each waiter that gave up). Whoever holds the gate instead takes the parked lease itself.
      */
     static void reclaimIfUnclaimed(LockSlot slot) {
-        if (slot.parked == null || slot.gate.hasQueuedThreads() || !slot.gate.tryAcquire()) {
+        if (slot.parked.get() == null || slot.gate.hasQueuedThreads() || !slot.gate.tryAcquire()) {
             return; // nothing parked; or a queued thread gets the gate and takes it (or gives up and comes here)
         }
         try {
-            CohortHandoff parked = slot.parked;
-            slot.parked = null;
+            CohortHandoff parked = slot.parked.getAndSet(null);
             if (parked != null && !slot.revoked(parked.ownerId)) {
                 log.debug("nobody took the handed-on lease of lock '{}'; releasing it", slot.name);
                 parked.releaseOnServer(slot);
@@ -134,6 +140,27 @@ final class CohortHandoff {
         } finally {
             slot.gate.release();
         }
+    }
+
+    /**
+     * Takes the lease parked in the slot for the client's close, before the close opens the gates; returns its release
+     * on the server, or null if none was parked (or it was force-unlocked). Never throws.
+     */
+    static @Nullable CompletableFuture<OwnerCheck> releaseForClose(LockSlot slot) {
+        CohortHandoff parked = slot.parked.getAndSet(null);
+        if (parked == null || slot.revoked(parked.ownerId)) {
+            return null;
+        }
+        try {
+            return slot.space.backend.release(slot.name, parked.ownerId);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** Whether the server's last confirmation of a lease, at {@code confirmedNanos}, is at most MAX_RUN_NANOS old. */
+    private static boolean confirmedLately(long confirmedNanos, long now) {
+        return now - confirmedNanos - MAX_RUN_NANOS <= 0;
     }
 
     /** Whether a lease trusted until {@code validUntilNanos} is still trusted one renew interval from {@code now}. */

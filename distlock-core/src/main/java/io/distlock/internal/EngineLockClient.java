@@ -153,7 +153,17 @@ final class EngineLockClient implements LockClient {
                     closing.add(acquisition);
                 }
             }
-            LockAcquirer.releaseAllForClose(engine, closing);
+            // leases parked for a local handoff are on no held list: claim them before the gates open below
+            List<java.util.concurrent.CompletableFuture<io.distlock.spi.OwnerCheck>> parked = new ArrayList<>();
+            for (LockSpace space : spaces.all()) {
+                for (LockSlot slot : space.slots.inUse()) {
+                    java.util.concurrent.CompletableFuture<io.distlock.spi.OwnerCheck> release = CohortHandoff.releaseForClose(slot);
+                    if (release != null) {
+                        parked.add(release);
+                    }
+                }
+            }
+            LockAcquirer.releaseAllForClose(engine, closing, parked);
             closing.forEach(engine::unregisterHeld);
             for (LockSpace space : spaces.all()) {
                 for (LockSlot slot : space.slots.inUse()) {

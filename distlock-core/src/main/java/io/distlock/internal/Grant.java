@@ -11,10 +11,11 @@ package io.distlock.internal;
  *     grant the backend made on a queued waiter's behalf (the engine then renews it at once)
  * @param lastToken the last token of the range the server grant reserved ({@link io.distlock.spi.TokenRanges}):
  *     {@code fencingToken} if it reserved one token
- * @param runStartNanos when the first local handoff of this run happened; unused for a server grant
+ * @param confirmedNanos when the server's last word on the lease arrived: the answer that granted it (the request's send
+ *     time where the granter does not note the answer's), or for a lease handed on, its holder's last confirmed renewal
  * @param handedOn the grant was a lease handed on by another holder of this client ({@link CohortHandoff}), not a server grant
  */
-record Grant(String ownerId, long fencingToken, long sentNanos, long sessionEpoch, long leaseNanos, long lastToken, long runStartNanos,
+record Grant(String ownerId, long fencingToken, long sentNanos, long sessionEpoch, long leaseNanos, long lastToken, long confirmedNanos,
         boolean handedOn) {
 
     /** A server grant of one token. */

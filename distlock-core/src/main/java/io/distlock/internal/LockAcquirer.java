@@ -97,16 +97,11 @@ final class LockAcquirer {
         }
         boolean handedOver = false;
         try {
+            // a lease handed on by the last holder: if the client closes meanwhile, registerHeld below says so and the
+            // lease is released like a server grant that arrives during a close
             Grant grant = granter == this.granter ? CohortHandoff.take(slot, options, engine.session().epoch(), engine.clock()) : null;
-            if (grant != null && engine.isClosed()) {
-                try { // the client closed while the lease was handed on: it was not on the held list the close released
-                    engine.calls().awaitUninterruptibly(backend.release(slot.name, grant.ownerId()), "release", slot.name);
-                } catch (RuntimeException e) {
-                    log.warn("could not release lock '{}' while closing; it expires with its lease", slot.name, e);
-                }
-            }
-            engine.checkOpen();
             if (grant == null) {
+                engine.checkOpen();
                 grant = granter.await(slot, options, deadline.remainingWait());
             }
             if (grant == null) {
@@ -315,7 +310,13 @@ final class LockAcquirer {
      * waiting at most about one operation timeout in all, however many there are; never throws.
      */
     static void releaseAllForClose(EngineContext engine, List<Acquisition> closing) {
-        List<CompletableFuture<OwnerCheck>> releases = new ArrayList<>(closing.size());
+        releaseAllForClose(engine, closing, List.of());
+    }
+
+    /** As {@link #releaseAllForClose(EngineContext, List)}, awaiting {@code parked} (releases of handed-on leases) too. */
+    static void releaseAllForClose(EngineContext engine, List<Acquisition> closing, List<CompletableFuture<OwnerCheck>> parked) {
+        List<CompletableFuture<OwnerCheck>> releases = new ArrayList<>(closing.size() + parked.size());
+        releases.addAll(parked);
         for (Acquisition acquisition : closing) {
             try {
                 releases.add(acquisition.backend().release(acquisition.lockName(), acquisition.ownerId));
@@ -332,7 +333,7 @@ final class LockAcquirer {
         long unconfirmed = releases.stream().filter(f -> !f.isDone() || f.isCompletedExceptionally()).count();
         if (unconfirmed > 0) {
             log.warn("closing the client: {} of {} releases were not confirmed by {}; those locks expire with their leases",
-                    unconfirmed, closing.size(), engine.backend().describe());
+                    unconfirmed, releases.size(), engine.backend().describe());
         }
     }
 }

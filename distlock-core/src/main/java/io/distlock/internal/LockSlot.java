@@ -25,8 +25,11 @@ final class LockSlot {
     volatile @Nullable Acquisition holder;
     /** The thread-bound holders of a shared kind, by thread; null for exclusive kinds. */
     private final @Nullable ConcurrentHashMap<Thread, Acquisition> sharers;
-    /** A lease handed on to the next thread past the gate ({@link CohortHandoff}); read and written only by the gate's holder. */
-    volatile @Nullable CohortHandoff parked;
+    /**
+     * A lease handed on to the next thread past the gate ({@link CohortHandoff}): set by the gate's holder, claimed (taken
+     * and cleared at once) by the next one, by a reclaim holding the gate, or by the client's close.
+     */
+    final java.util.concurrent.atomic.AtomicReference<@Nullable CohortHandoff> parked = new java.util.concurrent.atomic.AtomicReference<>();
     /** The owner id of the last exclusive holder; kept when it goes (a force-unlock reads it, see EngineLock). */
     volatile @Nullable String lastOwnerId;
     /** Owner ids a force-unlock through this client ended: a lease handed on under one of them is not held any more. */
@@ -71,6 +74,9 @@ final class LockSlot {
         if (sharers != null) {
             sharers.put(Thread.currentThread(), acquisition);
         } else {
+            if (!acquisition.handedOn && !revokedOwners.isEmpty()) {
+                revokedOwners = java.util.Set.of(); // a server grant: the owner ids of earlier runs are held by nobody here
+            }
             lastOwnerId = acquisition.ownerId;
             holder = acquisition;
         }

@@ -69,8 +69,8 @@ final class PollingGranter implements Granter {
                     throw engine.closedOr(e);
                 }
                 if (result.granted()) {
-                    return new Grant(ownerId, result.fencingToken(), sent, epoch, options.leaseTime().toNanos(), result.fencingToken() + tokens - 1,
-                            sent, false);
+                    return new Grant(ownerId, result.fencingToken(), sent, epoch, options.leaseTime().toNanos(),
+                            Math.min(result.lastToken(), result.fencingToken() + tokens - 1), clock.nanoTime(), false);
                 }
                 long left = deadline.left();
                 if (left <= 0) {

@@ -13,11 +13,17 @@ import java.time.Duration;
  *     fallback poll); zero when granted
  * @param notifiedLease for a grant the backend made earlier on a queued caller's behalf and told it of
  *     (see {@link #notified}): the lease that grant has until the engine renews it; zero otherwise
+ * @param lastToken for a grant of a {@link TokenRanges} acquire, the last token reserved for it (at least
+ *     {@code fencingToken}; it may be fewer than asked for); {@code fencingToken} for other grants; 0 when not granted
  */
-public record AcquireResult(boolean granted, long fencingToken, Duration holderRemaining, Duration notifiedLease) {
+public record AcquireResult(boolean granted, long fencingToken, Duration holderRemaining, Duration notifiedLease, long lastToken) {
 
     /** Validates the combination of fields. */
     public AcquireResult {
+        if (granted ? lastToken < fencingToken : lastToken != 0) {
+            throw new IllegalArgumentException("lastToken must be at least the fencing token of a grant, and 0 otherwise, got "
+                    + lastToken + " for token " + fencingToken);
+        }
         if (granted && fencingToken <= 0) {
             throw new IllegalArgumentException("a grant needs a positive fencing token, got " + fencingToken);
         }
@@ -29,9 +35,23 @@ public record AcquireResult(boolean granted, long fencingToken, Duration holderR
         }
     }
 
+    /** A result without a token range. */
+    public AcquireResult(boolean granted, long fencingToken, Duration holderRemaining, Duration notifiedLease) {
+        this(granted, fencingToken, holderRemaining, notifiedLease, granted ? fencingToken : 0);
+    }
+
     /** A result of this call (not {@link #notified}). */
     public AcquireResult(boolean granted, long fencingToken, Duration holderRemaining) {
         this(granted, fencingToken, holderRemaining, Duration.ZERO);
+    }
+
+    /**
+     * Returns a grant of a {@link TokenRanges} acquire: the tokens {@code fencingToken .. lastToken} are the caller's.
+     *
+     * @throws IllegalArgumentException if {@code lastToken < fencingToken}
+     */
+    public static AcquireResult grantedRange(long fencingToken, long lastToken) {
+        return new AcquireResult(true, fencingToken, Duration.ZERO, Duration.ZERO, lastToken);
     }
 
     /** Returns a grant with the given fencing token; its lease runs from when the request was sent. */

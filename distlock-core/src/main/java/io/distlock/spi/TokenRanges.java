@@ -8,10 +8,13 @@ import java.util.concurrent.CompletableFuture;
  * that the engine can pass a held lock to another thread of the same client without a round trip and still give it
  * a larger token ({@link io.distlock.LockOptions#localHandoffs()}).
  *
- * <p>The contract is about order, not storage: when {@code tryAcquire(name, owner, lease, count)} grants token
- * {@code t}, the tokens {@code t .. t + count - 1} belong to that grant, and every later grant of the name, to any
- * owner, by any client, after a release, a force-unlock, an expiry or a restart, has a token above {@code t + count - 1}.
- * A retried request (the same owner id, the same count) returns the same {@code t}.
+ * <p>The contract is about order, not storage: when {@code tryAcquire(name, owner, lease, count)} grants the tokens
+ * {@code fencingToken .. lastToken} ({@link AcquireResult#grantedRange}; at most {@code count}, possibly fewer), every
+ * later grant of the name, to any owner, by any client, after a release, a force-unlock, an expiry or a restart, has a
+ * token above {@code lastToken}. A retried request (the same owner id) must not hand out a token the first one may have
+ * handed out: it may answer with the range's last token alone. A backend whose tokens follow a clock (Redis: the
+ * server's TIME) must not let reservations run the tokens ahead of that clock further than a restart takes, or a token
+ * after a restart could be lower than one reserved before it.
  */
 public interface TokenRanges {
 
@@ -19,7 +22,7 @@ public interface TokenRanges {
     int MAX_TOKENS = io.distlock.LockOptions.MAX_LOCAL_HANDOFFS + 1;
 
     /**
-     * As {@link PollingAcquire#tryAcquire}, reserving {@code count} tokens; the granted token is the first of them.
+     * As {@link PollingAcquire#tryAcquire}, reserving up to {@code count} tokens; the granted token is the first of them.
      *
      * @param count tokens to reserve, 1 to {@link #MAX_TOKENS}; 1 is exactly {@link PollingAcquire#tryAcquire}
      */

@@ -176,6 +176,33 @@ class CohortHandoffTest {
     }
 
     @Test
+    void closingTheClientWhileALeaseIsHandedOnReleasesItOnTheServer() throws Exception {
+        AtomicReference<LockClient> self = new AtomicReference<>();
+        LockClient client = client(new LockListener() {
+            @Override
+            public void ended(Lease lease) {
+                LockClient closing = self.getAndSet(null);
+                if (closing != null) {
+                    closing.close(); // as the holder hands on: the lease is on no held list now
+                }
+            }
+        });
+        self.set(client);
+        DistributedLock lock = client.getLock("a");
+        Lease first = lock.acquire();
+        Future<Lease> second = queuedAcquire(lock);
+        first.close();
+        assertThat(self.get()).as("closed by the listener").isNull();
+        try {
+            second.get(10, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException expected) {
+            assertThat(expected.getCause()).isInstanceOf(IllegalStateException.class); // the client is closed
+        }
+        // the lease (60 s) was released by the close, not left to expire
+        Awaiting.until(() -> !store.isHeld("a"));
+    }
+
+    @Test
     void aForceUnlockThroughTheClientReachesTheThreadTheLeaseWasHandedToMeanwhile() throws Exception {
         LockClient client = client();
         DistributedLock lock = client.getLock("a");
@@ -223,20 +250,27 @@ class CohortHandoffTest {
         return acquiring;
     }
 
+    /** A listener that advances {@code clock} by {@code step} once, as the first holder hands on (before the lease is taken). */
+    private static LockListener advanceAsItHandsOn(ManualClock clock, Duration step) {
+        AtomicReference<Boolean> advanced = new AtomicReference<>(false);
+        return new LockListener() {
+            @Override
+            public void ended(Lease lease) {
+                if (!advanced.getAndSet(true)) {
+                    clock.advance(step);
+                }
+            }
+        };
+    }
+
     @Test
     void aParkedLeaseThatCameCloseToItsEndBeforeItWasTakenIsNotUsed() throws Exception {
         ManualClock clock = new ManualClock();
         MemoryStore timed = new MemoryStore(clock::nanoTime);
-        AtomicReference<Boolean> advanced = new AtomicReference<>(false);
-        DistributedLock lock = manualClient(clock, timed, new LockListener() {
-            @Override
-            public void ended(Lease lease) {
-                if (!advanced.getAndSet(true)) {
-                    // the holder is handing on; until the next thread takes the lease, 45 s pass without a renewal
-                    clock.advance(Duration.ofSeconds(45)); // 15 s left of 60: less than one renew interval (20 s)
-                }
-            }
-        }).getLock("a");
+        LockOptions short15 = COHORT.toBuilder().leaseTime(Duration.ofMillis(15)).build(); // renewed every 5 ms
+        // 9 ms pass between hand-on and take, renewals unanswered: the server's word is fresh enough (under 10 ms), but
+        // the lease is trusted for less than one renew interval more
+        DistributedLock lock = manualClient(clock, timed, advanceAsItHandsOn(clock, Duration.ofMillis(9))).getLock("a", short15);
         Lease first = lock.acquire();
         Future<Lease> second = queuedAcquire(lock);
         timed.holdReplies(Op.RENEW);
@@ -244,16 +278,41 @@ class CohortHandoffTest {
         Lease next = second.get(10, TimeUnit.SECONDS);
         assertThat(next.fencingToken()).as("a server grant, above the first one's range").isGreaterThan(first.fencingToken() + 4);
         assertThat(timed.count(Op.ACQUIRE, "a")).isEqualTo(2);
+    }
+
+    @Test
+    void aParkedLeaseWhoseLastServerWordGrewOlderThanTheBoundBeforeItWasTakenIsNotUsed() throws Exception {
+        ManualClock clock = new ManualClock();
+        MemoryStore timed = new MemoryStore(clock::nanoTime);
+        DistributedLock lock = manualClient(clock, timed, advanceAsItHandsOn(clock, Duration.ofMillis(11))).getLock("a");
+        Lease first = lock.acquire();
+        Future<Lease> second = queuedAcquire(lock);
+        first.close();
+        Lease next = second.get(10, TimeUnit.SECONDS);
+        assertThat(next.fencingToken()).as("a server grant, above the first one's range").isGreaterThan(first.fencingToken() + 4);
         next.close();
     }
 
     @Test
-    void aRunOfLocalHandoffsEndsAfterItsTimeBoundThoughTokensAreLeft() throws Exception {
+    void aLeaseTheServerLastConfirmedLongerAgoThanTheBoundIsNotHandedOn() throws Exception {
         ManualClock clock = new ManualClock();
         MemoryStore timed = new MemoryStore(clock::nanoTime);
         DistributedLock lock = manualClient(clock, timed).getLock("a");
         Lease first = lock.acquire();
-        clock.advance(Duration.ofSeconds(1)); // held a while: that is not part of the run
+        clock.advance(Duration.ofMillis(CohortHandoff.MAX_RUN_NANOS / 1_000_000 + 1)); // held a while, no renewal due yet
+        Future<Lease> second = queuedAcquire(lock);
+        first.close();
+        Lease next = second.get(10, TimeUnit.SECONDS);
+        assertThat(next.fencingToken()).as("a server grant, above the range").isGreaterThan(first.fencingToken() + 4);
+        next.close();
+    }
+
+    @Test
+    void aRunOfLocalHandoffsEndsOnceTheServersLastWordIsOlderThanTheBoundThoughTokensAreLeft() throws Exception {
+        ManualClock clock = new ManualClock();
+        MemoryStore timed = new MemoryStore(clock::nanoTime);
+        DistributedLock lock = manualClient(clock, timed).getLock("a");
+        Lease first = lock.acquire();
         Future<Lease> second = queuedAcquire(lock);
         first.close();
         Lease handedOn = second.get(10, TimeUnit.SECONDS);

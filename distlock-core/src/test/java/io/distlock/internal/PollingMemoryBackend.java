@@ -23,6 +23,7 @@ public final class PollingMemoryBackend implements LockBackend, PollingAcquire, 
     private final MemoryStore store;
     private final Duration operationTimeout;
     private volatile @Nullable Consumer<LockOptions> optionCheck;
+    private volatile boolean closed;
 
     PollingMemoryBackend(MemoryStore store, Duration operationTimeout) {
         this.store = store;
@@ -59,7 +60,7 @@ public final class PollingMemoryBackend implements LockBackend, PollingAcquire, 
 
     @Override
     public CompletableFuture<AcquireResult> tryAcquire(String name, String ownerId, Duration leaseTime, int count) {
-        return store.run(Op.ACQUIRE, name, ownerId, () -> {
+        return call(Op.ACQUIRE, name, ownerId, () -> {
             Hold hold = store.liveHold(name);
             if (hold != null && !hold.owner.equals(ownerId)) {
                 return AcquireResult.busy(Duration.ofNanos(hold.expiresAt - store.now()));
@@ -71,13 +72,13 @@ public final class PollingMemoryBackend implements LockBackend, PollingAcquire, 
             Hold granted = new Hold(ownerId, store.reserveTokens(count), store.now() + leaseTime.toNanos());
             store.holds().put(name, granted);
             store.tombstones().remove(name);
-            return AcquireResult.granted(granted.token);
+            return AcquireResult.grantedRange(granted.token, granted.token + count - 1);
         });
     }
 
     @Override
     public CompletableFuture<ReleaseSubscription> watchReleases(String name, Runnable onMaybeFree) {
-        return store.run(Op.SUBSCRIBE, name, "-", () -> {
+        return call(Op.SUBSCRIBE, name, "-", () -> {
             Runnable unlisten = store.listen(name, onMaybeFree);
             return unlisten::run;
         });
@@ -85,7 +86,7 @@ public final class PollingMemoryBackend implements LockBackend, PollingAcquire, 
 
     @Override
     public CompletableFuture<OwnerCheck> renew(String name, String ownerId, Duration leaseTime) {
-        return store.run(Op.RENEW, name, ownerId, () -> renewNow(name, ownerId, leaseTime));
+        return call(Op.RENEW, name, ownerId, () -> renewNow(name, ownerId, leaseTime));
     }
 
     private OwnerCheck renewNow(String name, String ownerId, Duration leaseTime) {
@@ -112,7 +113,7 @@ public final class PollingMemoryBackend implements LockBackend, PollingAcquire, 
 
     @Override
     public CompletableFuture<List<@Nullable OwnerCheck>> renewAll(List<RenewalRequest> requests) {
-        return store.run(Op.RENEW, requests.size() == 1 ? requests.get(0).name() : "(" + requests.size() + " locks)", "-", () -> {
+        return call(Op.RENEW, requests.size() == 1 ? requests.get(0).name() : "(" + requests.size() + " locks)", "-", () -> {
             List<@Nullable OwnerCheck> found = new ArrayList<>();
             for (RenewalRequest request : requests) {
                 found.add(renewNow(request.name(), request.ownerId(), request.leaseTime()));
@@ -123,7 +124,7 @@ public final class PollingMemoryBackend implements LockBackend, PollingAcquire, 
 
     @Override
     public CompletableFuture<OwnerCheck> release(String name, String ownerId) {
-        return store.run(Op.RELEASE, name, ownerId, () -> {
+        return call(Op.RELEASE, name, ownerId, () -> {
             Hold hold = store.liveHold(name);
             if (hold != null && hold.owner.equals(ownerId)) {
                 store.holds().remove(name);
@@ -141,7 +142,7 @@ public final class PollingMemoryBackend implements LockBackend, PollingAcquire, 
 
     @Override
     public CompletableFuture<Boolean> forceRelease(String name) {
-        return store.run(Op.FORCE_RELEASE, name, "-", () -> {
+        return call(Op.FORCE_RELEASE, name, "-", () -> {
             Hold hold = store.liveHold(name);
             if (hold == null) {
                 return false;
@@ -155,11 +156,18 @@ public final class PollingMemoryBackend implements LockBackend, PollingAcquire, 
 
     @Override
     public CompletableFuture<Boolean> isLocked(String name) {
-        return store.run(Op.IS_LOCKED, name, "-", () -> store.liveHold(name) != null);
+        return call(Op.IS_LOCKED, name, "-", () -> store.liveHold(name) != null);
     }
 
     @Override
     public void close() {
-        // nothing to close: the store outlives its clients
+        closed = true; // the store outlives its clients; this client's calls fail from now on, as a closed connection's do
+    }
+
+    private <T> CompletableFuture<T> call(Op op, String name, String owner, java.util.function.Supplier<T> action) {
+        if (closed) {
+            return CompletableFuture.failedFuture(new IllegalStateException("this memory backend client was closed"));
+        }
+        return store.run(op, name, owner, action);
     }
 }

@@ -155,7 +155,8 @@ final class RedisLockBackend implements LockBackend, PollingAcquire, TokenRanges
         CompletableFuture<AcquireResult> result = map(reply, "acquire", name, values -> {
             long granted = (Long) values.get(0);
             long value = (Long) values.get(1);
-            return granted == 1 ? AcquireResult.granted(value) : AcquireResult.busy(Duration.ofMillis(Math.max(0, value)));
+            return granted == 1 ? AcquireResult.grantedRange(value, (Long) values.get(2))
+                    : AcquireResult.busy(Duration.ofMillis(Math.max(0, value)));
         });
         if (!acks.enabled()) {
             return result;

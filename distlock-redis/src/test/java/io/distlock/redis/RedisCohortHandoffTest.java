@@ -53,19 +53,34 @@ class RedisCohortHandoffTest {
     }
 
     @Test
-    void theAcquireKeepsTheLastTokenOfItsRangeAndARetryGetsTheSameFirstToken() {
+    void theAcquireKeepsTheLastTokenOfItsRangeAndARetryGetsThatOneAlone() {
         String key = "cohort-script:{a}";
         List<Long> first = acquireScript(key, "owner-1", 5);
-        assertThat(first.get(0)).isEqualTo(1L);
         long token = first.get(1);
+        assertThat(first).containsExactly(1L, token, token + 4);
         assertThat(raw().get(key)).isEqualTo((token + 4) + ":owner-1");
-        assertThat(acquireScript(key, "owner-1", 5)).as("the same request again, its reply lost").containsExactly(1L, token);
+        assertThat(acquireScript(key, "owner-1", 5)).as("the same request again, its reply lost: the last token alone")
+                .containsExactly(1L, token + 4, token + 4);
         assertThat(acquireScript(key, "owner-2", 1).get(0)).as("busy for another owner").isZero();
 
         raw().set(key, (token + 4) + "::released:owner-1"); // what release.lua leaves
         List<Long> next = acquireScript(key, "owner-2", 1);
         assertThat(next.get(0)).isEqualTo(1L);
         assertThat(next.get(1)).as("above the whole range").isGreaterThan(token + 4);
+    }
+
+    @Test
+    void aRangeNeverRunsTheTokensMoreThanAMillisecondAheadOfTheServersClock() {
+        String key = "cohort-script:{clock}";
+        long micros = raw().time().stream().map(Long::parseLong).reduce((seconds, us) -> seconds * 1_000_000 + us).orElseThrow();
+        long ahead = micros + 10_000_000; // a last token 10 s ahead of TIME, as a fast run of reservations could leave
+        raw().set(key, ahead + "::released:someone");
+        List<Long> grant = acquireScript(key, "owner-3", 1025);
+        assertThat(grant).as("no range on top of a lead: the next token only").containsExactly(1L, ahead + 1, ahead + 1);
+
+        String fresh = "cohort-script:{fresh}";
+        List<Long> range = acquireScript(fresh, "owner-4", 1025);
+        assertThat(range.get(2) - range.get(1)).as("a range is cut at 1,000 us past TIME").isBetween(0L, 1000L);
     }
 
     @Test
