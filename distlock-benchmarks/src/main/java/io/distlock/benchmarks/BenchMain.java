@@ -70,7 +70,7 @@ public final class BenchMain implements Callable<Integer> {
     @Option(names = "--hold-locks", defaultValue = "10000", description = "Locks held in hold10k. Default: ${DEFAULT-VALUE}.")
     int holdLocks;
 
-    @Option(names = "--impls", split = ",", description = "Implementations (default: all): raw-eval, distlock-redis, distlock-redis-cohort (localHandoffs 16), "
+    @Option(names = "--impls", split = ",", description = "Implementations (default: all): raw-eval, distlock-redis, distlock-redis-cohort, "
             + "redisson-rlock, redisson-fenced, spring-spin, spring-pubsub, textbook-setnx, distlock-fair, redisson-fair, distlock-zookeeper, curator-mutex, "
             + "distlock-etcd, jetcd-lock, "
             + "distlock-jdbc, shedlock-jdbc, spring-jdbc (the last three on every database); "
