@@ -30,7 +30,7 @@ final class CohortHandoff {
      * Hand on only when: the kind is exclusive and its storage reserved a token range (the acquisition has a token left
      * in it), the lease is renewed by the watchdog, a thread waits at the gate, the lease is trusted for more than one
      * renew interval yet (a lease close to its end is not worth passing on, and an outage shows first as renewals that
-     * fail), and the server confirmed the lease (its grant's or a renewal's answer arrived) at most MAX_RUN_NANOS ago,
+     * fail), and the server confirmed the lease (its grant's or a renewal's answer arrived) at most MAX_CONFIRMATION_AGE_NANOS ago,
      * also when it is taken. That bounds a run in time (the remote waiters' delay) and, above all, how stale a handed-on
      * lease can be: the server may have lost it since its last word (a restart, a failover, a force-unlock by another
      * client), and a handoff asks nothing, so a holder that takes it may hold a lost lease, with a token below that of a
@@ -48,7 +48,7 @@ final class CohortHandoff {
      */
     private static final Logger log = LoggerFactory.getLogger(CohortHandoff.class);
     /** A lease is handed on only this long after the server last confirmed it (its grant or a renewal). */
-    static final long MAX_RUN_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    static final long MAX_CONFIRMATION_AGE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     final String ownerId;
     final long token;
@@ -158,9 +158,9 @@ final class CohortHandoff {
         }
     }
 
-    /** Whether the server's last confirmation of a lease, at {@code confirmedNanos}, is at most MAX_RUN_NANOS old. */
+    /** Whether the server's last confirmation of a lease, at {@code confirmedNanos}, is at most MAX_CONFIRMATION_AGE_NANOS old. */
     private static boolean confirmedLately(long confirmedNanos, long now) {
-        return now - confirmedNanos - MAX_RUN_NANOS <= 0;
+        return now - confirmedNanos - MAX_CONFIRMATION_AGE_NANOS <= 0;
     }
 
     /** Whether a lease trusted until {@code validUntilNanos} is still trusted one renew interval from {@code now}. */

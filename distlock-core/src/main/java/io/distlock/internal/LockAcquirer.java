@@ -306,14 +306,10 @@ final class LockAcquirer {
     }
 
     /**
-     * Releases every acquisition in {@code closing} at once (they are already marked lost by the close),
-     * waiting at most about one operation timeout in all, however many there are; never throws.
+     * Releases every acquisition in {@code closing} at once (they are already marked lost by the close), and awaits
+     * {@code parked} (the releases of leases parked for a local handoff) with them, waiting at most about one operation
+     * timeout in all, however many there are; never throws.
      */
-    static void releaseAllForClose(EngineContext engine, List<Acquisition> closing) {
-        releaseAllForClose(engine, closing, List.of());
-    }
-
-    /** As {@link #releaseAllForClose(EngineContext, List)}, awaiting {@code parked} (releases of handed-on leases) too. */
     static void releaseAllForClose(EngineContext engine, List<Acquisition> closing, List<CompletableFuture<OwnerCheck>> parked) {
         List<CompletableFuture<OwnerCheck>> releases = new ArrayList<>(closing.size() + parked.size());
         releases.addAll(parked);

@@ -299,7 +299,7 @@ class CohortHandoffTest {
         MemoryStore timed = new MemoryStore(clock::nanoTime);
         DistributedLock lock = manualClient(clock, timed).getLock("a");
         Lease first = lock.acquire();
-        clock.advance(Duration.ofMillis(CohortHandoff.MAX_RUN_NANOS / 1_000_000 + 1)); // held a while, no renewal due yet
+        clock.advance(Duration.ofMillis(CohortHandoff.MAX_CONFIRMATION_AGE_NANOS / 1_000_000 + 1)); // held a while, no renewal due yet
         Future<Lease> second = queuedAcquire(lock);
         first.close();
         Lease next = second.get(10, TimeUnit.SECONDS);
@@ -319,7 +319,7 @@ class CohortHandoffTest {
         assertThat(handedOn.fencingToken()).isEqualTo(first.fencingToken() + 1);
 
         Future<Lease> third = queuedAcquire(lock);
-        clock.advance(Duration.ofMillis(CohortHandoff.MAX_RUN_NANOS / 1_000_000 + 1));
+        clock.advance(Duration.ofMillis(CohortHandoff.MAX_CONFIRMATION_AGE_NANOS / 1_000_000 + 1));
         handedOn.close();
         Lease next = third.get(10, TimeUnit.SECONDS);
         assertThat(next.fencingToken()).as("a server grant, above the range").isGreaterThan(first.fencingToken() + 4);
