@@ -15,19 +15,21 @@ import org.jspecify.annotations.Nullable;
  * setter returns a copy.
  */
 public final class OpenOptions {
-    private static final OpenOptions DEFAULTS = new OpenOptions(null, null, null, null, List.of(), List.of());
+    private static final OpenOptions DEFAULTS = new OpenOptions(null, null, null, null, null, List.of(), List.of());
 
     private final @Nullable String namespace;
     private final @Nullable LockOptions lockOptions;
+    private final @Nullable Integer localHandoffs;
     private final @Nullable Duration operationTimeout;
     private final @Nullable Duration fallbackPoll;
     private final List<LockListener> listeners;
     private final List<Object> resources;
 
-    private OpenOptions(@Nullable String namespace, @Nullable LockOptions lockOptions, @Nullable Duration operationTimeout,
-            @Nullable Duration fallbackPoll, List<LockListener> listeners, List<Object> resources) {
+    private OpenOptions(@Nullable String namespace, @Nullable LockOptions lockOptions, @Nullable Integer localHandoffs,
+            @Nullable Duration operationTimeout, @Nullable Duration fallbackPoll, List<LockListener> listeners, List<Object> resources) {
         this.namespace = namespace;
         this.lockOptions = lockOptions;
+        this.localHandoffs = localHandoffs;
         this.operationTimeout = operationTimeout;
         this.fallbackPoll = fallbackPoll;
         this.listeners = List.copyOf(listeners);
@@ -44,7 +46,7 @@ public final class OpenOptions {
      * table), or in the backend's default namespace if it is null; the backend checks its form when it opens the client.
      */
     public OpenOptions namespace(@Nullable String namespace) {
-        return new OpenOptions(namespace, lockOptions, operationTimeout, fallbackPoll, listeners, resources);
+        return new OpenOptions(namespace, lockOptions, localHandoffs, operationTimeout, fallbackPoll, listeners, resources);
     }
 
     /** Returns a copy with these options for {@code getLock(name)} and the other kinds. */
@@ -52,17 +54,29 @@ public final class OpenOptions {
         if (lockOptions == null) {
             throw new IllegalArgumentException("lockOptions must not be null");
         }
-        return new OpenOptions(namespace, lockOptions, operationTimeout, fallbackPoll, listeners, resources);
+        return new OpenOptions(namespace, lockOptions, localHandoffs, operationTimeout, fallbackPoll, listeners, resources);
+    }
+
+    /**
+     * Returns a copy whose {@code getLock(name)} may hand a lease to another thread of the client up to {@code handoffs}
+     * times in a row without a round trip ({@link LockOptions.Builder#localHandoffs}), applied over the lock options and
+     * leaving the backend's default lease as it is (ZooKeeper's and etcd's follow their session).
+     *
+     * @throws IllegalArgumentException if not between 0 and {@link LockOptions#MAX_LOCAL_HANDOFFS}
+     */
+    public OpenOptions localHandoffs(int handoffs) {
+        LockOptions.builder().localHandoffs(handoffs); // the same check and message
+        return new OpenOptions(namespace, lockOptions, handoffs, operationTimeout, fallbackPoll, listeners, resources);
     }
 
     /** Returns a copy whose backend operations fail with {@link BackendUnavailableException} after this long. */
     public OpenOptions operationTimeout(Duration operationTimeout) {
-        return new OpenOptions(namespace, lockOptions, positive(operationTimeout, "operationTimeout"), fallbackPoll, listeners, resources);
+        return new OpenOptions(namespace, lockOptions, localHandoffs, positive(operationTimeout, "operationTimeout"), fallbackPoll, listeners, resources);
     }
 
     /** Returns a copy whose waiters ask the backend again after this long without a notification. */
     public OpenOptions fallbackPoll(Duration fallbackPoll) {
-        return new OpenOptions(namespace, lockOptions, operationTimeout, positive(fallbackPoll, "fallbackPoll"), listeners, resources);
+        return new OpenOptions(namespace, lockOptions, localHandoffs, operationTimeout, positive(fallbackPoll, "fallbackPoll"), listeners, resources);
     }
 
     /** Returns a copy that also tells {@code listener} what happens to the client's leases. */
@@ -72,7 +86,7 @@ public final class OpenOptions {
         }
         List<LockListener> more = new ArrayList<>(listeners);
         more.add(listener);
-        return new OpenOptions(namespace, lockOptions, operationTimeout, fallbackPoll, more, resources);
+        return new OpenOptions(namespace, lockOptions, localHandoffs, operationTimeout, fallbackPoll, more, resources);
     }
 
     /**
@@ -87,7 +101,7 @@ public final class OpenOptions {
         }
         List<Object> more = new ArrayList<>(resources);
         more.add(resource);
-        return new OpenOptions(namespace, lockOptions, operationTimeout, fallbackPoll, listeners, more);
+        return new OpenOptions(namespace, lockOptions, localHandoffs, operationTimeout, fallbackPoll, listeners, more);
     }
 
     /** Returns the namespace, if set. */
@@ -98,6 +112,11 @@ public final class OpenOptions {
     /** Returns the lock options, if set. */
     public Optional<LockOptions> lockOptions() {
         return Optional.ofNullable(lockOptions);
+    }
+
+    /** Returns the local handoffs, if set. */
+    public java.util.OptionalInt localHandoffs() {
+        return localHandoffs == null ? java.util.OptionalInt.empty() : java.util.OptionalInt.of(localHandoffs);
     }
 
     /** Returns the operation timeout, if set. */
@@ -134,7 +153,7 @@ public final class OpenOptions {
 
     @Override
     public String toString() {
-        return "OpenOptions[namespace=" + namespace + ", lockOptions=" + lockOptions + ", operationTimeout=" + operationTimeout
+        return "OpenOptions[namespace=" + namespace + ", lockOptions=" + lockOptions + (localHandoffs == null ? "" : ", localHandoffs=" + localHandoffs) + ", operationTimeout=" + operationTimeout
                 + ", fallbackPoll=" + fallbackPoll + ", listeners=" + listeners.size()
                 + ", resources=" + resources.stream().map(resource -> resource.getClass().getSimpleName()).toList() + "]";
     }

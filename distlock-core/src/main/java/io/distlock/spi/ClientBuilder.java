@@ -46,6 +46,15 @@ public abstract class ClientBuilder<B extends ClientBuilder<B>> {
         return self();
     }
 
+    /**
+     * Sets how many times in a row a lease of {@code getLock(name)} may pass to another thread of this client without a
+     * round trip (lock cohorting); shorthand for {@link #lockOptions}. See {@link LockOptions.Builder#localHandoffs}.
+     */
+    public B localHandoffs(int handoffs) {
+        this.lockOptions = lockOptions.toBuilder().localHandoffs(handoffs).build(); // the lease stays the backend's default
+        return self();
+    }
+
     /** Sets how long one backend operation may take before it fails with BackendUnavailableException. */
     public B operationTimeout(Duration operationTimeout) {
         this.operationTimeout = positive(operationTimeout, "operationTimeout");
@@ -73,11 +82,12 @@ public abstract class ClientBuilder<B extends ClientBuilder<B>> {
     }
 
     /**
-     * Applies what {@code options} sets (lock options, operation timeout, fallback poll, listeners) and leaves the rest;
+     * Applies what {@code options} sets (lock options, local handoffs, operation timeout, fallback poll, listeners) and leaves the rest;
      * the namespace is the backend's to apply, by its own setter.
      */
     public B apply(OpenOptions options) {
         options.lockOptions().ifPresent(this::lockOptions);
+        options.localHandoffs().ifPresent(this::localHandoffs);
         options.operationTimeout().ifPresent(this::operationTimeout);
         options.fallbackPoll().ifPresent(this::fallbackPoll);
         options.listeners().forEach(this::listener);

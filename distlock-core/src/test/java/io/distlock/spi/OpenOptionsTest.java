@@ -36,6 +36,23 @@ class OpenOptionsTest {
         assertThatThrownBy(() -> options.operationTimeout(null)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("operationTimeout");
         assertThatThrownBy(() -> options.lockOptions(null)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lockOptions");
         assertThatThrownBy(() -> options.listener(null)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("listener");
+        assertThatThrownBy(() -> options.localHandoffs(-1)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("localHandoffs");
+        assertThatThrownBy(() -> options.localHandoffs(LockOptions.MAX_LOCAL_HANDOFFS + 1)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("localHandoffs");
+    }
+
+    @Test
+    void localHandoffsApplyOverTheLockOptionsAndLeaveTheBackendsDefaultLeaseAsItIs() {
+        TestBuilder handoffsOnly = new TestBuilder().apply(OpenOptions.defaults().localHandoffs(8));
+        assertThat(handoffsOnly.lockOptions().localHandoffs()).isEqualTo(8);
+        assertThat(handoffsOnly.lockOptionsSet()).as("ZooKeeper and etcd still take their session's lease").isFalse();
+        assertThat(handoffsOnly.settings().defaultOptions().localHandoffs()).isEqualTo(8);
+
+        LockOptions leased = LockOptions.builder().leaseTime(Duration.ofSeconds(5)).build();
+        TestBuilder both = new TestBuilder().apply(OpenOptions.defaults().localHandoffs(8).lockOptions(leased));
+        assertThat(both.lockOptions().leaseTime()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(both.lockOptions().localHandoffs()).as("the lock options do not undo it, whatever the order set").isEqualTo(8);
+        assertThat(OpenOptions.defaults().localHandoffs()).isEmpty();
     }
 
     @Test

@@ -4,7 +4,6 @@ import io.distlock.DistributedLock;
 import io.distlock.Lease;
 import io.distlock.LockAcquireTimeoutException;
 import io.distlock.LockClient;
-import io.distlock.LockOptions;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -113,8 +112,7 @@ public final class LockTemplate implements DisposableBean {
 
     private Optional<Lease> acquire(String name, LockSettings settings, boolean skip) {
         Objects.requireNonNull(settings, "settings");
-        DistributedLock lock = settings.leaseTime() == null ? client.get().getLock(name)
-                : client.get().getLock(name, LockOptions.builder().leaseTime(settings.leaseTime()).build());
+        DistributedLock lock = LeaseOverride.lock(client.get(), name, settings.leaseTime());
         try {
             return ObservedAcquire.run(observation.get(), tagOf(name), backend.get(), skip, () -> lock.tryAcquire(settings.waitTime()));
         } catch (InterruptedException e) {

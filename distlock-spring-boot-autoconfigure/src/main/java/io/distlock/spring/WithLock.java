@@ -70,7 +70,10 @@ public @interface WithLock {
      */
     String waitTime() default "";
 
-    /** The lease, renewed while the method runs, e.g. {@code "30s"}. Default: the client's ({@code distlock.lease-time}). */
+    /**
+     * The lease, renewed while the method runs, e.g. {@code "30s"}. Default: the client's ({@code distlock.lease-time}).
+     * It replaces the lease alone: the client's other lock options ({@code distlock.local-handoffs}) still apply.
+     */
     String leaseTime() default "";
 
     /** Throw or skip when the lock is not had within {@link #waitTime}. */

@@ -77,7 +77,7 @@ public final class WithLockInterceptor implements MethodInterceptor, DisposableB
     }
 
     /** What the annotation on one method says, parsed once. */
-    private record Plan(String where, String name, String key, Duration waitTime, @Nullable LockOptions options, WithLock.OnFailure onFailure,
+    private record Plan(String where, String name, String key, Duration waitTime, @Nullable Duration leaseTime, WithLock.OnFailure onFailure,
             Duration minHold, WithLock.OnLost onLost, Kind kind) {}
 
     /** A method as called on one bean class: the default name and the annotation found depend on both. */
@@ -93,7 +93,7 @@ public final class WithLockInterceptor implements MethodInterceptor, DisposableB
         Plan plan = plans.computeIfAbsent(new PlanKey(invocation.getMethod(), targetClass), key -> plan(key.method(), key.targetClass()));
         String lockName = plan.key().isEmpty() ? plan.name() : plan.name() + ":" + expressions.key(plan.key(), plan.where(),
                 new LockNameExpressions.Root(invocation.getMethod(), invocation.getArguments(), target, targetClass));
-        DistributedLock lock = plan.options() == null ? client.get().getLock(lockName) : client.get().getLock(lockName, plan.options());
+        DistributedLock lock = LeaseOverride.lock(client.get(), lockName, plan.leaseTime());
         return switch (plan.kind()) {
             case SYNC -> invokeHolding(invocation, plan, lock);
             case STAGE -> invokeHoldingUntilComplete(invocation, plan, lock);
@@ -285,13 +285,19 @@ public final class WithLockInterceptor implements MethodInterceptor, DisposableB
             expressions.check(key, where);
         }
         Duration wait = annotation.waitTime().isBlank() ? defaultWait : Durations.parse(resolve(annotation.waitTime()), "waitTime", where);
-        LockOptions options = annotation.leaseTime().isBlank() ? null
-                : LockOptions.builder().leaseTime(Durations.parse(resolve(annotation.leaseTime()), "leaseTime", where)).build();
+        Duration leaseTime = annotation.leaseTime().isBlank() ? null : Durations.parse(resolve(annotation.leaseTime()), "leaseTime", where);
+        if (leaseTime != null) {
+            try {
+                LockOptions.builder().leaseTime(leaseTime); // checked here, where the method can be named
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("@WithLock leaseTime = \"" + annotation.leaseTime() + "\" on " + where + ": " + e.getMessage(), e);
+            }
+        }
         Duration minHold = Durations.parse(resolve(annotation.minHold()), "minHold", where);
         Class<?> returnType = method.getReturnType();
         Kind kind = CompletionStage.class.isAssignableFrom(returnType) ? Kind.STAGE
                 : ReactorSupport.isMono(returnType) || ReactorSupport.isFlux(returnType) ? Kind.REACTIVE : Kind.SYNC;
-        return new Plan(where, name, key, wait, options, annotation.onFailure(), minHold, annotation.onLost(), kind);
+        return new Plan(where, name, key, wait, leaseTime, annotation.onFailure(), minHold, annotation.onLost(), kind);
     }
 
     private String resolve(String text) {

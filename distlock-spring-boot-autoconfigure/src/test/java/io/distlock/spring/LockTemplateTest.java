@@ -42,6 +42,19 @@ class LockTemplateTest {
     }
 
     @Test
+    void aLeaseTimeInTheSettingsKeepsTheClientsOtherDefaultsSuchAsLocalHandoffs() {
+        runner.withPropertyValues("distlock.local-handoffs=8").run(context -> {
+            long token = context.getBean(LockTemplate.class).execute("cohort", LockSettings.defaults().leaseTime(Duration.ofSeconds(7)),
+                    Lease::fencingToken);
+            // the grant reserved the tokens of 8 handoffs; the release's tombstone keeps the range's last token
+            try (io.lettuce.core.RedisClient raw = io.lettuce.core.RedisClient.create(redis.server().uri());
+                    var connection = raw.connect()) {
+                assertThat(connection.sync().get(other.keys().lockKey("cohort"))).startsWith((token + 8) + ":");
+            }
+        });
+    }
+
+    @Test
     void executeRunsTheWorkHoldingTheLockWithItsLeaseCurrentAndReleasesItAfter() {
         runner.run(context -> {
             LockTemplate locks = context.getBean(LockTemplate.class);

@@ -141,6 +141,12 @@ public class ShopService {
         return pending.thenApply(value -> value + " under " + lease.lockName());
     }
 
+    /** Returns the fencing token of the lease it runs under: one with a lease of its own, other options the client's. */
+    @WithLock(name = "cohort", leaseTime = "7s")
+    public long tokenUnderItsOwnLease() {
+        return LockContext.currentLease().fencingToken();
+    }
+
     @WithLock(name = "interruptible", leaseTime = "1s", onLost = WithLock.OnLost.INTERRUPT)
     public String runsUntilInterrupted() {
         events.add("started");

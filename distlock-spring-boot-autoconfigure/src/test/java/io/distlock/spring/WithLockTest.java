@@ -58,6 +58,18 @@ class WithLockTest {
         other.close();
     }
 
+    @Test
+    void aLeaseTimeOnTheAnnotationKeepsTheClientsOtherDefaultsSuchAsLocalHandoffs() {
+        runner.withPropertyValues("distlock.local-handoffs=8").run(context -> {
+            long token = context.getBean(ShopService.class).tokenUnderItsOwnLease();
+            // the grant reserved the tokens of 8 handoffs; the release's tombstone keeps the range's last token
+            try (io.lettuce.core.RedisClient raw = io.lettuce.core.RedisClient.create(redis.server().uri());
+                    var connection = raw.connect()) {
+                assertThat(connection.sync().get(other.keys().lockKey("cohort"))).startsWith((token + 8) + ":");
+            }
+        });
+    }
+
     @Configuration(proxyBeanMethods = false)
     @EnableTransactionManagement
     static class ShopConfiguration {

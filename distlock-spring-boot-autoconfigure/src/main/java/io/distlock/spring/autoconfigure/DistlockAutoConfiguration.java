@@ -135,6 +135,9 @@ public class DistlockAutoConfiguration {
         if (properties.getLeaseTime() != null) {
             builder.leaseTime(properties.getLeaseTime());
         }
+        if (properties.getLocalHandoffs() > 0) {
+            builder.localHandoffs(properties.getLocalHandoffs());
+        }
         if (properties.getOperationTimeout() != null) {
             builder.operationTimeout(properties.getOperationTimeout());
         }
@@ -149,11 +152,14 @@ public class DistlockAutoConfiguration {
         return head + (head.contains("?") ? "&" : "?") + parameter + (hash < 0 ? "" : url.substring(hash));
     }
 
-    /** The options the doctor examines the server with: the client's lease and operation timeout, no listeners. */
+    /** The options the doctor examines the server with: the client's lock options and operation timeout, no listeners. */
     static OpenOptions doctorOptions(DistlockProperties properties) {
         OpenOptions options = OpenOptions.defaults();
         if (properties.getLeaseTime() != null) {
             options = options.lockOptions(LockOptions.builder().leaseTime(properties.getLeaseTime()).build());
+        }
+        if (properties.getLocalHandoffs() > 0) {
+            options = options.localHandoffs(properties.getLocalHandoffs());
         }
         if (properties.getOperationTimeout() != null) {
             options = options.operationTimeout(properties.getOperationTimeout());

@@ -35,6 +35,13 @@ public class DistlockProperties {
     /** Lease of each lock unless @WithLock says otherwise; renewed while held. Default 30 s (ZooKeeper: the session timeout). */
     private @Nullable Duration leaseTime;
 
+    /**
+     * How many times in a row a lock may pass from one thread of this application to another waiting for it without a
+     * round trip to the server (lock cohorting; on Redis, elsewhere it changes nothing). 0, the default, sends every
+     * acquire and release to the server; see docs/guarantees.md for what a handoff gives up.
+     */
+    private int localHandoffs;
+
     /** How long @WithLock waits for a lock unless it says otherwise. 0 tries once. */
     private Duration waitTime = Duration.ZERO;
 
@@ -93,6 +100,18 @@ public class DistlockProperties {
             throw new IllegalArgumentException("distlock.lease-time must be at least " + io.distlock.LockOptions.MIN_LEASE_TIME.toMillis() + " ms, was " + leaseTime);
         }
         this.leaseTime = leaseTime;
+    }
+
+    public int getLocalHandoffs() {
+        return localHandoffs;
+    }
+
+    public void setLocalHandoffs(int localHandoffs) {
+        if (localHandoffs < 0 || localHandoffs > io.distlock.LockOptions.MAX_LOCAL_HANDOFFS) {
+            throw new IllegalArgumentException("distlock.local-handoffs must be between 0 and " + io.distlock.LockOptions.MAX_LOCAL_HANDOFFS
+                    + ", was " + localHandoffs);
+        }
+        this.localHandoffs = localHandoffs;
     }
 
     public Duration getWaitTime() {

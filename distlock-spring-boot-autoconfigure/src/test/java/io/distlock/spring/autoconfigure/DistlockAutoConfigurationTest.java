@@ -76,7 +76,7 @@ class DistlockAutoConfigurationTest {
             assertThat(context).hasSingleBean(LockClient.class).hasSingleBean(RedisLockClient.class);
             LockClient locks = context.getBean(LockClient.class);
             try (Lease lease = locks.getLock("auto").acquire(Duration.ofSeconds(5))) {
-                assertThat(rawConnection.sync().get("shop:{auto}")).startsWith(lease.fencingToken() + ":");
+                assertThat(rawConnection.sync().get("shop:{auto}")).as("no local handoffs by default").startsWith(lease.fencingToken() + ":");
                 assertThat(rawConnection.sync().pttl("shop:{auto}")).isBetween(1L, 7000L);
             }
         });
@@ -156,9 +156,11 @@ class DistlockAutoConfigurationTest {
                 }
             }
         });
-        runner.withPropertyValues("distlock.target=" + redis.server().uri(), "distlock.namespace=tgt:", "distlock.lease-time=7s").run(context -> {
+        runner.withPropertyValues("distlock.target=" + redis.server().uri(), "distlock.namespace=tgt:", "distlock.lease-time=7s",
+                "distlock.local-handoffs=8").run(context -> {
             try (Lease lease = context.getBean(LockClient.class).getLock("auto").acquire(Duration.ofSeconds(5))) {
                 assertThat(rawConnection.sync().pttl("tgt:{auto}")).isBetween(1L, 7000L);
+                assertThat(rawConnection.sync().get("tgt:{auto}")).as("8 handoffs' tokens reserved").startsWith((lease.fencingToken() + 8) + ":");
             }
         });
     }
@@ -272,7 +274,7 @@ class DistlockAutoConfigurationTest {
         try (var in = getClass().getClassLoader().getResourceAsStream("META-INF/spring-configuration-metadata.json")) {
             assertThat(in).isNotNull();
             String metadata = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-            assertThat(metadata).contains("\"distlock.backend\"", "\"distlock.target\"", "\"distlock.namespace\"", "\"distlock.lease-time\"", "\"distlock.wait-time\"",
+            assertThat(metadata).contains("\"distlock.backend\"", "\"distlock.target\"", "\"distlock.namespace\"", "\"distlock.lease-time\"", "\"distlock.local-handoffs\"", "\"distlock.wait-time\"",
                     "\"distlock.operation-timeout\"", "\"distlock.redis.uri\"", "\"distlock.redis.key-prefix\"",
                     "\"distlock.zookeeper.connect-string\"", "\"distlock.zookeeper.namespace\"", "\"distlock.jdbc.url\"",
                     "\"distlock.jdbc.table\"", "\"distlock.jdbc.create-table\"");

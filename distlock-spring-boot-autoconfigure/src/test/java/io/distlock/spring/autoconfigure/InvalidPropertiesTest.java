@@ -23,6 +23,8 @@ class InvalidPropertiesTest {
             "distlock.lease-time|-5s|must be at least 10 ms",
             "distlock.lease-time|1ms|must be at least 10 ms",
             "distlock.wait-time|-1s|must be zero or more",
+            "distlock.local-handoffs|-1|must be between 0 and 1024",
+            "distlock.local-handoffs|1025|must be between 0 and 1024",
             "distlock.operation-timeout|0s|must be positive",
             "distlock.backend|' '|must not be blank",
             "distlock.target|' '|must not be blank",
