@@ -134,7 +134,7 @@ public final class LockOptions {
          * failover, another client's force-unlock) can still be handed on, to a holder whose token is then lower than
          * the new holder's elsewhere: a fenced resource refuses it (docs/guarantees.md). A thread hands on only to a waiter
          * with equal options, only leases the watchdog renews ({@code autoRenew}), and only on backends that can reserve
-         * token ranges (Redis locks; see the backend's documentation): elsewhere, and for fair, read-write and semaphore
+         * token ranges (Redis and SQL locks; see the backend's documentation): elsewhere, and for fair, read-write and semaphore
          * kinds, the option changes nothing.
          *
          * @param handoffs local handoffs in a row, 0 (off, the default) to {@link #MAX_LOCAL_HANDOFFS}

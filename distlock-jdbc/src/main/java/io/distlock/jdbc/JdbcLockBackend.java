@@ -10,6 +10,7 @@ import io.distlock.spi.OwnerCheck;
 import io.distlock.spi.PollingAcquire;
 import io.distlock.spi.ReleaseSubscription;
 import io.distlock.spi.StateCounts;
+import io.distlock.spi.TokenRanges;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -21,7 +22,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import org.jspecify.annotations.Nullable;
 
 /** The storage operations on a SQL table: each one or two autocommit statements on the client's own connections. */
-final class JdbcLockBackend implements LockBackend, PollingAcquire, StateCounts, LockKinds {
+final class JdbcLockBackend implements LockBackend, PollingAcquire, TokenRanges, StateCounts, LockKinds {
     /*
      * Round trips: an acquire of a free lock is one UPDATE (a name never seen before: UPDATE, SELECT,
      * INSERT); a busy acquire is the UPDATE plus one SELECT for the holder's remaining lease; a renewal and
@@ -101,29 +102,44 @@ final class JdbcLockBackend implements LockBackend, PollingAcquire, StateCounts,
 
     @Override
     public CompletableFuture<AcquireResult> tryAcquire(String name, String ownerId, Duration leaseTime) {
+        return tryAcquire(name, ownerId, leaseTime, 1);
+    }
+
+    /**
+     * Reserves {@code count} consecutive tokens: the row's fence moves by {@code count} and keeps the last of them, so
+     * every later grant, from any client, gets a larger one (the row is never deleted, and a database keeps it across
+     * restarts). A retried request finds its own hold and answers the same range, none of which was used.
+     */
+    @Override
+    public CompletableFuture<AcquireResult> tryAcquire(String name, String ownerId, Duration leaseTime, int count) {
+        if (count < 1 || count > TokenRanges.MAX_TOKENS) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("tokens to reserve must be between 1 and "
+                    + TokenRanges.MAX_TOKENS + ", was " + count));
+        }
         if (ownerId.isEmpty() || ownerId.length() > SqlDialect.MAX_OWNER_LENGTH) {
             return CompletableFuture.failedFuture(new IllegalArgumentException("owner id must have 1 to " + SqlDialect.MAX_OWNER_LENGTH
                     + " characters (the owner column's width), had " + ownerId.length()));
         }
         byte[] key = LockTable.key(name);
         long leaseMillis = leaseTime.toMillis();
-        return connections.submit("acquire", name, connection -> acquire(connection, key, name, ownerId, leaseMillis), (connection, late) -> {
+        return connections.submit("acquire", name, connection -> acquire(connection, key, name, ownerId, leaseMillis, count), (connection, late) -> {
             if (late.granted()) {
                 dialect.release(connection, key, name, ownerId); // the caller gave up before this grant arrived
             }
         });
     }
 
-    private AcquireResult acquire(Connection connection, byte[] key, String name, String ownerId, long leaseMillis) throws SQLException {
+    private AcquireResult acquire(Connection connection, byte[] key, String name, String ownerId, long leaseMillis, int tokens)
+            throws SQLException {
         for (int attempt = 0; attempt < ACQUIRE_ATTEMPTS; attempt++) {
-            long fence = dialect.take(connection, key, ownerId, leaseMillis);
-            if (fence > 0) {
-                return AcquireResult.granted(fence);
+            long last = dialect.take(connection, key, ownerId, leaseMillis, tokens);
+            if (last > 0) {
+                return AcquireResult.grantedRange(Math.max(1, last - tokens + 1), last);
             }
             RowState row = dialect.state(connection, key);
             if (row == null) {
-                if (dialect.insertHeld(connection, key, name, ownerId, leaseMillis)) {
-                    return AcquireResult.granted(1);
+                if (dialect.insertHeld(connection, key, name, ownerId, leaseMillis, tokens)) {
+                    return AcquireResult.grantedRange(1, tokens);
                 }
             } else if (row.held()) {
                 return AcquireResult.busy(Duration.ofMillis(row.millisLeft()));

@@ -84,9 +84,9 @@ final class MySqlDialect extends SqlDialect {
     }
 
     @Override
-    long take(Connection connection, byte[] key, String owner, long leaseMillis) throws SQLException {
+    long take(Connection connection, byte[] key, String owner, long leaseMillis, int tokens) throws SQLException {
         try (PreparedStatement statement = connection.prepareStatement(takeStatement(), Statement.RETURN_GENERATED_KEYS)) {
-            bindTake(statement, 1, key, owner, leaseMillis);
+            bindTake(statement, 1, key, owner, leaseMillis, tokens);
             if (statement.executeUpdate() != 1) {
                 return 0;
             }

@@ -70,9 +70,9 @@ final class PostgresDialect extends SqlDialect {
     }
 
     @Override
-    long take(Connection connection, byte[] key, String owner, long leaseMillis) throws SQLException {
+    long take(Connection connection, byte[] key, String owner, long leaseMillis, int tokens) throws SQLException {
         try (PreparedStatement statement = connection.prepareStatement(takeStatement() + " RETURNING fence")) {
-            bindTake(statement, 1, key, owner, leaseMillis);
+            bindTake(statement, 1, key, owner, leaseMillis, tokens);
             try (ResultSet row = statement.executeQuery()) {
                 return row.next() ? row.getLong(1) : 0;
             }

@@ -20,7 +20,8 @@ abstract class SqlDialect {
      *   lock_key     SHA-256 of lock_name (primary key; see LockTable)
      *   lock_name    the name, for people and for the release notification
      *   owner        the holder's owner id, or NULL when released or force-unlocked
-     *   fence        the fencing token of the latest acquisition; +1 on every acquisition from free
+     *   fence        the last fencing token the latest acquisition reserved: +n on an acquisition from free that
+     *                reserves n tokens (n - 1 for its holder's local handoffs, LockOptions.localHandoffs; else 1)
      *   expires_at   end of the lease, on the database's clock; a row with owner set and expires_at
      *                in the past is free
      *   acquired_at  when the latest acquisition happened (for operators)
@@ -28,7 +29,8 @@ abstract class SqlDialect {
      *                'E' cleared after it expired. They let a renewal or release that finds the row
      *                changed say why (FORCE_UNLOCKED rather than MISSING).
      *
-     * Acquire is an UPDATE of a free row (or the caller's own, for a retried request) that returns the
+     * Acquire is an UPDATE of a free row (or the caller's own, for a retried request, which keeps its
+     * fence and so answers the same range: its first answer was lost, so none of it was used) that returns the
      * new fence; a name seen for the first time is INSERTed held. Renew and release are UPDATEs
      * that compare the owner and require an unexpired lease; when they change nothing, one SELECT
      * classifies what the caller's owner id finds instead.
@@ -146,41 +148,50 @@ abstract class SqlDialect {
     /** Returns whether the exception says a row with this key exists already. */
     abstract boolean isDuplicateKey(SQLException e);
 
-    /** Returns the statement that takes a free row (or the caller's own); parameters owner, owner, lease millis, key, owner. */
+    /**
+     * Returns the statement that takes a free row (or the caller's own); parameters owner, tokens to reserve, owner, lease
+     * millis, key, owner.
+     */
     protected String takeStatement() {
-        return "UPDATE " + t + " SET fence = CASE WHEN owner = ? AND expires_at > " + now() + " THEN fence ELSE fence + 1 END, owner = ?, "
+        return "UPDATE " + t + " SET fence = CASE WHEN owner = ? AND expires_at > " + now() + " THEN fence ELSE fence + ? END, owner = ?, "
                 + "expires_at = " + nowPlusMillis() + ", acquired_at = " + now()
                 + " WHERE lock_key = ? AND (owner IS NULL OR expires_at <= " + now() + " OR owner = ?)";
     }
 
     /**
-     * Takes the lock's row if it is free, or already the caller's (a retried request keeps its fence).
+     * Takes the lock's row if it is free, or already the caller's (a retried request keeps its fence), reserving
+     * {@code tokens} consecutive fencing tokens.
      *
-     * @return the fence of the grant, or 0 if the row is held by another owner or does not exist
+     * @return the last token of the grant's range (its first is {@code tokens - 1} below), or 0 if the row is held by
+     *     another owner or does not exist
      */
-    abstract long take(Connection connection, byte[] key, String owner, long leaseMillis) throws SQLException;
+    abstract long take(Connection connection, byte[] key, String owner, long leaseMillis, int tokens) throws SQLException;
 
     /** Binds the parameters of {@link #takeStatement()}, starting at {@code first}. */
-    protected static void bindTake(PreparedStatement statement, int first, byte[] key, String owner, long leaseMillis) throws SQLException {
+    protected static void bindTake(PreparedStatement statement, int first, byte[] key, String owner, long leaseMillis, int tokens)
+            throws SQLException {
         statement.setString(first, owner);
-        statement.setString(first + 1, owner);
-        statement.setLong(first + 2, leaseMillis);
-        statement.setBytes(first + 3, key);
-        statement.setString(first + 4, owner);
+        statement.setLong(first + 1, tokens);
+        statement.setString(first + 2, owner);
+        statement.setLong(first + 3, leaseMillis);
+        statement.setBytes(first + 4, key);
+        statement.setString(first + 5, owner);
     }
 
     /**
-     * Inserts the row of a name never locked before, held by the caller with fence 1.
+     * Inserts the row of a name never locked before, held by the caller with the tokens 1 to {@code tokens} (the fence
+     * keeps the last).
      *
      * @return true if inserted; false if another client inserted it first
      */
-    boolean insertHeld(Connection connection, byte[] key, String name, String owner, long leaseMillis) throws SQLException {
+    boolean insertHeld(Connection connection, byte[] key, String name, String owner, long leaseMillis, int tokens) throws SQLException {
         try (PreparedStatement statement = connection.prepareStatement("INSERT INTO " + t
-                + " (lock_key, lock_name, owner, fence, expires_at, acquired_at) VALUES (?, ?, ?, 1, " + nowPlusMillis() + ", " + now() + ")")) {
+                + " (lock_key, lock_name, owner, fence, expires_at, acquired_at) VALUES (?, ?, ?, ?, " + nowPlusMillis() + ", " + now() + ")")) {
             statement.setBytes(1, key);
             statement.setString(2, name);
             statement.setString(3, owner);
-            statement.setLong(4, leaseMillis);
+            statement.setLong(4, tokens);
+            statement.setLong(5, leaseMillis);
             return statement.executeUpdate() == 1;
         } catch (SQLException e) {
             if (isDuplicateKey(e)) {

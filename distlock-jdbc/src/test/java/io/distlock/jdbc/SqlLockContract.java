@@ -179,4 +179,69 @@ abstract class SqlLockContract extends SqlClientContract {
     private DataSource nonAutocommitDataSource() {
         return dataSource(database().target(), "NonAutocommitDataSource", connection -> connection.setAutoCommit(false));
     }
+
+    @Test
+    void aGrantForLocalHandoffsReservesTheirTokensSoTheNextHolderElsewhereGetsALargerOne() throws Exception {
+        String name = uniqueName();
+        io.distlock.LockOptions cohort = io.distlock.LockOptions.builder().localHandoffs(4).build();
+        LockClient client = newClient();
+        long first;
+        try (Lease lease = client.getLock(name, cohort).acquire()) { // a name never locked: the row is inserted
+            first = lease.fencingToken();
+        }
+        long second;
+        try (Lease lease = client.getLock(name, cohort).acquire()) { // the row taken from free
+            second = lease.fencingToken();
+        }
+        assertThat(second).as("above the 5 tokens the first grant reserved").isEqualTo(first + 5);
+        try (Lease elsewhere = newClient().getLock(name).acquire()) {
+            assertThat(elsewhere.fencingToken()).as("above the second grant's 5").isEqualTo(second + 5);
+        }
+    }
+
+    @Test
+    void threadsOfTwoClientsHandingOnLocallyStayExclusiveWithTokensIncreasingInHoldOrder() throws Exception {
+        String name = uniqueName();
+        io.distlock.LockOptions cohort = io.distlock.LockOptions.builder().localHandoffs(4).build();
+        List<Long> tokens = java.util.Collections.synchronizedList(new ArrayList<>()); // appended while holding: the order of holds
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger overlaps = new AtomicInteger();
+        java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newCachedThreadPool();
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (LockClient client : List.of(newClient(), newClient())) {
+                DistributedLock lock = client.getLock(name, cohort);
+                for (int t = 0; t < 3; t++) {
+                    done.add(threads.submit(() -> {
+                        for (int i = 0; i < 40; i++) {
+                            try (Lease lease = lock.acquire()) {
+                                if (inside.incrementAndGet() != 1) {
+                                    overlaps.incrementAndGet();
+                                }
+                                tokens.add(lease.fencingToken());
+                                inside.decrementAndGet();
+                            }
+                        }
+                        return null;
+                    }));
+                }
+            }
+            for (Future<?> f : done) {
+                f.get(120, TimeUnit.SECONDS);
+            }
+        } finally {
+            threads.shutdownNow();
+        }
+        assertThat(overlaps).hasValue(0);
+        assertThat(tokens).hasSize(2 * 3 * 40);
+        long handedOn = 0;
+        for (int i = 1; i < tokens.size(); i++) {
+            assertThat(tokens.get(i)).as("hold %d's token after %d", i, tokens.get(i - 1)).isGreaterThan(tokens.get(i - 1));
+            if (tokens.get(i) == tokens.get(i - 1) + 1) {
+                handedOn++; // a server grant is at least 5 above the last grant: +1 is a local handoff
+            }
+        }
+        assertThat(handedOn).as("holds that took the next token of the range: handed on without the database").isPositive();
+        assertUnlocked(name);
+    }
 }

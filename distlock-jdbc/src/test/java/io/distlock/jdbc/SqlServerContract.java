@@ -80,7 +80,7 @@ abstract class SqlServerContract extends SqlContractSupport {
         long otherFence;
         try (Connection other = database().connect()) {
             other.setAutoCommit(false);
-            otherFence = database().kind().dialect(LockTable.named("distlock_locks")).take(other, LockTable.key(name), "another-client", 1_000);
+            otherFence = database().kind().dialect(LockTable.named("distlock_locks")).take(other, LockTable.key(name), "another-client", 1_000, 1);
             assertThat(otherFence).as("the other client's acquire, not yet committed").isPositive();
             waiter = inBackground(() -> lockOf(client, name).tryAcquire(SOON));
             Await.until(SOON, "the waiter's acquire waits for the row the other acquire is updating", () -> blockedSessionsOf(user) > 0);

@@ -37,7 +37,7 @@ public class DistlockProperties {
 
     /**
      * How many times in a row a lock may pass from one thread of this application to another waiting for it without a
-     * round trip to the server (lock cohorting; on Redis, elsewhere it changes nothing). 0, the default, sends every
+     * round trip to the server (lock cohorting; on Redis and SQL, elsewhere it changes nothing). 0, the default, sends every
      * acquire and release to the server; see docs/guarantees.md for what a handoff gives up.
      */
     private int localHandoffs;
