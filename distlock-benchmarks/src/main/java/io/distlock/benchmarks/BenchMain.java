@@ -76,7 +76,8 @@ public final class BenchMain implements Callable<Integer> {
             + "distlock-jdbc, shedlock-jdbc, spring-jdbc (the last three on every database); "
             + "only when named: distlock-rw, redisson-rw (90%% reads, every tenth cycle of a thread writes), "
             + "distlock-semaphore, redisson-semaphore (4 permits), meant for c16; and the same kinds on ZooKeeper, etcd and SQL: "
-            + "distlock-zookeeper-fair, -rw, -semaphore, distlock-etcd-fair, -rw, -semaphore, distlock-jdbc-fair, -rw, -semaphore.")
+            + "distlock-zookeeper-fair, -rw, -semaphore, distlock-etcd-fair, -rw, -semaphore, distlock-jdbc-fair, -rw, -semaphore; "
+            + "distlock-jdbc-cohort (local handoffs, 16 in a row).")
     List<String> impls;
 
     @Option(names = "--warmup", defaultValue = "2s", paramLabel = "DURATION", description = "Warm-up per run. Default: ${DEFAULT-VALUE}.")

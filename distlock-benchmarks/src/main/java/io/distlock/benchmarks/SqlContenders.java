@@ -38,10 +38,12 @@ final class SqlContenders {
     static final List<String> IDS = List.of("distlock-jdbc", "shedlock-jdbc", "spring-jdbc");
     /** distlock's other kinds on the databases (issue 30), only when named. */
     static final List<String> KIND_IDS = List.of("distlock-jdbc-fair", "distlock-jdbc-rw", "distlock-jdbc-semaphore");
+    /** distlock-jdbc with local handoffs (16 in a row, issue 34), only when named. */
+    static final String COHORT = "distlock-jdbc-cohort";
 
     /** Returns whether {@code id} is measured on the databases. */
     static boolean isSql(String id) {
-        return IDS.contains(id) || KIND_IDS.contains(id);
+        return IDS.contains(id) || KIND_IDS.contains(id) || COHORT.equals(id);
     }
     /** Connections of the pool ShedLock and Spring Integration get. */
     static final int POOL_SIZE = 16;
@@ -92,6 +94,8 @@ final class SqlContenders {
         return switch (id) {
             case "distlock-jdbc" -> BasicContenders.distlock(shown,
                     LockClients.open(target.jdbcUrl(), "distlock_bench_locks"));
+            case COHORT -> BasicContenders.distlock(shown, LockClients.open(target.jdbcUrl(), "distlock_bench_locks"),
+                    io.distlock.LockOptions.builder().localHandoffs(16).build());
             case "shedlock-jdbc" -> new ShedLock(shown, target);
             case "spring-jdbc" -> new SpringJdbcLock(shown, target);
             case "distlock-jdbc-fair", "distlock-jdbc-rw", "distlock-jdbc-semaphore" -> KindContenders.onTarget(shown, target.jdbcUrl(),

@@ -27,7 +27,7 @@ class BenchTargetsTest {
         }
         assertThat(captured.toString(StandardCharsets.UTF_8)).doesNotContain("WARN");
         // picocli wraps the description at its width: compare the words, not where the lines break
-        assertThat(usage.replaceAll("\\s+", " ")).contains("90% reads", "distlock-etcd-fair", "distlock-jdbc-fair", "distlock-redis-cohort");
+        assertThat(usage.replaceAll("\\s+", " ")).contains("90% reads", "distlock-etcd-fair", "distlock-jdbc-fair", "distlock-redis-cohort", "distlock-jdbc-cohort");
     }
 
     @Test
