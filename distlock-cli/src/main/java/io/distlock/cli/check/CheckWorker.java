@@ -26,6 +26,7 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -55,6 +56,16 @@ public final class CheckWorker {
 
     /** One line and its flush at a time, from every thread of the process. */
     private static final ReentrantLock OUTPUT = new ReentrantLock();
+    /**
+     * The events' way to the coordinator: stdout, written directly rather than through {@code System.out}, whose
+     * PrintStream swallows a failed write (it only sets an error flag). A Cluster soak once recorded nothing of one
+     * process for 8 s while its loops went on holding the lock and writing to the store; with this, a failed write ends
+     * the process, naming the failure, instead of letting it run on unrecorded.
+     */
+    private static final java.io.Writer EVENTS = new java.io.OutputStreamWriter(new java.io.FileOutputStream(java.io.FileDescriptor.out),
+            java.nio.charset.StandardCharsets.UTF_8);
+    /** The exit code of a worker that could not record an event, or whose thread died of an uncaught throwable. */
+    static final int EXIT_UNRECORDED = 71;
     private static final LinkedBlockingQueue<String> LISTENER_LINES = new LinkedBlockingQueue<>();
     /** The recorded process id of the thread running a loop. */
     private static final ThreadLocal<Integer> LOOP_PROCESS = new ThreadLocal<>();
@@ -82,6 +93,8 @@ public final class CheckWorker {
         for (int i = 0; i + 1 < argv.length; i += 2) {
             args.put(argv[i].replaceFirst("^--", ""), argv[i + 1]);
         }
+        // a thread that dies unseen would leave the process running without it (a loop's holds unrecorded, or no lease lines)
+        Thread.setDefaultUncaughtExceptionHandler((thread, failure) -> halt("thread " + thread.getName() + " died", failure));
         Thread printer = new Thread(CheckWorker::printListenerLines, "lease-lines");
         printer.setDaemon(true);
         printer.start();
@@ -497,10 +510,24 @@ public final class CheckWorker {
     private static void print(String line) {
         OUTPUT.lock(); // a line and its flush together (a lock, not synchronized: this is blocking I/O)
         try {
-            System.out.println(line);
-            System.out.flush();
+            EVENTS.write(line);
+            EVENTS.write('\n');
+            EVENTS.flush();
+        } catch (IOException | RuntimeException | Error e) {
+            halt("could not record an event on stdout", e);
         } finally {
             OUTPUT.unlock();
+        }
+    }
+
+    /** Ends this worker at once, saying why on stderr: the coordinator sees a process that ended, not one gone quiet. */
+    private static void halt(String why, Throwable failure) {
+        try {
+            System.err.println("check worker halts: " + why + ": " + failure);
+            failure.printStackTrace();
+            System.err.flush();
+        } finally {
+            Runtime.getRuntime().halt(EXIT_UNRECORDED);
         }
     }
 
