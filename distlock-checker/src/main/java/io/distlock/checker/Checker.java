@@ -9,6 +9,7 @@ import io.distlock.checker.CheckReport.Result;
 import io.distlock.checker.Event.Type;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -51,12 +52,15 @@ public final class Checker {
 
     /**
      * @param history the history to check
-     * @param claimed the invariants the lock promises; only these decide {@link CheckReport#passed()}
+     * @param claimed the invariants the lock promises; only these decide {@link CheckReport#passed()}, with
+     *     {@link Invariant#RECORDING}, which every history must meet to be judged at all
      * @param livenessBoundNanos how long after lease time a healed fault may go without any acquisition
      */
     public Checker(History history, Set<Invariant> claimed, long livenessBoundNanos) {
         this.history = history;
-        this.claimed = Set.copyOf(claimed);
+        Set<Invariant> all = EnumSet.of(Invariant.RECORDING);
+        all.addAll(claimed);
+        this.claimed = Set.copyOf(all);
         this.livenessBoundNanos = livenessBoundNanos;
         this.text = new EventText(history);
     }
@@ -69,7 +73,7 @@ public final class Checker {
         List<Fault> judged = new ArrayList<>();
         List<Result> results = List.of(tokens(), fencedWrites(), lostUpdates(),
                 overlapCheck.result(overlaps, claimed.contains(Invariant.OVERLAP)), liveness(judged),
-                new OrderCheck(history).result(claimed.contains(Invariant.ORDER)));
+                new OrderCheck(history).result(claimed.contains(Invariant.ORDER)), recording());
         return new CheckReport(results, holds, shown(overlaps), judged, stats());
     }
 
@@ -202,6 +206,39 @@ public final class Checker {
                 ? log.size() + " accepted writes in non-decreasing token order"
                 : violations + " violations in " + log.size() + " accepted writes";
         return result(Invariant.FENCED_WRITES, violations, summary, examples);
+    }
+
+    /**
+     * (g) every write in the fenced store's log has a recorded invoke of the same process and token (counted: a lock
+     * without tokens writes token 0 each time). A write without one means events of that process were lost between it
+     * and the history, so the other invariants judged less than what happened.
+     */
+    private Result recording() {
+        Map<String, Integer> invoked = new HashMap<>();
+        for (Event e : history.events()) {
+            if (e.is(Type.INVOKE, FENCED_WRITE)) {
+                invoked.merge(key(e.process(), e.token()), 1, Integer::sum);
+            }
+        }
+        Map<Integer, List<FencedWrite>> unrecorded = new TreeMap<>();
+        for (FencedWrite w : history.fencedLog()) {
+            String key = key(w.process(), w.token());
+            if (invoked.containsKey(key)) {
+                invoked.computeIfPresent(key, (k, n) -> n == 1 ? null : n - 1); // each invoke accounts for one write
+            } else {
+                unrecorded.computeIfAbsent(w.process(), p -> new ArrayList<>()).add(w);
+            }
+        }
+        int violations = unrecorded.values().stream().mapToInt(List::size).sum();
+        List<String> examples = new ArrayList<>();
+        unrecorded.forEach((process, writes) -> examples.add(String.format(Locale.ROOT,
+                "the store accepted %d writes of process %d that the history has no invoke of (tokens %d to %d): "
+                        + "that process's events were lost on their way to the history; the other invariants cannot be judged",
+                writes.size(), process, writes.get(0).token(), writes.get(writes.size() - 1).token())));
+        String summary = violations == 0
+                ? history.fencedLog().size() + " accepted writes, each recorded as invoked by its writer"
+                : violations + " accepted writes of " + unrecorded.size() + " processes missing from the history: the run cannot be judged";
+        return result(Invariant.RECORDING, violations, summary, examples);
     }
 
     /** (c) acknowledged increments of the unfenced register that did not survive. */

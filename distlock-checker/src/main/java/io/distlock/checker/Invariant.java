@@ -25,7 +25,15 @@ public enum Invariant {
      * fault that can reorder the queue came between.
      */
     ORDER("order", "grants follow arrival order: nobody is granted ahead of a waiter that was surely queued before it "
-            + "arrived, unless a fault that reorders the queue came between");
+            + "arrived, unless a fault that reorders the queue came between"),
+    /**
+     * (g) The history is complete: every write the fenced store accepted was recorded as invoked by the process the
+     * store names, with the same token. The other invariants judge the recorded events; a process whose events went
+     * missing while it went on working would make them judge a different run. Claimed by every lock: a run whose
+     * recording is incomplete fails, whatever the other invariants say.
+     */
+    RECORDING("recording", "the history is complete: every write the fenced store accepted was recorded as invoked by the "
+            + "process, and with the token, the store names");
 
     private final String id;
     private final String statement;

@@ -127,6 +127,41 @@ class CheckerTest {
     }
 
     @Test
+    void writesTheStoreAcceptedWithoutARecordedInvokeFailTheRunWhateverTheLockClaims() {
+        // process 2's events stopped reaching the history after its first cycle, but it went on writing
+        HistoryScript s = new HistoryScript().cycle(0, 1, 100).cycle(20, 2, 101).cycle(40, 1, 104);
+        s.fenced.add(2, new FencedWrite(102, 2, 3));
+        s.fenced.add(3, new FencedWrite(103, 2, 4));
+        History history = s.history(100, History.Rules.DEFAULT);
+
+        CheckReport report = new Checker(history, EnumSet.of(Invariant.TOKENS), 2000 * MS).check();
+
+        CheckReport.Result recording = report.result(Invariant.RECORDING);
+        assertThat(recording.holds()).isFalse();
+        assertThat(recording.claimed()).as("claimed by every lock").isTrue();
+        assertThat(recording.violations()).isEqualTo(2);
+        assertThat(recording.counterexamples()).singleElement().asString()
+                .contains("2 writes of process 2", "tokens 102 to 103", "cannot be judged");
+        assertThat(report.result(Invariant.TOKENS).holds()).isTrue();
+        assertThat(report.passed()).isFalse();
+    }
+
+    @Test
+    void eachRecordedInvokeAccountsForOneAcceptedWrite() {
+        // a lock without tokens writes token 0 every time: two invokes cover two entries, not three
+        HistoryScript s = new HistoryScript()
+                .at(0, 1, Type.INVOKE, FENCED_WRITE, 0, 1).at(1, 1, Type.OK, FENCED_WRITE, 0, 1)
+                .at(2, 1, Type.INVOKE, FENCED_WRITE, 0, 2).at(3, 1, Type.OK, FENCED_WRITE, 0, 2);
+        s.fenced.add(new FencedWrite(0, 1, 1));
+        s.fenced.add(new FencedWrite(0, 1, 2));
+
+        assertThat(s.check(100).result(Invariant.RECORDING).holds()).isTrue();
+
+        s.fenced.add(new FencedWrite(0, 1, 3));
+        assertThat(s.check(100).result(Invariant.RECORDING).violations()).isEqualTo(1);
+    }
+
+    @Test
     void twoHoldersWritingTheSameValueIsALostUpdateAndAnOverlapAllowedPastTheFirstHoldersLease() {
         // 1 holds, is paused past its lease; 2 acquires; both read 0 and write 1.
         HistoryScript s = new HistoryScript()

@@ -125,7 +125,7 @@ class CheckCommandTest {
 
         assertThat(run.exit()).as("exit code; output:%n%s", run.out()).isZero();
         assertThat(run.out()).containsPattern("tokens +yes +ok").containsPattern("fenced-writes +yes +ok")
-                .containsPattern("overlap +yes +ok").containsPattern("liveness +yes +ok");
+                .containsPattern("overlap +yes +ok").containsPattern("liveness +yes +ok").containsPattern("recording +yes +ok");
         Counts counts = Counts.of(run.out());
         assertThat(counts.acquisitions()).as("acquisitions: an empty history proves nothing").isGreaterThanOrEqualTo(100);
         boolean onlyShared = String.join(" ", options).contains("--kind semaphore"); // permit holders only read

@@ -142,7 +142,13 @@ public final class ChildJvm implements AutoCloseable {
                 if (line.equals(READY)) {
                     ready.countDown();
                 } else if (listener != null) {
-                    listener.accept(line);
+                    try {
+                        listener.accept(line);
+                    } catch (RuntimeException e) {
+                        // keep reading: a reader that stopped would leave the child's later lines unread (and its
+                        // writes blocked or failing), and this line unseen
+                        keep("(a line the listener failed on: " + e + ") " + line);
+                    }
                 } else {
                     keep(line);
                 }
@@ -196,6 +202,14 @@ public final class ChildJvm implements AutoCloseable {
                 throw new IllegalStateException(name + " was not ready within " + timeout + "; its output:\n" + String.join("\n", output()));
             }
         }
+    }
+
+    /**
+     * Waits until the child's output has ended (it exited, or closed its stdout) and every line of it was read and
+     * handed on; returns false if that did not happen within {@code timeout}.
+     */
+    public boolean awaitOutputEnd(Duration timeout) throws InterruptedException {
+        return outputEndedWithin(timeout);
     }
 
     private boolean outputEndedWithin(Duration timeout) throws InterruptedException {

@@ -24,6 +24,18 @@ class ChildJvmTest {
         }
     }
 
+    /** Child: prints the number of lines it is told, one of them {@code BAD}, then exits. */
+    public static final class Flood {
+        public static void main(String[] args) throws Exception {
+            ParentJvm.readyThenAwaitGo();
+            int lines = Integer.parseInt(args[0]);
+            for (int i = 0; i < lines; i++) {
+                System.out.println(i == lines / 2 ? "BAD" : "line " + i);
+            }
+            System.out.flush();
+        }
+    }
+
     /** Child: fails before it is ready. */
     public static final class Broken {
         public static void main(String[] args) {
@@ -66,5 +78,23 @@ class ChildJvmTest {
             assertThat(child.isAlive()).isFalse();
         }
         assertThat(seen).doesNotContain(ChildJvm.READY);
+    }
+
+    @Test
+    void afterTheOutputEndsTheListenerHasSeenEveryLineAndALineItFailedOnIsKeptNotTheRestLost() throws Exception {
+        java.util.List<String> seen = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        int lines = 20_000; // far more than a pipe holds: the child blocks until the reader catches up
+        try (ChildJvm child = ChildJvm.of(Flood.class).args(Integer.toString(lines)).onLine(line -> {
+            if (line.equals("BAD")) {
+                throw new IllegalArgumentException("cannot parse");
+            }
+            seen.add(line);
+        }).start()) {
+            child.awaitReady(Duration.ofSeconds(60));
+            child.go();
+            assertThat(child.awaitOutputEnd(Duration.ofSeconds(60))).as("output ended").isTrue();
+            assertThat(seen).hasSize(lines - 1).startsWith("line 0").endsWith("line " + (lines - 1));
+            assertThat(child.output()).singleElement().asString().contains("cannot parse").endsWith("BAD");
+        }
     }
 }

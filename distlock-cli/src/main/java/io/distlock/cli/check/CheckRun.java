@@ -1,11 +1,9 @@
 package io.distlock.cli.check;
 
-import io.distlock.checker.Event;
 import io.distlock.checker.Fault;
 import io.distlock.checker.FaultKind;
 import io.distlock.checker.FencedWrite;
 import io.distlock.checker.History;
-import io.distlock.checker.Operation;
 import io.distlock.redis.testing.RedisServer;
 import io.distlock.redis.testing.Resp;
 import io.distlock.servers.TcpProxy;
@@ -147,7 +145,7 @@ final class CheckRun implements AutoCloseable {
     }
 
     private void status(CheckWorkers running) {
-        long acquisitions = running.events().stream().filter(e -> e.is(Event.Type.OK, Operation.ACQUIRE)).count();
+        long acquisitions = running.acquisitions();
         progress.printf(Locale.ROOT, "[%5.1f s] %d acquisitions, %d faults%n", seconds(System.nanoTime()), acquisitions, faults.size());
     }
 

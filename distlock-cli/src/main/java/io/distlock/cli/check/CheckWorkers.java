@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntFunction;
 
 /**
@@ -21,10 +22,15 @@ final class CheckWorkers implements AutoCloseable {
     /** Note of a read event: how long the holder will work before writing, e.g. {@code work=12}. */
     static final String WORK_NOTE = "work=";
 
+    /** How long the end of a run waits for an exited worker's last lines. */
+    private static final Duration OUTPUT_DRAIN = Duration.ofSeconds(10);
+
     private final LinkedBlockingQueue<Event> reads = new LinkedBlockingQueue<>();
     private volatile boolean watchingReads;
     private final IntFunction<List<String>> argsForSlot;
-    private final List<Event> events = new CopyOnWriteArrayList<>();
+    /** Every event so far, in arrival order; guarded by itself (a copy-on-write list copied all of it per event). */
+    private final List<Event> events = new ArrayList<>();
+    private final AtomicLong acquisitions = new AtomicLong();
     private final List<String> output = new CopyOnWriteArrayList<>();
     /** The same lines, each with when this process read it ({@link System#nanoTime}, the clock of the events). */
     private final List<OutputLine> stampedOutput = new CopyOnWriteArrayList<>();
@@ -85,8 +91,16 @@ final class CheckWorkers implements AutoCloseable {
         return slotProcess.length;
     }
 
+    /** Returns the events so far (a copy). */
     List<Event> events() {
-        return events;
+        synchronized (events) {
+            return List.copyOf(events);
+        }
+    }
+
+    /** Returns how many acquisitions were recorded so far. */
+    long acquisitions() {
+        return acquisitions.get();
     }
 
     /** Returns the lines that were not events (errors, stack traces). */
@@ -111,7 +125,12 @@ final class CheckWorkers implements AutoCloseable {
         if (line.startsWith(Event.LINE_PREFIX)) {
             try {
                 Event event = Event.parse(line);
-                events.add(event);
+                synchronized (events) {
+                    events.add(event);
+                }
+                if (event.is(Event.Type.OK, Operation.ACQUIRE)) {
+                    acquisitions.incrementAndGet();
+                }
                 track(event);
             } catch (RuntimeException e) {
                 keep(id, line); // cut off mid-line by a kill
@@ -186,9 +205,22 @@ final class CheckWorkers implements AutoCloseable {
         }
     }
 
-    /** Stops every process (closing stdin makes a worker halt; SIGCONT first in case it is paused). */
+    /**
+     * Stops every process (closing stdin makes a worker halt; SIGCONT first in case it is paused), then reads what
+     * each one wrote to its end, so that {@link #events()} has every event a process managed to write: the checker
+     * compares them with the fenced store's log.
+     */
     @Override
     public void close() {
         ChildJvm.closeAll(new ArrayList<>(byProcess.values()));
+        byProcess.forEach((id, process) -> {
+            try {
+                if (!process.awaitOutputEnd(OUTPUT_DRAIN)) {
+                    keep(id, "(its output did not end within " + OUTPUT_DRAIN.toSeconds() + " s of the run's end; events may be missing)");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
     }
 }
