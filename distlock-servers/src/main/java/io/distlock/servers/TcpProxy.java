@@ -165,6 +165,10 @@ public final class TcpProxy implements AutoCloseable {
             Socket upstream = new Socket();
             int port = upstreamPort;
             try {
+                // pass each write on as it comes: with Nagle's algorithm on the proxy's sockets, a protocol that writes a
+                // request in two pieces (gRPC's headers and data) waits for the delayed ACK, 40 ms a call
+                client.setTcpNoDelay(true);
+                upstream.setTcpNoDelay(true);
                 upstream.connect(upstreamHost == null ? new InetSocketAddress(InetAddress.getLoopbackAddress(), port)
                         : new InetSocketAddress(upstreamHost, port), 2000);
             } catch (IOException e) {
