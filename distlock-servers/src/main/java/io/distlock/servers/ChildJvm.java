@@ -1,12 +1,15 @@
 package io.distlock.servers;
 
-import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -32,6 +35,12 @@ public final class ChildJvm implements AutoCloseable {
      * One daemon thread per child reads its output (stdout and stderr merged): READY opens the ready
      * latch, every other line goes to the listener, or, without one, into the kept lines that
      * awaitLine() and output() read under `lock`. Writes to stdin (GO, close) come from the caller.
+     *
+     * The output goes to a file (unlinked as soon as both ends have it open) that the reader follows, not to a
+     * pipe: when a child dies, the JDK's process reaper drains and closes the pipe of a Process, and a reader that
+     * was behind at that moment gets "Stream closed" and loses what the child had written but it had not read yet
+     * (up to the pipe's 64 KiB). The checker kills workers on purpose, and lost the last seconds of their events
+     * that way (soaks 3404 and 3406). A file keeps every byte a child wrote, killed or not.
      */
 
     /** Flags for short-lived workers: a small heap, the serial collector, the C1 compiler only, CDS. */
@@ -52,9 +61,15 @@ public final class ChildJvm implements AutoCloseable {
     private final List<String> kept = new ArrayList<>();
     private boolean outputEnded;
 
-    private ChildJvm(String name, Process process, @Nullable Consumer<String> listener) {
+    /** How long the reader sleeps when it has read everything so far, at most (it starts at 1 ms and doubles). */
+    private static final long MAX_IDLE_NANOS = TimeUnit.MILLISECONDS.toNanos(4);
+
+    private final FileChannel output;
+
+    private ChildJvm(String name, Process process, FileChannel output, @Nullable Consumer<String> listener) {
         this.name = name;
         this.process = process;
+        this.output = output;
         this.listener = listener;
         Thread reader = new Thread(this::readOutput, "child-jvm-" + name + "-" + process.pid());
         reader.setDaemon(true);
@@ -127,35 +142,61 @@ public final class ChildJvm implements AutoCloseable {
             command.addAll(jvmFlags);
             command.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClass.getName()));
             command.addAll(args);
+            Path file = null;
+            FileChannel output = null;
             try {
-                return new ChildJvm(name, new ProcessBuilder(command).redirectErrorStream(true).start(), listener);
+                file = Files.createTempFile("distlock-child-", ".out");
+                output = FileChannel.open(file, StandardOpenOption.READ);
+                Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(file.toFile()).start();
+                deleteQuietly(file); // both ends have it open; nothing is left behind, whatever happens to either JVM
+                return new ChildJvm(name, process, output, listener);
             } catch (IOException e) {
+                closeQuietly(output);
+                if (file != null) {
+                    deleteQuietly(file);
+                }
                 throw new UncheckedIOException("cannot start a JVM for " + mainClass.getName(), e);
             }
         }
     }
 
     private void readOutput() {
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-            String line;
-            while ((line = in.readLine()) != null) {
-                if (line.equals(READY)) {
-                    ready.countDown();
-                } else if (listener != null) {
-                    try {
-                        listener.accept(line);
-                    } catch (RuntimeException e) {
-                        // keep reading: a reader that stopped would leave the child's later lines unread (and its
-                        // writes blocked or failing), and this line unseen
-                        keep("(a line the listener failed on: " + e + ") " + line);
+        try {
+            ByteBuffer chunk = ByteBuffer.allocate(64 * 1024);
+            ByteArrayOutputStream line = new ByteArrayOutputStream();
+            long idleNanos = 0;
+            boolean exited = false;
+            while (true) {
+                chunk.clear();
+                int n = output.read(chunk);
+                if (n > 0) {
+                    idleNanos = 0;
+                    byte[] bytes = chunk.array();
+                    for (int i = 0; i < n; i++) {
+                        if (bytes[i] == '\n') {
+                            take(line);
+                        } else {
+                            line.write(bytes[i]);
+                        }
                     }
+                } else if (exited) {
+                    break; // it had exited before this read, so this read saw all it ever wrote
+                } else if (!process.isAlive()) {
+                    exited = true; // one more read: what it wrote just before it exited
                 } else {
-                    keep(line);
+                    idleNanos = idleNanos == 0 ? TimeUnit.MILLISECONDS.toNanos(1) : Math.min(MAX_IDLE_NANOS, idleNanos * 2);
+                    TimeUnit.NANOSECONDS.sleep(idleNanos);
                 }
             }
+            if (line.size() > 0) {
+                take(line); // cut off mid-line by a kill
+            }
         } catch (IOException | RuntimeException e) {
-            // the process ended, or was killed mid-line
+            keep("(reading the output of " + name + " failed: " + e + ")");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         } finally {
+            closeQuietly(output);
             lock.lock();
             try {
                 outputEnded = true;
@@ -163,6 +204,45 @@ public final class ChildJvm implements AutoCloseable {
             } finally {
                 lock.unlock();
             }
+        }
+    }
+
+    /** Hands on one line (without its newline) and empties the buffer. */
+    private void take(ByteArrayOutputStream bytes) {
+        String line = bytes.toString(StandardCharsets.UTF_8);
+        bytes.reset();
+        if (line.endsWith("\r")) {
+            line = line.substring(0, line.length() - 1);
+        }
+        if (line.equals(READY)) {
+            ready.countDown();
+        } else if (listener != null) {
+            try {
+                listener.accept(line);
+            } catch (RuntimeException e) {
+                // keep reading: a reader that stopped would leave the child's later lines unseen, and this one
+                keep("(a line the listener failed on: " + e + ") " + line);
+            }
+        } else {
+            keep(line);
+        }
+    }
+
+    private static void closeQuietly(@Nullable FileChannel channel) {
+        if (channel != null) {
+            try {
+                channel.close();
+            } catch (IOException ignored) {
+                // nothing to do
+            }
+        }
+    }
+
+    private static void deleteQuietly(Path file) {
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException e) {
+            file.toFile().deleteOnExit(); // a file system that will not unlink an open file
         }
     }
 

@@ -36,6 +36,25 @@ class ChildJvmTest {
         }
     }
 
+    /**
+     * Child: numbers 200,000 lines, recording after each the number of the last line it wrote in the file {@code args[0]},
+     * then waits to be killed.
+     */
+    public static final class Counter {
+        public static void main(String[] args) throws Exception {
+            ParentJvm.readyThenAwaitGo();
+            try (java.io.RandomAccessFile written = new java.io.RandomAccessFile(args[0], "rw")) {
+                for (long i = 0; i < 200_000; i++) {
+                    System.out.println("line " + i + " and some padding, as long as an event line of the checker");
+                    System.out.flush();
+                    written.seek(0);
+                    written.writeLong(i);
+                }
+                Thread.sleep(TimeUnit.MINUTES.toMillis(5));
+            }
+        }
+    }
+
     /** Child: fails before it is ready. */
     public static final class Broken {
         public static void main(String[] args) {
@@ -95,6 +114,48 @@ class ChildJvmTest {
             assertThat(child.awaitOutputEnd(Duration.ofSeconds(60))).as("output ended").isTrue();
             assertThat(seen).hasSize(lines - 1).startsWith("line 0").endsWith("line " + (lines - 1));
             assertThat(child.output()).singleElement().asString().contains("cannot parse").endsWith("BAD");
+        }
+    }
+
+    @Test
+    void aKilledChildsLinesAreAllReadEvenWhenTheReaderWasBehind(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        // the JDK's process reaper drains and closes a dead child's pipe, and a reader that was behind got "Stream
+        // closed" and lost up to 64 KiB (the checker lost the last seconds of killed workers' events that way)
+        java.nio.file.Path written = dir.resolve("written");
+        java.util.List<Long> seen = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        java.util.concurrent.atomic.AtomicBoolean slow = new java.util.concurrent.atomic.AtomicBoolean();
+        try (ChildJvm child = ChildJvm.of(Counter.class).jvmFlags(ChildJvm.QUICK_START_FLAGS).args(written.toString()).onLine(line -> {
+            seen.add(Long.parseLong(line.split(" ")[1]));
+            if (slow.get()) {
+                try {
+                    Thread.sleep(1); // a reader that falls behind
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }).start()) {
+            child.awaitReady(Duration.ofSeconds(60));
+            child.go();
+            Await.until(Duration.ofSeconds(30), "lines arrive", () -> seen.size() > 1000);
+            slow.set(true);
+            Await.untilAnswered(Duration.ofSeconds(30), "the reader fell behind", () -> lastWritten(written) > seen.size() + 500);
+            child.kill();
+            slow.set(false);
+            assertThat(child.awaitOutputEnd(Duration.ofSeconds(60))).as("output ended").isTrue();
+            long last = lastWritten(written);
+            assertThat(seen).as("every line up to the last one the child recorded writing, in order").hasSizeGreaterThan((int) last);
+            for (int i = 0; i <= last; i++) {
+                assertThat(seen.get(i)).isEqualTo((long) i);
+            }
+        }
+    }
+
+    private static long lastWritten(java.nio.file.Path file) throws java.io.IOException {
+        if (!java.nio.file.Files.exists(file) || java.nio.file.Files.size(file) < Long.BYTES) {
+            return -1;
+        }
+        try (java.io.DataInputStream in = new java.io.DataInputStream(java.nio.file.Files.newInputStream(file))) {
+            return in.readLong();
         }
     }
 }
