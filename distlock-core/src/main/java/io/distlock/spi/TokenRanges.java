@@ -2,6 +2,7 @@ package io.distlock.spi;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Capability of a {@link PollingAcquire} backend: an acquire that reserves a range of consecutive fencing tokens, so
@@ -27,4 +28,17 @@ public interface TokenRanges {
      * @param count tokens to reserve, 1 to {@link #MAX_TOKENS}; 1 is exactly {@link PollingAcquire#tryAcquire}
      */
     CompletableFuture<AcquireResult> tryAcquire(String name, String ownerId, Duration leaseTime, int count);
+
+    /**
+     * Checks a count of tokens to reserve, for implementations of {@link #tryAcquire(String, String, Duration, int)}.
+     *
+     * @return null if it is 1 to {@link #MAX_TOKENS}, else a failed future naming the range and the count
+     */
+    static <T> @Nullable CompletableFuture<T> refuseCount(int count) {
+        if (count >= 1 && count <= MAX_TOKENS) {
+            return null;
+        }
+        return CompletableFuture.failedFuture(new IllegalArgumentException("tokens to reserve must be between 1 and " + MAX_TOKENS
+                + ", was " + count));
+    }
 }

@@ -112,9 +112,9 @@ final class JdbcLockBackend implements LockBackend, PollingAcquire, TokenRanges,
      */
     @Override
     public CompletableFuture<AcquireResult> tryAcquire(String name, String ownerId, Duration leaseTime, int count) {
-        if (count < 1 || count > TokenRanges.MAX_TOKENS) {
-            return CompletableFuture.failedFuture(new IllegalArgumentException("tokens to reserve must be between 1 and "
-                    + TokenRanges.MAX_TOKENS + ", was " + count));
+        CompletableFuture<AcquireResult> refused = TokenRanges.refuseCount(count);
+        if (refused != null) {
+            return refused;
         }
         if (ownerId.isEmpty() || ownerId.length() > SqlDialect.MAX_OWNER_LENGTH) {
             return CompletableFuture.failedFuture(new IllegalArgumentException("owner id must have 1 to " + SqlDialect.MAX_OWNER_LENGTH

@@ -141,9 +141,9 @@ final class RedisLockBackend implements LockBackend, PollingAcquire, TokenRanges
 
     @Override
     public CompletableFuture<AcquireResult> tryAcquire(String name, String ownerId, Duration leaseTime, int count) {
-        if (count < 1 || count > TokenRanges.MAX_TOKENS) {
-            return CompletableFuture.failedFuture(new IllegalArgumentException("tokens to reserve must be between 1 and "
-                    + TokenRanges.MAX_TOKENS + ", was " + count));
+        CompletableFuture<AcquireResult> refused = TokenRanges.refuseCount(count);
+        if (refused != null) {
+            return refused;
         }
         if (ownerId.isEmpty() || ownerId.charAt(0) == ':') {
             return CompletableFuture.failedFuture(new IllegalArgumentException(
