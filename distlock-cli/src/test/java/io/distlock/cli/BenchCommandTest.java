@@ -31,6 +31,15 @@ class BenchCommandTest {
         assertThat(commandLine.execute("bench", "--target", "jdbc:h2:mem:bench-hold", "--scenarios", "hold10k")).isEqualTo(2);
         assertThat(err.toString()).contains("hold10k reads the Redis server's own counters");
 
+        assertThat(commandLine.execute("bench", "--target", "jdbc:h2:mem:bench-growth", "--scenarios", "growth")).isEqualTo(2);
+        assertThat(err.toString()).contains("--scenarios growth: growth counts round trips through a proxy");
+
+        assertThat(commandLine.execute("bench", "--scenarios", "growth", "--backends", "mongodb")).isEqualTo(2);
+        assertThat(err.toString()).contains("--backends: unknown server 'mongodb'; known: ").contains("etcd");
+
+        assertThat(commandLine.execute("bench", "--scenarios", "growth", "--growth-max", "0")).isEqualTo(2);
+        assertThat(err.toString()).contains("--growth-max at least 1");
+
         assertThat(commandLine.execute("bench", "--compare", "no-such-results.json")).isEqualTo(2);
         assertThat(err.toString()).contains("--compare no-such-results.json: no such file");
     }
@@ -82,6 +91,25 @@ class BenchCommandTest {
         assertThat(distlock.find()).as(table).isTrue();
         assertThat(Long.parseLong(distlock.group(1))).as("cycles/s").isPositive();
         assertThat(table).doesNotContain("raw-eval").doesNotContain("distlock-redis");
+    }
+
+    @Test
+    void growthCountsTheRenewalsOfHeldLocksOnEachBackendAndDrawsThem(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        // a 600 ms lease is renewed every 200 ms: a second's window at each level must see renewals on Redis and H2 (leases
+        // per lock), whatever the machine's speed
+        java.nio.file.Path chart = dir.resolve("growth.svg");
+        String table = bench("bench", "--scenarios", "growth", "--backends", "redis,h2", "--growth-max", "10", "--window", "1s",
+                "--lease", "600ms", "--chart", chart.toString());
+        for (String backend : new String[] {"redis", "h2"}) {
+            for (int held : new int[] {1, 10}) {
+                Matcher row = Pattern.compile("growth\\s+" + backend + "\\s+" + held + "\\s+(\\d+\\.\\d)\\s+-\\s+(\\d+)us").matcher(table);
+                assertThat(row.find()).as("%s at %d held in%n%s", backend, held, table).isTrue();
+                assertThat(Double.parseDouble(row.group(1))).as("round trips/s of %s holding %d", backend, held).isPositive();
+                assertThat(Long.parseLong(row.group(2))).as("acquire p50").isPositive();
+            }
+        }
+        assertThat(java.nio.file.Files.readString(chart)).startsWith("<svg").contains(">redis<", ">h2<");
     }
 
     @Test

@@ -2,10 +2,12 @@ package io.distlock.cli.bench;
 
 import io.distlock.LockClient;
 import io.distlock.LockClients;
+import io.distlock.LockOptions;
 import io.distlock.OpenOptions;
 import io.distlock.cli.options.DurationConverter;
 import io.distlock.cli.options.Targets;
 import io.distlock.servers.deployment.Deployments;
+import io.distlock.servers.deployment.ServerType;
 import io.distlock.servers.deployment.ServerType.StartedServer;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -39,11 +41,13 @@ import picocli.CommandLine.Spec;
                 "Reports lock+unlock cycles/s and latency, and on a Redis the same for two trivial EVALs per cycle (the raw limit). "
                 + "Scenarios: u1 (1 thread, 1 name), u16 (16 threads, 16 names), c16 (16 threads, 1 name), hold10k (hold many locks "
                 + "with the watchdog: script calls/s, CPU, Redis memory; a redis:// target only), names300k (lock and unlock "
-                + "300,000 distinct names: the client's heap growth afterwards).",
+                + "300,000 distinct names, or --names: the client's heap growth afterwards), growth (hold 1, 10, ... 100,000 locks with one "
+                + "client: round trips/s to keep them, heap per held lock, acquire p50/p99 at each level; on servers of this machine).",
                 "",
                 "Without --target, the bench starts a redis-server. With --target, only distlock's own keys, rows or nodes and "
                 + "bench names are written; the numbers are deltas, so measure an otherwise idle server. Progress goes to stderr, "
-                + "the table to stdout.",
+                + "the table to stdout. growth and names300k run on each of --backends in turn (servers the bench starts) "
+                + "when there is no --target.",
                 "",
                 "Exit code: 0 when every run completed, 2 for bad options or an unreachable --target, 4 if a run failed."})
 public final class BenchCommand implements Callable<Integer> {
@@ -59,8 +63,8 @@ public final class BenchCommand implements Callable<Integer> {
     @Nullable String target;
 
     @Option(names = "--scenarios", split = ",", defaultValue = "u1,u16,c16", paramLabel = "NAME",
-            description = "Scenarios to run: u1, u16, c16, hold10k, names300k. Default: ${DEFAULT-VALUE}; add hold10k for the watchdog cost, "
-                    + "names300k for per-name memory.")
+            description = "Scenarios to run: u1, u16, c16, hold10k, names300k, growth. Default: ${DEFAULT-VALUE}; add hold10k for the "
+                    + "watchdog cost, names300k for per-name memory, growth for cost against the number of locks held.")
     List<String> scenarios;
 
     @Option(names = "--warmup", defaultValue = "2s", paramLabel = "DURATION", description = "Warm-up per run. Default: ${DEFAULT-VALUE}.")
@@ -77,6 +81,32 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--hold-locks", paramLabel = "N", defaultValue = "10000", description = "Locks hold10k holds. Default: ${DEFAULT-VALUE}.")
     int holdLocks;
+
+    @Option(names = "--backends", split = ",", defaultValue = "redis", paramLabel = "ID",
+            description = "Without --target: the servers growth and names300k run on, one after the other, each started by the bench: "
+                    + "redis, zookeeper, etcd (needs etcd on PATH), postgres, mariadb, h2. Default: ${DEFAULT-VALUE}.")
+    List<String> backends;
+
+    @Option(names = "--names", paramLabel = "N", defaultValue = "300000",
+            description = "Distinct names names300k locks and unlocks. Default: ${DEFAULT-VALUE}.")
+    int names;
+
+    @Option(names = "--growth-max", paramLabel = "N", defaultValue = "100000",
+            description = "The most locks growth holds (levels 1, 10, 100, ... up to N). Default: ${DEFAULT-VALUE}.")
+    int growthMax;
+
+    @Option(names = "--window", defaultValue = "30s", paramLabel = "DURATION",
+            description = "How long growth counts round trips at each level (a lease's renewals, at the default lease). "
+                    + "Default: ${DEFAULT-VALUE}.")
+    Duration window;
+
+    @Option(names = "--lease", paramLabel = "DURATION",
+            description = "growth's lease time. Default: the backend's (Redis and SQL: a lease per lock, renewed by the watchdog; "
+                    + "ZooKeeper and etcd: the session's).")
+    @Nullable Duration lease;
+
+    @Option(names = "--chart", paramLabel = "FILE", description = "Also draw growth's results as an SVG chart to FILE.")
+    @Nullable Path chart;
 
     @Option(names = "--json", paramLabel = "FILE",
             description = "Also write the results as JSON to FILE (the format of the side-by-side benchmarks' results.json), for a "
@@ -99,11 +129,13 @@ public final class BenchCommand implements Callable<Integer> {
                         ? "no such file" : e.getMessage()));
             }
         }
-        if (duration.isZero() || hold.isZero() || rounds < 1 || holdLocks < 1) {
-            throw new ParameterException(spec.commandLine(), "--duration and --hold must be longer than 0s, --rounds and --hold-locks at least 1");
+        if (duration.isZero() || hold.isZero() || window.isZero() || (lease != null && lease.isZero()) || rounds < 1 || holdLocks < 1 || names < 1 || growthMax < 1) {
+            throw new ParameterException(spec.commandLine(), "--duration, --hold, --window and --lease must be longer than 0s, --rounds, --hold-locks, "
+                    + "--names and --growth-max at least 1");
         }
         boolean holdScenario = false;
         boolean namesScenario = false;
+        boolean growthScenario = false;
         List<Scenario> chosen = new ArrayList<>();
         for (String name : scenarios) {
             if (name.trim().equalsIgnoreCase("hold10k")) {
@@ -114,10 +146,14 @@ public final class BenchCommand implements Callable<Integer> {
                 namesScenario = true;
                 continue;
             }
+            if (name.trim().equalsIgnoreCase("growth")) {
+                growthScenario = true;
+                continue;
+            }
             try {
                 chosen.add(Scenario.fromId(name));
             } catch (IllegalArgumentException e) {
-                throw new ParameterException(spec.commandLine(), "--scenarios: " + e.getMessage() + ", hold10k, names300k");
+                throw new ParameterException(spec.commandLine(), "--scenarios: " + e.getMessage() + ", hold10k, names300k, growth");
             }
         }
         String backendId = "redis";
@@ -131,8 +167,24 @@ public final class BenchCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--scenarios hold10k reads the Redis server's own counters (INFO): it needs a "
                     + "redis:// or rediss:// --target, or none");
         }
-        StartedServer embedded = target == null ? Deployments.server("redis").launch() : null;
-        String uri = embedded == null ? Objects.requireNonNull(target) : embedded.target();
+        List<ServerType> servers = new ArrayList<>();
+        if (target == null) {
+            for (String id : backends) {
+                try {
+                    servers.add(Deployments.server(id.trim().toLowerCase(Locale.ROOT)));
+                } catch (IllegalArgumentException e) {
+                    throw new ParameterException(spec.commandLine(), "--backends: " + e.getMessage());
+                }
+            }
+        } else if (growthScenario) {
+            try {
+                Growth.through(target, 1);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--scenarios growth: " + e.getMessage());
+            }
+        }
+        StartedServer embedded = target == null && (!chosen.isEmpty() || holdScenario) ? Deployments.server("redis").launch() : null;
+        String uri = embedded == null ? (target == null ? "" : target) : embedded.target();
         String distlockId = "distlock-" + backendId;
         List<String> contenders = plainRedis ? List.of("raw-eval", distlockId) : List.of(distlockId);
         try {
@@ -167,11 +219,39 @@ public final class BenchCommand implements Callable<Integer> {
                 System.out.println(HoldManyLocks.Result.header());
                 System.out.println(result.row());
             }
-            if (namesScenario) {
-                System.err.println("names300k: locking and unlocking 300,000 distinct names ...");
-                ManyNames.Result result = ManyNames.run(uri, 300_000, System.err);
-                System.out.println(ManyNames.Result.header());
-                System.out.println(result.row());
+            if (namesScenario || growthScenario) {
+                List<ManyNames.Result> named = new ArrayList<>();
+                List<Growth.Point> grown = new ArrayList<>();
+                for (int i = 0; i < (target == null ? servers.size() : 1); i++) {
+                    String id = target == null ? servers.get(i).id() : backendId;
+                    try (StartedServer server = target == null ? servers.get(i).launch() : null) {
+                        String on = server == null ? Objects.requireNonNull(target) : server.target();
+                        if (namesScenario) {
+                            System.err.printf(Locale.ROOT, "names300k on %s: locking and unlocking %,d distinct names ...%n", id, names);
+                            named.add(ManyNames.run(id, on, names, System.err));
+                        }
+                        if (growthScenario) {
+                            System.err.printf(Locale.ROOT, "growth on %s: holding up to %,d locks ...%n", id, growthMax);
+                            OpenOptions options = lease == null ? OpenOptions.defaults()
+                                    : OpenOptions.defaults().lockOptions(LockOptions.builder().leaseTime(lease).build());
+                            grown.addAll(Growth.run(id, on, options, growthMax, window.toNanos(), System.err));
+                        }
+                    }
+                }
+                if (!named.isEmpty()) {
+                    System.out.println(ManyNames.Result.header());
+                    named.forEach(r -> System.out.println(r.row()));
+                }
+                if (!grown.isEmpty()) {
+                    System.out.println(Growth.Point.header());
+                    grown.forEach(p -> System.out.println(p.row()));
+                    if (chart != null) {
+                        Files.writeString(chart, GrowthChart.svg(grown, Runtime.getRuntime().availableProcessors() + " cores, "
+                                + System.getProperty("java.vm.name") + " " + System.getProperty("java.version") + ", "
+                                + java.time.LocalDate.now()));
+                        System.err.println("wrote " + chart);
+                    }
+                }
             }
             return 0;
         } finally {

@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Scenario names300k: lock and unlock 300,000 distinct names (one per order, as applications do) with
+ * Scenario names300k: lock and unlock 300,000 distinct names (or {@code --names}; one per order, as applications do) with
  * 16 threads, and measure what the client keeps on the heap afterwards. Per-name state must go when a
  * name is no longer used; this is the figure behind that claim.
  */
@@ -26,25 +26,26 @@ final class ManyNames {
     private ManyNames() {}
 
     /** What a run measured. */
-    record Result(int names, double seconds, long heapGrowthBytes) {
+    record Result(String backend, int names, double seconds, long heapGrowthBytes) {
         static String header() {
-            return String.format(Locale.ROOT, "%-16s %10s %10s %12s %16s", "scenario", "names", "seconds", "names/s", "heap growth KiB");
+            return String.format(Locale.ROOT, "%-16s %-10s %10s %10s %12s %16s", "scenario", "backend", "names", "seconds", "names/s",
+                    "heap growth KiB");
         }
 
         String row() {
-            return String.format(Locale.ROOT, "%-16s %10d %10.1f %12.0f %16d", "names300k", names, seconds, names / seconds,
+            return String.format(Locale.ROOT, "%-16s %-10s %10d %10.1f %12.0f %16d", "names300k", backend, names, seconds, names / seconds,
                     heapGrowthBytes / 1024);
         }
     }
 
-    static Result run(String uri, int names, PrintStream progress) throws Exception {
+    static Result run(String backend, String uri, int names, PrintStream progress) throws Exception {
         try (LockClient client = LockClients.open(uri)) {
             cycle(client, "warm", 10_000, null); // classes loaded, pools and connections sized
             long before = settledHeap();
             long start = System.nanoTime();
             cycle(client, "order", names, progress);
             double seconds = (System.nanoTime() - start) / 1e9;
-            return new Result(names, seconds, settledHeap() - before);
+            return new Result(backend, names, seconds, settledHeap() - before);
         }
     }
 
@@ -87,7 +88,7 @@ final class ManyNames {
     }
 
     /** The least heap in use over a few collections, so garbage does not count. */
-    private static long settledHeap() throws InterruptedException {
+    static long settledHeap() throws InterruptedException {
         Runtime runtime = Runtime.getRuntime();
         long used = Long.MAX_VALUE;
         for (int i = 0; i < 5; i++) {
