@@ -113,6 +113,16 @@ class BenchCommandTest {
     }
 
     @Test
+    void growthThatCannotReachALevelInTimeMeasuresWhereItStalledAndStops() {
+        String table = bench("bench", "--scenarios", "growth", "--backends", "h2", "--growth-max", "100000", "--window", "1s",
+                "--fill-limit", "1ms");
+        Matcher stalled = Pattern.compile("growth\\s+h2\\s+(\\d+) \\(stalled\\)").matcher(table);
+        assertThat(stalled.find()).as(table).isTrue();
+        assertThat(Integer.parseInt(stalled.group(1))).as("held when it stalled").isBetween(1, 99_999);
+        assertThat(table).as("no level after the stall").doesNotContainPattern("growth\\s+h2\\s+100000");
+    }
+
+    @Test
     void aShortRunMeasuresDistlockNextToTheRawLimitAndTheHoldCost() {
         String table = bench("bench", "--scenarios", "u1,hold10k", "--warmup", "0s",
                 "--duration", "1s", "--rounds", "1", "--hold", "2s", "--hold-locks", "300");

@@ -100,6 +100,11 @@ public final class BenchCommand implements Callable<Integer> {
                     + "Default: ${DEFAULT-VALUE}.")
     Duration window;
 
+    @Option(names = "--fill-limit", defaultValue = "3m", paramLabel = "DURATION",
+            description = "How long growth may take to acquire the locks of one level; a level not reached by then is measured "
+                    + "where it stalled, and that backend grows no further. Default: ${DEFAULT-VALUE}.")
+    Duration fillLimit;
+
     @Option(names = "--lease", paramLabel = "DURATION",
             description = "growth's lease time. Default: the backend's (Redis and SQL: a lease per lock, renewed by the watchdog; "
                     + "ZooKeeper and etcd: the session's).")
@@ -129,8 +134,8 @@ public final class BenchCommand implements Callable<Integer> {
                         ? "no such file" : e.getMessage()));
             }
         }
-        if (duration.isZero() || hold.isZero() || window.isZero() || (lease != null && lease.isZero()) || rounds < 1 || holdLocks < 1 || names < 1 || growthMax < 1) {
-            throw new ParameterException(spec.commandLine(), "--duration, --hold, --window and --lease must be longer than 0s, --rounds, --hold-locks, "
+        if (duration.isZero() || hold.isZero() || window.isZero() || fillLimit.isZero() || (lease != null && lease.isZero()) || rounds < 1 || holdLocks < 1 || names < 1 || growthMax < 1) {
+            throw new ParameterException(spec.commandLine(), "--duration, --hold, --window, --fill-limit and --lease must be longer than 0s, --rounds, --hold-locks, "
                     + "--names and --growth-max at least 1");
         }
         boolean holdScenario = false;
@@ -234,7 +239,7 @@ public final class BenchCommand implements Callable<Integer> {
                             System.err.printf(Locale.ROOT, "growth on %s: holding up to %,d locks ...%n", id, growthMax);
                             OpenOptions options = lease == null ? OpenOptions.defaults()
                                     : OpenOptions.defaults().lockOptions(LockOptions.builder().leaseTime(lease).build());
-                            grown.addAll(Growth.run(id, on, options, growthMax, window.toNanos(), System.err));
+                            grown.addAll(Growth.run(id, on, options, growthMax, window.toNanos(), fillLimit.toNanos(), System.err));
                         }
                     }
                 }

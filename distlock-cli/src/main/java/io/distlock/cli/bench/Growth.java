@@ -32,8 +32,11 @@ final class Growth {
 
     private Growth() {}
 
-    /** One level: {@code held} locks held. */
-    record Point(String backend, int held, double roundTripsPerSecond, double heapBytesPerLock, double acquireP50Us,
+    /**
+     * One level: {@code held} locks held; {@code stalled} if that is fewer than the level asked for, because acquiring
+     * them took longer than the fill limit (the last point of its backend).
+     */
+    record Point(String backend, int held, boolean stalled, double roundTripsPerSecond, double heapBytesPerLock, double acquireP50Us,
             double acquireP99Us) {
         static String header() {
             return String.format(Locale.ROOT, "%-8s %-10s %8s %14s %14s %12s %12s", "scenario", "backend", "held", "round trips/s",
@@ -41,8 +44,8 @@ final class Growth {
         }
 
         String row() {
-            return String.format(Locale.ROOT, "%-8s %-10s %8d %14.1f %14s %10.0fus %10.0fus", "growth", backend, held,
-                    roundTripsPerSecond, Double.isNaN(heapBytesPerLock) ? "-" : String.format(Locale.ROOT, "%.0f", heapBytesPerLock),
+            return String.format(Locale.ROOT, "%-8s %-10s %8d%s %14.1f %14s %10.0fus %10.0fus", "growth", backend, held,
+                    stalled ? " (stalled)" : "", roundTripsPerSecond, Double.isNaN(heapBytesPerLock) ? "-" : String.format(Locale.ROOT, "%.0f", heapBytesPerLock),
                     acquireP50Us, acquireP99Us);
         }
     }
@@ -88,10 +91,12 @@ final class Growth {
 
     /**
      * Holds 1, 10, ... {@code max} locks with one client on {@code target} (a server on this machine that nothing else
-     * uses) opened with {@code options}, measuring each level for {@code windowNanos}.
+     * uses) opened with {@code options}, measuring each level for {@code windowNanos}. A level not reached within
+     * {@code fillLimitNanos} of acquiring is measured where it stalled, and ends the run: holding more would only take
+     * longer.
      */
-    static List<Point> run(String backend, String target, OpenOptions options, int max, long windowNanos, PrintStream progress)
-            throws Exception {
+    static List<Point> run(String backend, String target, OpenOptions options, int max, long windowNanos, long fillLimitNanos,
+            PrintStream progress) throws Exception {
         List<Point> points = new ArrayList<>();
         try (TcpProxy proxy = TcpProxy.to(portOf(target)); LockClient client = LockClients.open(through(target, proxy.port()), options)) {
             for (int i = 0; i < 1000; i++) { // warm: classes loaded, connections open
@@ -105,11 +110,18 @@ final class Growth {
                 for (int level : levels(max)) {
                     long fill = System.nanoTime();
                     long lastProgress = fill;
+                    boolean stalled = false;
                     while (held.size() < level) {
                         held.add(client.getLock("growth:" + held.size()).acquire());
                         if (System.nanoTime() - lastProgress > TimeUnit.SECONDS.toNanos(10)) {
                             lastProgress = System.nanoTime();
                             progress.printf(Locale.ROOT, "  %s: %,d of %,d locks acquired%n", backend, held.size(), level);
+                        }
+                        if (held.size() < level && System.nanoTime() - fill > fillLimitNanos) {
+                            stalled = true;
+                            progress.printf(Locale.ROOT, "  %s: only %,d of %,d locks acquired within %d s: measuring there, and no further%n",
+                                    backend, held.size(), level, TimeUnit.NANOSECONDS.toSeconds(fillLimitNanos));
+                            break;
                         }
                     }
                     long heap = ManyNames.settledHeap() - baseline;
@@ -121,18 +133,22 @@ final class Growth {
                         probe.close();
                     }
                     Arrays.sort(probes);
-                    progress.printf(Locale.ROOT, "  %s: holding %,d locks; counting round trips for %d s%n", backend, level,
+                    progress.printf(Locale.ROOT, "  %s: holding %,d locks; counting round trips for %d s%n", backend, held.size(),
                             TimeUnit.NANOSECONDS.toSeconds(windowNanos));
                     long tripsBefore = proxy.roundTrips();
                     long start = System.nanoTime();
                     TimeUnit.NANOSECONDS.sleep(windowNanos);
                     double seconds = (System.nanoTime() - start) / 1e9;
                     long trips = proxy.roundTrips() - tripsBefore;
-                    Point point = new Point(backend, level, trips / seconds, level < HEAP_FROM ? Double.NaN : (double) heap / level,
+                    int count = held.size();
+                    Point point = new Point(backend, count, stalled, trips / seconds, count < HEAP_FROM ? Double.NaN : (double) heap / count,
                             probes[PROBES / 2] / 1e3,
                             probes[PROBES * 99 / 100] / 1e3);
                     progress.println("  " + point.row());
                     points.add(point);
+                    if (stalled) {
+                        break;
+                    }
                 }
             } finally {
                 progress.printf(Locale.ROOT, "  %s: releasing %,d locks%n", backend, held.size());

@@ -101,8 +101,9 @@ final class GrowthChart {
                 double x = xOf(p.held(), xMax, left);
                 double y = v > 0 ? yOf(v, yMin, yMax, top) : top + PANEL_HEIGHT;
                 path.append(path.length() == 0 ? "M" : " L").append(String.format(Locale.ROOT, "%.1f %.1f", x, y));
-                svg.append(String.format(Locale.ROOT, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>%s, %d held: %.1f%s</title></circle>%n",
-                        x, y, color(line.getKey()), escape(line.getKey()), p.held(), v, escape(panel.unit())));
+                svg.append(String.format(Locale.ROOT, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" fill=\"%s\"><title>%s, %d held%s: %.1f%s</title></circle>%n",
+                        x, y, p.stalled() ? 5 : 3, color(line.getKey()), escape(line.getKey()), p.held(),
+                        p.stalled() ? " (stalled: no more could be acquired in time)" : "", v, escape(panel.unit())));
             }
             svg.append(String.format(Locale.ROOT, "<path d=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"/>%n", path,
                     color(line.getKey())));

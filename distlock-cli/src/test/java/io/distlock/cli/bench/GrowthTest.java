@@ -29,9 +29,9 @@ class GrowthTest {
 
     @Test
     void theChartDrawsALinePerBackendInEachPanelAndSkipsHeapNotMeasured() {
-        List<Growth.Point> points = List.of(new Growth.Point("redis", 1, 0.1, Double.NaN, 100, 300),
-                new Growth.Point("redis", 1_000, 20, 400, 120, 350), new Growth.Point("etcd", 1, 1, Double.NaN, 700, 2_000),
-                new Growth.Point("etcd", 1_000, 1, 900, 750, 2_500));
+        List<Growth.Point> points = List.of(new Growth.Point("redis", 1, false, 0.1, Double.NaN, 100, 300),
+                new Growth.Point("redis", 1_000, false, 20, 400, 120, 350), new Growth.Point("etcd", 1, false, 1, Double.NaN, 700, 2_000),
+                new Growth.Point("etcd", 1_000, true, 1, 900, 750, 2_500));
 
         String svg = GrowthChart.svg(points, "2 cores, 2026-11-27");
 
@@ -40,6 +40,8 @@ class GrowthTest {
         assertThat(count(svg, "stroke=\"#1f77b4\" stroke-width")).as("an etcd line per panel").isEqualTo(4);
         assertThat(count(svg, "<circle")).as("two points a line, but heap only where measured").isEqualTo(4 * 2 * 2 - 2);
         assertThat(svg).doesNotContain("NaN");
+        assertThat(count(svg, "r=\"5\"")).as("the stalled point, larger, in each panel").isEqualTo(4);
+        assertThat(svg).contains("etcd, 1000 held (stalled");
     }
 
     private static int count(String text, String part) {
