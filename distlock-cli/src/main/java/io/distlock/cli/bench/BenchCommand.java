@@ -110,6 +110,11 @@ public final class BenchCommand implements Callable<Integer> {
                     + "ZooKeeper and etcd: the session's).")
     @Nullable Duration lease;
 
+    @Option(names = "--growth-rows", split = ",", paramLabel = "FILE",
+            description = "With --scenarios growth: measure nothing, but draw --chart from the growth rows of earlier runs' output "
+                    + "(one backend per run gives each its own heap baseline).")
+    List<Path> growthRows;
+
     @Option(names = "--chart", paramLabel = "FILE", description = "Also draw growth's results as an SVG chart to FILE.")
     @Nullable Path chart;
 
@@ -227,7 +232,16 @@ public final class BenchCommand implements Callable<Integer> {
             if (namesScenario || growthScenario) {
                 List<ManyNames.Result> named = new ArrayList<>();
                 List<Growth.Point> grown = new ArrayList<>();
-                for (int i = 0; i < (target == null ? servers.size() : 1); i++) {
+                List<String> failedBackends = new ArrayList<>();
+                if (growthRows != null && !growthRows.isEmpty()) {
+                    for (Path rows : growthRows) {
+                        grown.addAll(Growth.parse(Files.readAllLines(rows)));
+                    }
+                    if (grown.isEmpty()) {
+                        throw new ParameterException(spec.commandLine(), "--growth-rows: no growth rows in " + growthRows);
+                    }
+                }
+                for (int i = 0; growthRows == null && i < (target == null ? servers.size() : 1); i++) {
                     String id = target == null ? servers.get(i).id() : backendId;
                     try (StartedServer server = target == null ? servers.get(i).launch() : null) {
                         String on = server == null ? Objects.requireNonNull(target) : server.target();
@@ -237,9 +251,15 @@ public final class BenchCommand implements Callable<Integer> {
                         }
                         if (growthScenario) {
                             System.err.printf(Locale.ROOT, "growth on %s: holding up to %,d locks ...%n", id, growthMax);
+                            // a backend that fails mid-run (the measurement itself can overload it) ends its own line only
                             OpenOptions options = lease == null ? OpenOptions.defaults()
                                     : OpenOptions.defaults().lockOptions(LockOptions.builder().leaseTime(lease).build());
-                            grown.addAll(Growth.run(id, on, options, growthMax, window.toNanos(), fillLimit.toNanos(), System.err));
+                            try {
+                                grown.addAll(Growth.run(id, on, options, growthMax, window.toNanos(), fillLimit.toNanos(), System.err));
+                            } catch (RuntimeException e) {
+                                failedBackends.add(id + ": " + e);
+                                System.err.printf(Locale.ROOT, "growth on %s failed: %s%n", id, e);
+                            }
                         }
                     }
                 }
@@ -256,6 +276,10 @@ public final class BenchCommand implements Callable<Integer> {
                                 + java.time.LocalDate.now()));
                         System.err.println("wrote " + chart);
                     }
+                }
+                if (!failedBackends.isEmpty()) {
+                    System.out.println("growth failed on " + String.join("; ", failedBackends));
+                    return 4;
                 }
             }
             return 0;

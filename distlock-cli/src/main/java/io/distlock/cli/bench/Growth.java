@@ -50,6 +50,26 @@ final class Growth {
         }
     }
 
+    private static final Pattern ROW = Pattern.compile(
+            "growth\\s+(\\S+)\\s+(\\d+)( \\(stalled\\))?\\s+([\\d.]+)\\s+(-|-?\\d+)\\s+(\\d+)us\\s+(\\d+)us\\s*");
+
+    /**
+     * Reads the points of growth rows as {@link Point#row()} prints them (the table of an earlier run, which may hold other
+     * lines too), so that runs of one backend per JVM (each with a heap baseline of its own) can be drawn together.
+     */
+    static List<Point> parse(List<String> lines) {
+        List<Point> points = new ArrayList<>();
+        for (String line : lines) {
+            Matcher m = ROW.matcher(line);
+            if (m.matches()) {
+                points.add(new Point(m.group(1), Integer.parseInt(m.group(2)), m.group(3) != null, Double.parseDouble(m.group(4)),
+                        m.group(5).equals("-") ? Double.NaN : Double.parseDouble(m.group(5)), Double.parseDouble(m.group(6)),
+                        Double.parseDouble(m.group(7))));
+            }
+        }
+        return points;
+    }
+
     /** Returns the levels measured up to {@code max}: 1, 10, 100, ... and {@code max} itself. */
     static List<Integer> levels(int max) {
         List<Integer> levels = new ArrayList<>();
@@ -112,7 +132,14 @@ final class Growth {
                     long lastProgress = fill;
                     boolean stalled = false;
                     while (held.size() < level) {
-                        held.add(client.getLock("growth:" + held.size()).acquire());
+                        try {
+                            held.add(client.getLock("growth:" + held.size()).acquire());
+                        } catch (RuntimeException e) {
+                            stalled = true; // the backend no longer keeps up: an acquire failed (timed out, most likely)
+                            progress.printf(Locale.ROOT, "  %s: an acquire failed with %,d locks held (%s): measuring there, and no further%n",
+                                    backend, held.size(), e);
+                            break;
+                        }
                         if (System.nanoTime() - lastProgress > TimeUnit.SECONDS.toNanos(10)) {
                             lastProgress = System.nanoTime();
                             progress.printf(Locale.ROOT, "  %s: %,d of %,d locks acquired%n", backend, held.size(), level);
@@ -126,11 +153,18 @@ final class Growth {
                     }
                     long heap = ManyNames.settledHeap() - baseline;
                     long[] probes = new long[PROBES];
-                    for (int i = 0; i < PROBES; i++) {
-                        long start = System.nanoTime();
-                        Lease probe = client.getLock("growth-probe:" + i).acquire();
-                        probes[i] = System.nanoTime() - start;
-                        probe.close();
+                    try {
+                        for (int i = 0; i < PROBES; i++) {
+                            long start = System.nanoTime();
+                            Lease probe = client.getLock("growth-probe:" + i).acquire();
+                            probes[i] = System.nanoTime() - start;
+                            probe.close();
+                        }
+                    } catch (RuntimeException e) {
+                        // overloaded past answering in time: the levels so far are the result
+                        progress.printf(Locale.ROOT, "  %s: with %,d locks held an acquire failed (%s): no further%n", backend,
+                                held.size(), e);
+                        break;
                     }
                     Arrays.sort(probes);
                     progress.printf(Locale.ROOT, "  %s: holding %,d locks; counting round trips for %d s%n", backend, held.size(),
@@ -152,7 +186,18 @@ final class Growth {
                 }
             } finally {
                 progress.printf(Locale.ROOT, "  %s: releasing %,d locks%n", backend, held.size());
-                held.forEach(Lease::close);
+                int failed = 0;
+                for (Lease lease : held) {
+                    try {
+                        lease.close();
+                    } catch (RuntimeException e) {
+                        failed++; // lost meanwhile, or the server does not keep up: it expires with its lease
+                    }
+                }
+                if (failed > 0) {
+                    progress.printf(Locale.ROOT, "  %s: %,d of %,d releases failed (those locks expire with their leases)%n", backend,
+                            failed, held.size());
+                }
             }
         }
         return points;

@@ -44,6 +44,17 @@ class GrowthTest {
         assertThat(svg).contains("etcd, 1000 held (stalled");
     }
 
+    @Test
+    void rowsAsPrintedAreReadBackAmongOtherLines() {
+        List<Growth.Point> points = List.of(new Growth.Point("redis", 1, false, 0.1, Double.NaN, 232, 2582),
+                new Growth.Point("zookeeper", 18_809, true, 4863.3, 2779, 2825, 455_287), new Growth.Point("postgres", 1_000, false, 72.7,
+                        -7277, 164, 3590));
+        List<String> lines = new java.util.ArrayList<>(List.of(Growth.Point.header(), "growth failed on etcd: timed out"));
+        points.forEach(p -> lines.add(p.row()));
+
+        assertThat(Growth.parse(lines)).containsExactlyElementsOf(points);
+    }
+
     private static int count(String text, String part) {
         return text.split(java.util.regex.Pattern.quote(part), -1).length - 1;
     }
