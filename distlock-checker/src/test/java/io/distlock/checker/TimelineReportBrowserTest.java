@@ -111,7 +111,7 @@ class TimelineReportBrowserTest {
         Path shot = OUT.resolve("report-1280.png").toAbsolutePath();
         Files.deleteIfExists(shot);
 
-        browser("--window-size=1280,1000", "--hide-scrollbars", "--screenshot=" + shot, page.toUri() + "#t=1500-5000");
+        browser("--window-size=1280,1400", "--hide-scrollbars", "--screenshot=" + shot, page.toUri() + "#t=1500-5000");
 
         BufferedImage image = ImageIO.read(shot.toFile());
         assertThat(image.getWidth()).isEqualTo(1280);
