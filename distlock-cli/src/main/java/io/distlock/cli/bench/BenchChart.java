@@ -234,11 +234,13 @@ final class BenchChart {
         return String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" %s/>", x, y, w, h, fill, extra);
     }
 
-    private static String text(double x, double y, String content, String extra) {
+    /** An SVG text element at (x, y); {@code content} must be escaped already. */
+    static String text(double x, double y, String content, String extra) {
         return String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%.1f\" %s>%s</text>%n", x, y, extra, content);
     }
 
-    private static String escape(String text) {
+    /** Escapes text for SVG content and attribute values. */
+    static String escape(String text) {
         return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
     }
 

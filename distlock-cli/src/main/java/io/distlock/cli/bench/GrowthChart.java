@@ -39,12 +39,12 @@ final class GrowthChart {
         StringBuilder svg = new StringBuilder(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
                 + "height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">%n<rect width=\"100%%\" "
                 + "height=\"100%%\" fill=\"white\"/>%n", width, height, width, height));
-        svg.append(text(8, 22, "one client holding 1 to " + String.format(Locale.ROOT, "%,d", maxHeld) + " locks \u2014 "
-                + escape(machine), "font-size=\"15\" font-weight=\"bold\""));
+        svg.append(BenchChart.text(8, 22, "one client holding 1 to " + String.format(Locale.ROOT, "%,d", maxHeld) + " locks \u2014 "
+                + BenchChart.escape(machine), "font-size=\"15\" font-weight=\"bold\""));
         int x = 8;
         for (String backend : byBackend.keySet()) {
             svg.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"38\" width=\"22\" height=\"4\" fill=\"%s\"/>%n", x, color(backend)));
-            svg.append(text(x + 28, 44, escape(backend), ""));
+            svg.append(BenchChart.text(x + 28, 44, BenchChart.escape(backend), ""));
             x += 40 + backend.length() * 8;
         }
         for (int i = 0; i < panels.size(); i++) {
@@ -77,20 +77,20 @@ final class GrowthChart {
             yMax = yMin * 10;
         }
         double xMax = Math.pow(10, Math.ceil(Math.log10(Math.max(10, maxHeld))));
-        svg.append(text(left, top - 12, escape(panel.title()), "font-weight=\"bold\""));
+        svg.append(BenchChart.text(left, top - 12, BenchChart.escape(panel.title()), "font-weight=\"bold\""));
         svg.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#999\"/>%n", left,
                 top, PANEL_WIDTH, PANEL_HEIGHT));
         for (double tick = yMin; tick <= yMax * 1.0001; tick *= 10) {
             double y = yOf(tick, yMin, yMax, top);
             svg.append(line(left, y, left + PANEL_WIDTH, y, "#eee"));
-            svg.append(text(left - 6, y + 4, BenchChart.count(tick) + panel.unit(), "text-anchor=\"end\""));
+            svg.append(BenchChart.text(left - 6, y + 4, BenchChart.count(tick) + panel.unit(), "text-anchor=\"end\""));
         }
         for (double tick = 1; tick <= xMax * 1.0001; tick *= 10) {
             double x = xOf(tick, xMax, left);
             svg.append(line(x, top, x, top + PANEL_HEIGHT, "#eee"));
-            svg.append(text(x, top + PANEL_HEIGHT + 16, BenchChart.count(tick), "text-anchor=\"middle\""));
+            svg.append(BenchChart.text(x, top + PANEL_HEIGHT + 16, BenchChart.count(tick), "text-anchor=\"middle\""));
         }
-        svg.append(text(left + PANEL_WIDTH / 2.0, top + PANEL_HEIGHT + 34, "locks held", "text-anchor=\"middle\" fill=\"#555\""));
+        svg.append(BenchChart.text(left + PANEL_WIDTH / 2.0, top + PANEL_HEIGHT + 34, "locks held", "text-anchor=\"middle\" fill=\"#555\""));
         for (Map.Entry<String, List<Growth.Point>> line : byBackend.entrySet()) {
             StringBuilder path = new StringBuilder();
             for (Growth.Point p : line.getValue()) {
@@ -102,8 +102,8 @@ final class GrowthChart {
                 double y = v > 0 ? yOf(v, yMin, yMax, top) : top + PANEL_HEIGHT;
                 path.append(path.length() == 0 ? "M" : " L").append(String.format(Locale.ROOT, "%.1f %.1f", x, y));
                 svg.append(String.format(Locale.ROOT, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" fill=\"%s\"><title>%s, %d held%s: %.1f%s</title></circle>%n",
-                        x, y, p.stalled() ? 5 : 3, color(line.getKey()), escape(line.getKey()), p.held(),
-                        p.stalled() ? " (stalled: no more could be acquired in time)" : "", v, escape(panel.unit())));
+                        x, y, p.stalled() ? 5 : 3, color(line.getKey()), BenchChart.escape(line.getKey()), p.held(),
+                        p.stalled() ? " (stalled: no more could be acquired in time)" : "", v, BenchChart.escape(panel.unit())));
             }
             svg.append(String.format(Locale.ROOT, "<path d=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"/>%n", path,
                     color(line.getKey())));
@@ -125,13 +125,5 @@ final class GrowthChart {
 
     private static String line(double x1, double y1, double x2, double y2, String stroke) {
         return String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>%n", x1, y1, x2, y2, stroke);
-    }
-
-    private static String text(double x, double y, String content, String extra) {
-        return String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%.1f\" %s>%s</text>%n", x, y, extra, content);
-    }
-
-    private static String escape(String text) {
-        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
     }
 }
