@@ -26,7 +26,8 @@ final class Watchdog {
      * interval after the acquire request was *sent*, like the lease itself: a grant that arrived late
      * (a slow WAIT, a replayed request) is renewed at once rather than after its deadline. A tick also takes every renewal
      * due within a quarter of its interval, so leases acquired around the same time are renewed
-     * together; renewing a little early costs nothing. A tick's leases go to the storage of their kind;
+     * together; renewing a little early costs nothing. Only a due renewal takes others early (a tick for an expiry check
+     * would cut thin slices off the next batch), and expiry checks not yet due among them are stepped over. A tick's leases go to the storage of their kind;
      * a BatchRenewal storage takes them in chunks of maxBatchSize, one round trip each.
      *
      * Loss detection does not depend on renewals succeeding: an expiry check at the lease's local
@@ -48,6 +49,8 @@ final class Watchdog {
     private EngineClock.@Nullable Timer tick;
     private long tickAtNanos;
     private int stale;
+    /** The widest early window (a quarter of the interval) of any renewal queued so far: how far a tick looks ahead. */
+    private long widestWindowNanos;
 
     Watchdog(EngineClock clock, LeaseLosses losses) {
         this.losses = losses;
@@ -133,6 +136,9 @@ final class Watchdog {
 
     /** Call under the lock. */
     private void add(Entry entry) {
+        if (entry.intervalNanos != Entry.EXPIRY) {
+            widestWindowNanos = Math.max(widestWindowNanos, entry.intervalNanos / 4);
+        }
         queue.add(entry);
         entry.acquisition.queuedEntries++;
         if (tick == null || entry.dueNanos - tickAtNanos < 0) {
@@ -161,8 +167,27 @@ final class Watchdog {
             // `tick` is left as it is: rescheduleTick() below cancels it if an add() replaced this run's
             // future meanwhile (cancelling the running one is harmless), so there is only ever one chain.
             long now = clock.nanoTime();
+            List<Entry> notYet = List.of();
             Entry head;
-            while ((head = queue.peek()) != null && head.dueNanos - (now + head.intervalNanos / 4) <= 0) {
+            boolean renewing = false; // a renewal is due: renewals due within a quarter of their interval go with it
+            while ((head = queue.peek()) != null) {
+                boolean take = head.dueNanos - now <= 0
+                        || renewing && head.intervalNanos != Entry.EXPIRY && head.dueNanos - (now + head.intervalNanos / 4) <= 0;
+                if (!take) {
+                    // Early renewals only ride along with a renewal that is due: a tick for an expiry check that took
+                    // them too would cut thin slices off the next batch. And an expiry check not yet due does not end
+                    // the scan while renewals behind it may go: cut there, the batches of leases renewed together
+                    // would drift apart into batches of one or two.
+                    if (!renewing || head.dueNanos - (now + widestWindowNanos) > 0) {
+                        break;
+                    }
+                    queue.poll();
+                    if (notYet.isEmpty()) {
+                        notYet = new ArrayList<>();
+                    }
+                    notYet.add(head);
+                    continue;
+                }
                 queue.poll();
                 Acquisition acquisition = head.acquisition;
                 acquisition.queuedEntries--;
@@ -184,10 +209,12 @@ final class Watchdog {
                         addExpiryCheck(acquisition); // a renewal moved the deadline
                     }
                 } else {
+                    renewing = true;
                     renewals.add(head);
                     addExpiryCheck(acquisition); // from now on the lease depends on renewals arriving
                 }
             }
+            queue.addAll(notYet); // still counted in their acquisitions' queuedEntries
             rescheduleTick();
         } finally {
             lock.unlock();

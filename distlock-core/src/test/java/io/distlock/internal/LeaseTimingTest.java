@@ -80,6 +80,32 @@ class LeaseTimingTest {
     }
 
     @Test
+    void renewalsOfLocksAcquiredAtDifferentTimesStayInFewBatches() throws Exception {
+        Duration lease = Duration.ofMillis(1200);
+        EngineLockClient client = MemoryLockClients.client(store.pollingBackend(Duration.ofSeconds(2)),
+                LockOptions.builder().leaseTime(lease).build(), clock);
+        clients.add(client);
+        List<Lease> leases = new java.util.ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            leases.add(client.getLock("spread-" + i).acquire());
+            clock.advance(Duration.ofMillis(9)); // acquired over most of the lease: their expiry checks fall among the renewals
+        }
+        long before = store.count(Op.RENEW);
+        for (int step = 0; step < 12_000; step++) {
+            clock.advance(Duration.ofMillis(1)); // ten leases, thirty renewal intervals
+        }
+        long calls = store.count(Op.RENEW) - before;
+        for (Lease held : leases) {
+            assertThat(held.isValid()).isTrue();
+        }
+        // one renewal per lock per interval would be 3,000; a due renewal takes every renewal due within a quarter of the
+        // interval along, so the batches (of at most 50 here) stay about a quarter interval apart: about three calls per
+        // interval (91). Ticks cut short at every expiry check, or taking early renewals for one, split them: 153
+        assertThat(calls).as("renewal calls (batches) over thirty intervals").isLessThanOrEqualTo(30 * 4);
+        leases.forEach(Lease::close);
+    }
+
+    @Test
     void theFirstRenewalIsTimedFromWhenTheAcquireWasSentNotWhenTheGrantArrived() throws Exception {
         EngineLockClient client = client(true);
         store.holdReplies(Op.ACQUIRE);

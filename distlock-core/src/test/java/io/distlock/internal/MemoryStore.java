@@ -256,6 +256,12 @@ public final class MemoryStore {
     }
 
     /** Returns how many requests of {@code op} on {@code name} were applied. */
+    /** Returns how many operations of a kind the store ran, on any lock (a batch counts once). */
+    public long count(Op op) {
+        String prefix = op + " ";
+        return log.stream().filter(line -> line.startsWith(prefix)).count();
+    }
+
     public long count(Op op, String name) {
         String prefix = op + " " + name + " ";
         return log.stream().filter(line -> line.startsWith(prefix)).count();
