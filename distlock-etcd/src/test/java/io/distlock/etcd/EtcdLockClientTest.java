@@ -8,6 +8,7 @@ import io.distlock.DistributedLock;
 import io.distlock.Lease;
 import io.distlock.LockClient;
 import io.distlock.LockOptions;
+import io.distlock.etcd.testing.EtcdCluster;
 import io.distlock.etcd.testing.EtcdClusterExtension;
 import io.distlock.servers.Await;
 import io.distlock.servers.FreePorts;
@@ -249,5 +250,75 @@ class EtcdLockClientTest {
         String nobody = "http://127.0.0.1:" + FreePorts.next();
         assertThatThrownBy(() -> EtcdLockClient.builder().endpoints(nobody).operationTimeout(Duration.ofSeconds(1)).build())
                 .isInstanceOf(BackendUnavailableException.class).hasMessageContaining(nobody);
+    }
+
+    @Test
+    void theWatchdogRenewsManyLeasesInFewCalls() throws Exception {
+        int locks = 300;
+        Duration ttl = Duration.ofSeconds(2);
+        LockClient client = testbed.closeAfterTest(EtcdLockClient.builder().endpoints(etcd.target()).sessionTtl(ttl).build());
+        List<Lease> leases = new ArrayList<>();
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < locks; i++) {
+            names.add("batch-" + i + "-" + System.nanoTime());
+            leases.add(client.getLock(names.get(i)).acquire(SOON));
+        }
+        long before = etcd.cluster().requestsReceived();
+        long start = System.nanoTime();
+        Await.until(SOON, "three lease times have passed", () -> System.nanoTime() - start > ttl.multipliedBy(3).toNanos());
+        long calls = etcd.cluster().requestsReceived() - before;
+        for (int i = 0; i < locks; i++) {
+            assertThat(leases.get(i).isValid()).as("lease %d still valid", i).isTrue();
+            assertThat(testbed.raw().queue(names.get(i))).as("lock %d still held", i).hasSize(1);
+        }
+        // a keep-alive and a read per lock per interval would be about 2 x 9 x 300 = 5,400 messages; batches of up to
+        // 128 keys with one keep-alive each need a few dozen (the session's own keep-alives included)
+        assertThat(calls).as("messages the server received while the leases were renewed").isLessThan(locks);
+        leases.forEach(Lease::close);
+    }
+
+    @Test
+    void aBatchedRenewalTellsEachLockWhatItFound() throws Exception {
+        LockClient client = testbed.closeAfterTest(EtcdLockClient.builder().endpoints(etcd.target()).sessionTtl(Duration.ofSeconds(2)).build());
+        List<Lease> leases = new ArrayList<>();
+        List<CountDownLatch> lost = new ArrayList<>();
+        String prefix = "told-" + System.nanoTime() + "-";
+        for (int i = 0; i < 20; i++) { // acquired within a few ms: renewed in the same batches
+            Lease lease = client.getLock(prefix + i).acquire(SOON);
+            CountDownLatch loss = new CountDownLatch(1);
+            lease.onLost(e -> loss.countDown());
+            leases.add(lease);
+            lost.add(loss);
+        }
+        testbed.raw().delete(testbed.raw().queue(prefix + 7).get(0)); // an operator deletes one lock's key
+        assertThat(lost.get(7).await(30, TimeUnit.SECONDS)).as("the lock whose key is gone is told").isTrue();
+        long start = System.nanoTime();
+        Await.until(SOON, "two more lease times have passed", () -> System.nanoTime() - start > Duration.ofSeconds(4).toNanos());
+        for (int i = 0; i < leases.size(); i++) {
+            if (i != 7) {
+                assertThat(lost.get(i).getCount()).as("lock %d is not lost", i).isEqualTo(1);
+                assertThat(leases.get(i).isValid()).as("lock %d still valid", i).isTrue();
+                assertThat(testbed.raw().queue(prefix + i)).as("lock %d still held", i).hasSize(1);
+            }
+        }
+        assertThat(leases.get(7).isValid()).isFalse();
+        leases.forEach(Lease::close);
+    }
+
+    @Test
+    void renewalsGoOnWhenTheServerAllowsFewerOperationsPerTransaction() throws Exception {
+        try (EtcdCluster small = EtcdCluster.launch(1, false, List.of("--max-txn-ops", "4"));
+                LockClient client = EtcdLockClient.builder().endpoints(small.endpoints()).sessionTtl(Duration.ofSeconds(2)).build()) {
+            List<Lease> leases = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                leases.add(client.getLock("few-ops-" + i).acquire(SOON));
+            }
+            long start = System.nanoTime();
+            Await.until(SOON, "three lease times have passed", () -> System.nanoTime() - start > Duration.ofSeconds(6).toNanos());
+            for (int i = 0; i < leases.size(); i++) {
+                assertThat(leases.get(i).isValid()).as("lease %d still valid: reads refused as too large were made smaller", i).isTrue();
+            }
+            leases.forEach(Lease::close);
+        }
     }
 }

@@ -52,13 +52,21 @@ public final class EtcdCluster implements AutoCloseable {
      *     not form within a minute (with the members' logs)
      */
     public static EtcdCluster launch(int size, boolean leaseCheckpoints) {
+        return launch(size, leaseCheckpoints, List.of());
+    }
+
+    /**
+     * Starts a cluster as {@link #launch(int, boolean)} does, each member given {@code flags} after the usual ones (a
+     * test of a server limit, such as {@code --max-txn-ops}).
+     */
+    public static EtcdCluster launch(int size, boolean leaseCheckpoints, List<String> flags) {
         if (size < 1) {
             throw new IllegalArgumentException("a cluster needs at least one member, was " + size);
         }
         EtcdBinary.path();
         IllegalStateException last = null;
         for (int attempt = 0; attempt < 3; attempt++) {
-            EtcdCluster cluster = create(size, leaseCheckpoints);
+            EtcdCluster cluster = create(size, leaseCheckpoints, flags);
             try {
                 cluster.members.forEach(EtcdMember::spawn);
                 cluster.members.forEach(EtcdMember::awaitServing);
@@ -73,7 +81,7 @@ public final class EtcdCluster implements AutoCloseable {
         throw last;
     }
 
-    private static EtcdCluster create(int size, boolean leaseCheckpoints) {
+    private static EtcdCluster create(int size, boolean leaseCheckpoints, List<String> flags) {
         Path dir;
         try {
             Path shm = Path.of("/dev/shm");
@@ -84,7 +92,7 @@ public final class EtcdCluster implements AutoCloseable {
         }
         List<EtcdMember> members = new ArrayList<>();
         for (int i = 0; i < size; i++) {
-            members.add(new EtcdMember("m" + i, dir.resolve("m" + i), leaseCheckpoints));
+            members.add(new EtcdMember("m" + i, dir.resolve("m" + i), leaseCheckpoints, flags));
         }
         String initialCluster = members.stream().map(m -> m.name() + "=" + m.peerUrl()).collect(Collectors.joining(","));
         String token = "distlock-" + UUID.randomUUID();

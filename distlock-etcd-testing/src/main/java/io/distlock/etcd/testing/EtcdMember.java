@@ -30,12 +30,14 @@ public final class EtcdMember implements BackendControl {
     private final int peerPort;
     private final Path dir;
     private final boolean leaseCheckpoints;
+    private final List<String> flags;
     private @Nullable String initialCluster;
     private @Nullable String clusterToken;
     private volatile @Nullable GuardedProcess process;
     private int logBefore;
 
-    EtcdMember(String name, Path dir, boolean leaseCheckpoints) {
+    EtcdMember(String name, Path dir, boolean leaseCheckpoints, List<String> flags) {
+        this.flags = List.copyOf(flags);
         this.name = name;
         this.clientPort = FreePorts.next();
         this.peerPort = FreePorts.next();
@@ -94,6 +96,7 @@ public final class EtcdMember implements BackendControl {
             if (leaseCheckpoints) {
                 command.add("--experimental-enable-lease-checkpoint");
             }
+            command.addAll(flags);
             logBefore = GuardedProcess.logLength(log());
             process = GuardedProcess.start(command, log());
         } catch (IOException e) {
