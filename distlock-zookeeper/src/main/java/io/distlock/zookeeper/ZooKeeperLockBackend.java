@@ -2,6 +2,7 @@ package io.distlock.zookeeper;
 
 import io.distlock.LockException;
 import io.distlock.LockOptions;
+import io.distlock.spi.BatchRenewal;
 import io.distlock.spi.LockBackend;
 import io.distlock.spi.LockKinds;
 import io.distlock.spi.OwnerCheck;
@@ -12,6 +13,7 @@ import io.distlock.spi.SemaphoreStorage;
 import io.distlock.spi.SessionEvents;
 import io.distlock.spi.StateCounts;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -32,7 +34,7 @@ import org.jspecify.annotations.Nullable;
  * parent; the lowest holds the lock; each waiter watches only its predecessor. The fencing token is
  * the holder node's czxid: zxids only grow, across restarts, leader elections and re-created parents.
  */
-final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, SessionEvents, LockKinds, StateCounts {
+final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, BatchRenewal, SessionEvents, LockKinds, StateCounts {
     /*
      * Curator's synchronous calls block, so each runs on a bounded pool of IO_THREADS daemon threads
      * (more calls queue; the engine bounds every wait by the operation timeout). Deletes of our own
@@ -249,13 +251,94 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, Sessio
             if (path == null) {
                 return OwnerCheck.MISSING;
             }
-            if (curator.checkExists().forPath(path) != null) {
-                return OwnerCheck.OWNER;
-            }
             // a sequential node never comes back, and the engine releases nothing for a lease lost this way: forget it
-            nodeByOwner.remove(ownerId, path);
-            return OwnerCheck.MISSING;
+            return renewNow(path, ownerId);
         });
+    }
+
+    /** The most nodes one batch renewal reads: the answer (about 100 bytes a node) stays far below jute.maxbuffer (1 MiB). */
+    static final int NODES_PER_READ = 500;
+    /** Whether the server refused a multi-read (a server before 3.6): then every renewal checks one node. */
+    private volatile boolean noMultiRead;
+
+    @Override
+    public int maxBatchSize() {
+        return noMultiRead ? 1 : NODES_PER_READ;
+    }
+
+    /**
+     * Renews many leases with one multi-read (ZooKeeper 3.6+) of their nodes: each node is read on its own (a missing
+     * one does not fail the others), with what a single {@link #renew} reads (whether the node exists, on the server this
+     * client is connected to). A node that is gone is {@link OwnerCheck#MISSING} and forgotten, as in renew; another
+     * error of one read leaves that request unanswered (null), and the watchdog tries it again. A server that does not
+     * know multi-reads makes the client fall back to one check per node for good (logged once).
+     */
+    @Override
+    public CompletableFuture<List<@Nullable OwnerCheck>> renewAll(List<RenewalRequest> requests) {
+        if (requests.isEmpty()) {
+            return CompletableFuture.completedFuture(List.of());
+        }
+        String operation = requests.size() > 1 ? "batched renewal (" + requests.size() + " locks)" : "renewal";
+        return call(operation, requests.get(0).name(), () -> {
+            List<@Nullable OwnerCheck> results = new ArrayList<>(requests.size());
+            List<org.apache.zookeeper.Op> reads = new ArrayList<>(requests.size());
+            List<Integer> readIndexes = new ArrayList<>(requests.size());
+            String[] paths = new String[requests.size()];
+            for (int i = 0; i < requests.size(); i++) {
+                String path = nodeByOwner.get(requests.get(i).ownerId());
+                results.add(path == null ? OwnerCheck.MISSING : null);
+                if (path != null) {
+                    paths[i] = path;
+                    readIndexes.add(i);
+                    reads.add(org.apache.zookeeper.Op.getData(org.apache.curator.utils.ZKPaths.fixForNamespace(curator.getNamespace(), path)));
+                }
+            }
+            if (reads.isEmpty()) {
+                return results;
+            }
+            List<org.apache.zookeeper.OpResult> answers = null;
+            if (!noMultiRead) {
+                try {
+                    answers = curator.getZookeeperClient().getZooKeeper().multi(reads);
+                } catch (KeeperException.UnimplementedException old) {
+                    noMultiRead = true;
+                    org.slf4j.LoggerFactory.getLogger(ZooKeeperLockBackend.class).warn("distlock-zookeeper: {} does not know multi-reads (a "
+                            + "server before ZooKeeper 3.6): every renewal now checks one node, one round trip each", ensemble);
+                }
+            }
+            if (answers == null) {
+                for (int index : readIndexes) {
+                    results.set(index, renewNow(paths[index], requests.get(index).ownerId()));
+                }
+                return results;
+            }
+            for (int k = 0; k < answers.size(); k++) {
+                int index = readIndexes.get(k);
+                org.apache.zookeeper.OpResult answer = answers.get(k);
+                if (answer instanceof org.apache.zookeeper.OpResult.GetDataResult) {
+                    results.set(index, OwnerCheck.OWNER);
+                } else if (answer instanceof org.apache.zookeeper.OpResult.ErrorResult error
+                        && error.getErr() == KeeperException.Code.NONODE.intValue()) {
+                    // a sequential node never comes back, and the engine releases nothing for a lease lost this way: forget it
+                    nodeByOwner.remove(requests.get(index).ownerId(), paths[index]);
+                    results.set(index, OwnerCheck.MISSING);
+                } else if (answer instanceof org.apache.zookeeper.OpResult.ErrorResult error
+                        && error.getErr() == KeeperException.Code.NOAUTH.intValue()) {
+                    // nodes under an application's ACL without READ for us: an existence check needs no permission
+                    results.set(index, renewNow(paths[index], requests.get(index).ownerId()));
+                }
+            }
+            return results;
+        });
+    }
+
+    /** One renewal's check of {@code path}, on the calling (IO) thread. */
+    private OwnerCheck renewNow(String path, String ownerId) throws Exception {
+        if (curator.checkExists().forPath(path) != null) {
+            return OwnerCheck.OWNER;
+        }
+        nodeByOwner.remove(ownerId, path);
+        return OwnerCheck.MISSING;
     }
 
     @Override

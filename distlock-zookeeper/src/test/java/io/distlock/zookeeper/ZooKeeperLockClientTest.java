@@ -327,4 +327,58 @@ class ZooKeeperLockClientTest {
                 .connectionTimeout(Duration.ofMillis(500)).build())
                 .isInstanceOf(io.distlock.BackendUnavailableException.class).hasMessageContaining("cannot connect");
     }
+
+    @Test
+    void theWatchdogRenewsManyLeasesInFewRequests() throws Exception {
+        int locks = 300;
+        Duration leaseTime = Duration.ofMillis(1200);
+        LockClient client = client(server.connectString());
+        List<Lease> leases = new ArrayList<>();
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < locks; i++) {
+            names.add("batch-" + i + "-" + System.nanoTime());
+            leases.add(client.getLock(names.get(i), LockOptions.builder().leaseTime(leaseTime).build()).acquire(SOON));
+        }
+        long before = server.packetsReceived();
+        long start = System.nanoTime();
+        Await.until(SOON, "three lease times have passed", () -> System.nanoTime() - start > leaseTime.multipliedBy(3).toNanos());
+        long packets = server.packetsReceived() - before;
+        for (int i = 0; i < locks; i++) {
+            assertThat(leases.get(i).isValid()).as("lease %d still valid", i).isTrue();
+            assertThat(raw.queue(names.get(i))).as("lock %d still held", i).hasSize(1);
+        }
+        // one existence check per lock per interval would be about 9 x 300 = 2,700 requests; multi-reads of up to 500
+        // nodes need a few dozen (pings included)
+        assertThat(packets).as("requests the server received while the leases were renewed").isLessThan(locks);
+        leases.forEach(Lease::close);
+    }
+
+    @Test
+    void aBatchedRenewalTellsEachLockWhatItFound() throws Exception {
+        LockClient client = client(server.connectString());
+        LockOptions shortLease = LockOptions.builder().leaseTime(Duration.ofMillis(1200)).build();
+        List<Lease> leases = new ArrayList<>();
+        List<CountDownLatch> lost = new ArrayList<>();
+        String prefix = "told-" + System.nanoTime() + "-";
+        for (int i = 0; i < 20; i++) { // acquired within a few ms: renewed in the same batches
+            Lease lease = client.getLock(prefix + i, shortLease).acquire(SOON);
+            CountDownLatch loss = new CountDownLatch(1);
+            lease.onLost(e -> loss.countDown());
+            leases.add(lease);
+            lost.add(loss);
+        }
+        raw.delete("", prefix + 7, raw.queue(prefix + 7).get(0)); // an operator deletes one lock's node
+        assertThat(lost.get(7).await(30, TimeUnit.SECONDS)).as("the lock whose node is gone is told").isTrue();
+        long start = System.nanoTime();
+        Await.until(SOON, "two more lease times have passed", () -> System.nanoTime() - start > Duration.ofMillis(2400).toNanos());
+        for (int i = 0; i < leases.size(); i++) {
+            if (i != 7) {
+                assertThat(lost.get(i).getCount()).as("lock %d is not lost", i).isEqualTo(1);
+                assertThat(leases.get(i).isValid()).as("lock %d still valid", i).isTrue();
+                assertThat(raw.queue(prefix + i)).as("lock %d still held", i).hasSize(1);
+            }
+        }
+        assertThat(leases.get(7).isValid()).isFalse();
+        leases.forEach(Lease::close);
+    }
 }
