@@ -2,6 +2,7 @@ package io.distlock.jdbc;
 
 import io.distlock.jdbc.SqlDialect.RowState;
 import io.distlock.spi.AcquireResult;
+import io.distlock.spi.BatchRenewal;
 import io.distlock.spi.LockBackend;
 import io.distlock.spi.LockKinds;
 import io.distlock.spi.ReadWriteStorage;
@@ -14,6 +15,8 @@ import io.distlock.spi.TokenRanges;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -22,7 +25,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import org.jspecify.annotations.Nullable;
 
 /** The storage operations on a SQL table: each one or two autocommit statements on the client's own connections. */
-final class JdbcLockBackend implements LockBackend, PollingAcquire, TokenRanges, StateCounts, LockKinds {
+final class JdbcLockBackend implements LockBackend, PollingAcquire, TokenRanges, BatchRenewal, StateCounts, LockKinds {
     /*
      * Round trips: an acquire of a free lock is one UPDATE (a name never seen before: UPDATE, SELECT,
      * INSERT); a busy acquire is the UPDATE plus one SELECT for the holder's remaining lease; a renewal and
@@ -160,6 +163,63 @@ final class JdbcLockBackend implements LockBackend, PollingAcquire, TokenRanges,
         byte[] key = LockTable.key(name);
         return connections.submit("renewal", name, connection -> dialect.renew(connection, key, ownerId, leaseTime.toMillis())
                 ? OwnerCheck.OWNER : found(dialect.state(connection, key), ownerId, false));
+    }
+
+    /** The most renewals one batch takes (one JDBC batch of as many UPDATEs). */
+    static final int RENEWALS_PER_BATCH = 500;
+    /** Whether the driver answered a batch without update counts: then every renewal is one statement again. */
+    private volatile boolean batchCountsUnknown;
+
+    @Override
+    public int maxBatchSize() {
+        return batchCountsUnknown ? 1 : RENEWALS_PER_BATCH;
+    }
+
+    /**
+     * Renews many leases with one JDBC batch of the renewal's UPDATE (compare owner, only while unexpired), on one
+     * connection: each statement's update count says whether its lease was renewed, independently of the others; one
+     * that changed nothing reads its row to say what it found instead (as {@link #renew} does). A driver that does not
+     * report update counts ({@code SUCCESS_NO_INFO}) makes each of those statements run again alone (renewing twice is
+     * harmless), and the client renews one lock per statement from then on (logged once). A batch that fails fails all
+     * its renewals, and the watchdog tries them again.
+     */
+    @Override
+    public CompletableFuture<List<@Nullable OwnerCheck>> renewAll(List<RenewalRequest> requests) {
+        if (requests.isEmpty()) {
+            return CompletableFuture.completedFuture(List.of());
+        }
+        String operation = requests.size() > 1 ? "batched renewal (" + requests.size() + " locks)" : "renewal";
+        return connections.submit(operation, requests.get(0).name(), connection -> {
+            List<byte[]> keys = new ArrayList<>(requests.size());
+            List<String> owners = new ArrayList<>(requests.size());
+            List<Long> leases = new ArrayList<>(requests.size());
+            for (RenewalRequest request : requests) {
+                keys.add(LockTable.key(request.name()));
+                owners.add(request.ownerId());
+                leases.add(request.leaseTime().toMillis());
+            }
+            int[] counts = requests.size() == 1 ? new int[] {java.sql.Statement.SUCCESS_NO_INFO} : dialect.renewAll(connection, keys, owners, leases);
+            List<@Nullable OwnerCheck> results = new ArrayList<>(requests.size());
+            for (int i = 0; i < requests.size(); i++) {
+                byte[] key = keys.get(i);
+                String owner = owners.get(i);
+                boolean renewed;
+                if (counts[i] == 1) {
+                    renewed = true;
+                } else if (counts[i] == 0) {
+                    renewed = false;
+                } else {
+                    if (requests.size() > 1 && !batchCountsUnknown) {
+                        batchCountsUnknown = true;
+                        org.slf4j.LoggerFactory.getLogger(JdbcLockBackend.class).warn("distlock-jdbc: the JDBC driver of {} does not report "
+                                + "update counts of a batch: every renewal is one statement from now on", connections.describe());
+                    }
+                    renewed = dialect.renew(connection, key, owner, leases.get(i));
+                }
+                results.add(renewed ? OwnerCheck.OWNER : found(dialect.state(connection, key), owner, false));
+            }
+            return results;
+        });
     }
 
     @Override

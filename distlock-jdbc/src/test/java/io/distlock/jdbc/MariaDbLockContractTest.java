@@ -1,5 +1,15 @@
 package io.distlock.jdbc;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.distlock.Lease;
+import io.distlock.LockClient;
+import io.distlock.servers.Await;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
 import io.distlock.testkit.BackendContract;
 import io.distlock.testkit.BackendHooks;
 import org.junit.jupiter.api.Nested;
@@ -21,6 +31,26 @@ class MariaDbLockContractTest extends BackendContract {
         @Override
         protected SqlDeployment database() {
             return database;
+        }
+
+        /** The driver's bulk protocol answers a batch without update counts: renewals then go one by one, and are kept. */
+        @Test
+        void renewalsGoOnWhenTheDriverDoesNotCountABatchsUpdates() throws Exception {
+            String url = database.urlAs(newUser()) + "&useBulkStmts=true";
+            LockClient client = closeAfterTest(JdbcLockClient.builder().jdbcUrl(url).build());
+            List<Lease> leases = new ArrayList<>();
+            List<String> names = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                names.add(uniqueName());
+                leases.add(client.getLock(names.get(i), lease(Duration.ofMillis(1200), true)).acquire(SOON));
+            }
+            long start = System.nanoTime();
+            Await.until(SOON, "three lease times have passed", () -> System.nanoTime() - start > Duration.ofMillis(3600).toNanos());
+            for (int i = 0; i < leases.size(); i++) {
+                assertThat(leases.get(i).isValid()).as("lease %d still valid", i).isTrue();
+                assertLocked(names.get(i));
+            }
+            leases.forEach(Lease::close);
         }
     }
 

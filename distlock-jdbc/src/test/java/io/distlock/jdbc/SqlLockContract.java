@@ -9,6 +9,7 @@ import io.distlock.LockClient;
 import io.distlock.LockException;
 import io.distlock.LockListener;
 import io.distlock.servers.Await;
+import io.distlock.servers.TcpProxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -243,5 +244,66 @@ abstract class SqlLockContract extends SqlClientContract {
         }
         assertThat(handedOn).as("holds that took the next token of the range: handed on without the database").isPositive();
         assertUnlocked(name);
+    }
+
+    @Test
+    void theWatchdogRenewsManyLeasesInFewRoundTrips() throws Exception {
+        int locks = 300;
+        Duration leaseTime = Duration.ofMillis(1200);
+        String user = newUser();
+        database().urlAs(user);
+        try (TcpProxy proxy = TcpProxy.to(database().port())) {
+            LockClient client = closeAfterTest(JdbcLockClient.builder().jdbcUrl(database().urlFor(user, proxy.port())).build());
+            List<Lease> leases = new ArrayList<>();
+            List<String> names = new ArrayList<>();
+            for (int i = 0; i < locks; i++) {
+                names.add(uniqueName());
+                leases.add(client.getLock(names.get(i), lease(leaseTime, true)).acquire(SOON));
+            }
+            long before = proxy.roundTrips();
+            long start = System.nanoTime();
+            Await.until(SOON, "three lease times have passed", () -> System.nanoTime() - start > leaseTime.multipliedBy(3).toNanos());
+            long calls = proxy.roundTrips() - before;
+            for (int i = 0; i < locks; i++) {
+                assertThat(leases.get(i).isValid()).as("lease %d still valid", i).isTrue();
+                assertLocked(names.get(i));
+            }
+            // one UPDATE per lock per interval would be about 9 x 300 = 2,700 round trips (twice that where the driver
+            // prepares apart); batches of up to 500 need a few dozen
+            assertThat(calls).as("round trips while the leases were renewed").isLessThan(locks);
+            leases.forEach(Lease::close);
+        }
+    }
+
+    @Test
+    void aBatchedRenewalTellsEachLockWhatItFound() throws Exception {
+        LockClient client = newClient();
+        List<Lease> leases = new ArrayList<>();
+        List<CountDownLatch> lost = new ArrayList<>();
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < 20; i++) { // acquired within a few ms: renewed in the same batches
+            names.add(uniqueName());
+            Lease lease = client.getLock(names.get(i), lease(Duration.ofMillis(1200), true)).acquire(SOON);
+            CountDownLatch loss = new CountDownLatch(1);
+            lease.onLost(e -> {
+                if (e.reason() == io.distlock.LeaseLostException.Reason.FORCE_UNLOCKED) {
+                    loss.countDown();
+                }
+            });
+            leases.add(lease);
+            lost.add(loss);
+        }
+        assertThat(newClient().getLock(names.get(7)).forceUnlock()).isTrue(); // an operator ends one of them
+        assertThat(lost.get(7).await(30, TimeUnit.SECONDS)).as("the force-unlocked lock is told so").isTrue();
+        long start = System.nanoTime();
+        Await.until(SOON, "two more lease times have passed", () -> System.nanoTime() - start > Duration.ofMillis(2400).toNanos());
+        for (int i = 0; i < leases.size(); i++) {
+            if (i != 7) {
+                assertThat(leases.get(i).isValid()).as("lock %d still valid", i).isTrue();
+                assertLocked(names.get(i));
+            }
+        }
+        assertThat(leases.get(7).isValid()).isFalse();
+        leases.forEach(Lease::close);
     }
 }
