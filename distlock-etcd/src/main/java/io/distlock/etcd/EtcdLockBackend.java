@@ -452,8 +452,8 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
             int smaller = Math.max(1, indexes.size() / 2);
             if (smaller < keysPerRead) {
                 keysPerRead = smaller;
-                log.warn("distlock-etcd: the server at {} refuses a transaction of {} reads (its --max-txn-ops is lower); "
-                        + "renewals now read {} keys at a time", endpoints, indexes.size(), smaller);
+                log.warn("distlock-etcd: the server at {} refuses a transaction of {} reads (its --max-txn-ops or --max-request-bytes "
+                        + "is lower); renewals now read {} keys at a time", endpoints, indexes.size(), smaller);
             }
             List<CompletableFuture<?>> singles = new ArrayList<>(indexes.size());
             for (int index : indexes) {
@@ -465,11 +465,16 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
         });
     }
 
-    /** Returns whether {@code failure} is etcd refusing a transaction of more operations than its {@code --max-txn-ops}. */
+    /**
+     * Returns whether {@code failure} is etcd refusing a transaction of more operations than its {@code --max-txn-ops}, or
+     * a message larger than it takes ({@code --max-request-bytes} + 512 KiB for a read; 128 of the longest names,
+     * URL-encoded, are about 1.2 MB of keys).
+     */
     static boolean tooManyOperations(Throwable failure) {
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
             String message = cause.getMessage();
-            if (message != null && message.contains("too many operations in txn request")) {
+            if (message != null && (message.contains("too many operations in txn request") || message.contains("larger than max")
+                    || message.contains("request is too large"))) {
                 return true;
             }
             if (cause.getCause() == cause) {

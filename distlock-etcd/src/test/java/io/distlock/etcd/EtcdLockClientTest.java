@@ -321,4 +321,36 @@ class EtcdLockClientTest {
             leases.forEach(Lease::close);
         }
     }
+
+    @Test
+    void renewalsGoOnWhenTheServerTakesSmallerRequests() throws Exception {
+        // 200 names of 1,024 characters that URL-encode to 9 characters each, acquired at once: a renewal read of 128 of
+        // them is 1.2 MB of keys, past the 612 kB this server takes in one message (--max-request-bytes and 512 KiB of
+        // gRPC room)
+        String longest = "\u9396".repeat(1020);
+        Duration ttl = Duration.ofSeconds(6);
+        try (EtcdCluster small = EtcdCluster.launch(1, false, List.of("--max-request-bytes", "100000"));
+                LockClient client = EtcdLockClient.builder().endpoints(small.endpoints()).sessionTtl(ttl).build()) {
+            List<Future<Lease>> acquired = new ArrayList<>();
+            ExecutorService sixteen = Executors.newFixedThreadPool(16); // at once, so that their renewals come due together
+            try {
+                for (int i = 0; i < 200; i++) {
+                    DistributedLock lock = client.getLock(longest + String.format("%04d", i));
+                    acquired.add(sixteen.submit(() -> lock.acquire(SOON)));
+                }
+            } finally {
+                sixteen.shutdown();
+            }
+            List<Lease> leases = new ArrayList<>();
+            for (Future<Lease> lease : acquired) {
+                leases.add(lease.get(60, TimeUnit.SECONDS));
+            }
+            long start = System.nanoTime();
+            Await.until(SOON, "two lease times have passed", () -> System.nanoTime() - start > ttl.multipliedBy(2).toNanos());
+            for (int i = 0; i < leases.size(); i++) {
+                assertThat(leases.get(i).isValid()).as("lease %d still valid: reads refused as too large were made smaller", i).isTrue();
+            }
+            leases.forEach(Lease::close);
+        }
+    }
 }

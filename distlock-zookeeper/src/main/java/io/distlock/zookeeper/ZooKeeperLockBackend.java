@@ -299,7 +299,7 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, BatchR
             List<org.apache.zookeeper.OpResult> answers = null;
             if (!noMultiRead) {
                 try {
-                    answers = curator.getZookeeperClient().getZooKeeper().multi(reads);
+                    answers = multiRead(reads);
                 } catch (KeeperException.UnimplementedException old) {
                     noMultiRead = true;
                     org.slf4j.LoggerFactory.getLogger(ZooKeeperLockBackend.class).warn("distlock-zookeeper: {} does not know multi-reads (a "
@@ -331,6 +331,30 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, BatchR
             return results;
         });
     }
+
+    /**
+     * Sends {@code reads} as multi-reads of at most {@link #PATH_CHARS_PER_READ} path characters each (500 long names,
+     * URL-encoded, could pass the 1 MiB jute.maxbuffer), one after another; returns their answers in order.
+     */
+    private List<org.apache.zookeeper.OpResult> multiRead(List<org.apache.zookeeper.Op> reads) throws Exception {
+        org.apache.zookeeper.ZooKeeper zooKeeper = curator.getZookeeperClient().getZooKeeper();
+        List<org.apache.zookeeper.OpResult> answers = new ArrayList<>(reads.size());
+        int from = 0;
+        while (from < reads.size()) {
+            int to = from;
+            long chars = 0;
+            while (to < reads.size() && (to == from || chars + reads.get(to).getPath().length() <= PATH_CHARS_PER_READ)) {
+                chars += reads.get(to).getPath().length();
+                to++;
+            }
+            answers.addAll(zooKeeper.multi(reads.subList(from, to)));
+            from = to;
+        }
+        return answers;
+    }
+
+    /** The most path characters one multi-read carries (each answer is about 100 bytes more than its path). */
+    static final int PATH_CHARS_PER_READ = 200_000;
 
     /** One renewal's check of {@code path}, on the calling (IO) thread. */
     private OwnerCheck renewNow(String path, String ownerId) throws Exception {

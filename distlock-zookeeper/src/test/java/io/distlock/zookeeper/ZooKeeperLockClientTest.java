@@ -381,4 +381,23 @@ class ZooKeeperLockClientTest {
         assertThat(leases.get(7).isValid()).isFalse();
         leases.forEach(Lease::close);
     }
+
+    @Test
+    void renewalsOfManyLocksWithTheLongestNamesStayWithinTheServersPacketLimit() throws Exception {
+        // 300 names of 1,024 characters that URL-encode to 9 characters each: 2.8 MB of paths, past the 1 MiB a server
+        // takes in one packet (jute.maxbuffer); the renewals' multi-reads are split
+        String longest = "\u9396".repeat(1020);
+        LockClient client = client(server.connectString());
+        LockOptions shortLease = LockOptions.builder().leaseTime(Duration.ofMillis(1200)).build();
+        List<Lease> leases = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            leases.add(client.getLock(longest + String.format("%04d", i), shortLease).acquire(SOON));
+        }
+        long start = System.nanoTime();
+        Await.until(SOON, "three lease times have passed", () -> System.nanoTime() - start > Duration.ofMillis(3600).toNanos());
+        for (int i = 0; i < leases.size(); i++) {
+            assertThat(leases.get(i).isValid()).as("lease %d still valid", i).isTrue();
+        }
+        leases.forEach(Lease::close);
+    }
 }
