@@ -157,7 +157,8 @@ class CheckCommandTest {
     @Tag(SLOW)
     void distlockOnZooKeeperKeepsEveryClaimUnderAllFaults() throws Exception {
         assertDistlockKeepsItsClaims(new String[] {"paused process", "killed process", "session expired", "killed ZooKeeper member"},
-                "--backend", "zookeeper", "--time", "40s", "--lease", "500ms", "--seed", "4", "--liveness-bound", "8s");
+                "--backend", "zookeeper", "--time", "40s", "--lease", "500ms", "--seed", "4", "--liveness-bound", "8s",
+                "--background-locks", "20"); // the checked lock's renewals go in multi-reads with theirs
     }
 
     @Test
@@ -188,7 +189,8 @@ class CheckCommandTest {
     void distlockOnEtcdKeepsEveryClaimWhenMembersAndLeadersDie() throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(io.distlock.etcd.testing.EtcdBinary.availableForTests(), "no etcd binary");
         assertDistlockKeepsItsClaims(new String[] {"paused process", "killed process", "session expired", "killed etcd member", "(the leader)"},
-                "--backend", "etcd", "--time", "40s", "--lease", "500ms", "--seed", "15", "--liveness-bound", "8s");
+                "--backend", "etcd", "--time", "40s", "--lease", "500ms", "--seed", "15", "--liveness-bound", "8s",
+                "--background-locks", "20"); // the checked lock's renewals go in batched reads with theirs
     }
 
     @Test
@@ -196,7 +198,8 @@ class CheckCommandTest {
     void distlockOnPostgresKeepsEveryClaimUnderAllFaults() throws Exception {
         Counts counts = assertDistlockKeepsItsClaims(new String[] {"paused process", "killed process", "cut the connections",
                 "restarted the PostgreSQL server", "client sessions on the PostgreSQL server"},
-                "--backend", "postgres", "--time", "40s", "--lease", "500ms", "--seed", "12");
+                "--backend", "postgres", "--time", "40s", "--lease", "500ms", "--seed", "12",
+                "--background-locks", "20"); // the checked lock's renewals go in JDBC batches with theirs
         assertThat(counts.rejected()).as("stale writes of paused holders, stopped by the store's fencing").isPositive();
     }
 
@@ -270,6 +273,8 @@ class CheckCommandTest {
         assertThat(check("--threads", "2", "--lock", "naive-set-nx").exit()).isEqualTo(2);
         assertThat(check("--threads", "17").exit()).isEqualTo(2);
         assertThat(check("--local-handoffs", "4", "--lock", "naive-set-nx").exit()).isEqualTo(2);
+        assertThat(check("--background-locks", "4", "--lock", "naive-set-nx").exit()).isEqualTo(2);
+        assertThat(check("--background-locks", "-1").exit()).isEqualTo(2);
     }
 
     /**

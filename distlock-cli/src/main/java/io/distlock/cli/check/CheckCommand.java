@@ -111,6 +111,12 @@ public final class CheckCommand implements Callable<Integer> {
                     + "the same process without a round trip; Redis deployments); use with --threads. Default: ${DEFAULT-VALUE}.")
     int localHandoffs;
 
+    @Option(names = "--background-locks", paramLabel = "N", defaultValue = "0",
+            description = "Other locks each client process holds (and renews) for the whole run, on the same client: the checked "
+                    + "lock's renewals then go out in batches with theirs (BatchRenewal). Not checked themselves; one lost is "
+                    + "taken again. Needs --lock distlock. Default: ${DEFAULT-VALUE}.")
+    int backgroundLocks;
+
     @Mixin
     LeaseOption lease = new LeaseOption(Duration.ofSeconds(1), Duration.ofMillis(200), Duration.ofSeconds(30));
 
@@ -183,7 +189,9 @@ public final class CheckCommand implements Callable<Integer> {
         require(localHandoffs >= 0 && localHandoffs <= io.distlock.LockOptions.MAX_LOCAL_HANDOFFS, "--local-handoffs must be between 0 and "
                 + io.distlock.LockOptions.MAX_LOCAL_HANDOFFS + ", was " + localHandoffs);
         require(localHandoffs == 0 || lock == CheckedLock.DISTLOCK, "--local-handoffs needs --lock distlock");
-        Workload workload = new Workload(lock, kind, permits == null ? (kind == LockKind.SEMAPHORE ? 2 : 1) : permits, threads, localHandoffs);
+        require(backgroundLocks >= 0 && backgroundLocks <= 10_000, "--background-locks must be between 0 and 10000, was " + backgroundLocks);
+        require(backgroundLocks == 0 || lock == CheckedLock.DISTLOCK, "--background-locks needs --lock distlock");
+        Workload workload = new Workload(lock, kind, permits == null ? (kind == LockKind.SEMAPHORE ? 2 : 1) : permits, threads, localHandoffs, backgroundLocks);
         History history;
         List<String> workerOutput = List.of();
         List<CheckWorkers.OutputLine> stampedOutput = List.of();
@@ -300,6 +308,9 @@ public final class CheckCommand implements Callable<Integer> {
         }
         if (workload.localHandoffs() > 0) {
             command.append(" --local-handoffs ").append(workload.localHandoffs());
+        }
+        if (workload.backgroundLocks() > 0) {
+            command.append(" --background-locks ").append(workload.backgroundLocks());
         }
         command.append(" --time ").append(DurationConverter.format(time))
                 .append(" --lease ").append(DurationConverter.format(leaseTime))

@@ -132,6 +132,10 @@ public final class CheckWorker {
             }
             RedisCommands<String, String> commands = store.sync();
             FencedRedis fenced = FencedRedis.on(commands);
+            int backgroundLocks = Integer.parseInt(args.getOrDefault("background-locks", "0"));
+            if (backgroundLocks > 0) {
+                holdInBackground(Objects.requireNonNull(distlock), process, backgroundLocks);
+            }
             List<Thread> running = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
                 CheckWorker loop = loops.get(t);
@@ -160,6 +164,41 @@ public final class CheckWorker {
     }
 
     /**
+     * Holds {@code count} other locks on {@code distlock} for the rest of the run, from a daemon thread that takes each
+     * again when it was lost (they are renewed with the checked lock, in the same batches where due together). Not
+     * recorded: the checker judges the checked lock only.
+     */
+    private static void holdInBackground(LockClient distlock, int process, int count) {
+        Thread keeper = new Thread(() -> {
+            Lease[] held = new Lease[count];
+            while (!Thread.currentThread().isInterrupted()) {
+                for (int i = 0; i < count; i++) {
+                    Lease lease = held[i];
+                    if (lease == null || !lease.isValid()) {
+                        if (lease != null) {
+                            try {
+                                lease.close();
+                            } catch (RuntimeException lostAlready) {
+                                // told already
+                            }
+                        }
+                        try {
+                            held[i] = distlock.getLock(LOCK_NAME + "-background-" + process + "-" + i).tryAcquire(Duration.ofMillis(200)).orElse(null);
+                        } catch (RuntimeException unavailable) {
+                            held[i] = null; // a fault: tried again on the next round
+                        } catch (InterruptedException e) {
+                            return;
+                        }
+                    }
+                }
+                java.util.concurrent.locks.LockSupport.parkNanos(java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(50));
+            }
+        }, "check-background-locks");
+        keeper.setDaemon(true);
+        keeper.start();
+    }
+
+    /**
      * Records each lease's local deadline when it is granted and after each confirmed renewal (a {@link Operation#LEASE}
      * event) under the process id of the loop that holds it: the checker allows an overlap only after a holder's
      * recorded deadline had passed. A grant is told on the acquiring thread; renewals on the watchdog's, which finds
@@ -170,7 +209,7 @@ public final class CheckWorker {
             @Override
             public void acquired(Lease lease) {
                 Integer process = LOOP_PROCESS.get();
-                if (process != null) {
+                if (process != null && LOCK_NAME.equals(lease.lockName())) {
                     PROCESS_BY_TOKEN.put(lease.fencingToken(), process);
                     recordDeadline(process, lease);
                 }
@@ -178,6 +217,9 @@ public final class CheckWorker {
 
             @Override
             public void renewed(Lease lease) {
+                if (!LOCK_NAME.equals(lease.lockName())) {
+                    return; // a background lock: its token may equal a checked one's on another name
+                }
                 Integer process = PROCESS_BY_TOKEN.get(lease.fencingToken());
                 if (process != null) {
                     recordDeadline(process, lease);
@@ -186,12 +228,16 @@ public final class CheckWorker {
 
             @Override
             public void lost(Lease lease, LeaseLostException loss) {
-                PROCESS_BY_TOKEN.remove(lease.fencingToken());
+                if (LOCK_NAME.equals(lease.lockName())) {
+                    PROCESS_BY_TOKEN.remove(lease.fencingToken());
+                }
             }
 
             @Override
             public void ended(Lease lease) {
-                PROCESS_BY_TOKEN.remove(lease.fencingToken());
+                if (LOCK_NAME.equals(lease.lockName())) {
+                    PROCESS_BY_TOKEN.remove(lease.fencingToken());
+                }
             }
         };
     }

@@ -16,11 +16,13 @@ import java.util.Set;
  * @param permits the semaphore's permits (1 for other kinds)
  * @param threads loops per client process, sharing its client (each recorded as a process of its own)
  * @param localHandoffs the lock's {@link io.distlock.LockOptions#localHandoffs()}
+ * @param backgroundLocks other locks each process holds on the same client for the whole run (not checked), so that
+ *     the checked lock's renewals go out in batches with theirs
  */
-record Workload(CheckedLock lock, LockKind kind, int permits, int threads, int localHandoffs) {
-    /** One thread per process, no local handoffs. */
+record Workload(CheckedLock lock, LockKind kind, int permits, int threads, int localHandoffs, int backgroundLocks) {
+    /** One thread per process, no local handoffs, no background locks. */
     Workload(CheckedLock lock, LockKind kind, int permits) {
-        this(lock, kind, permits, 1, 0);
+        this(lock, kind, permits, 1, 0, 0);
     }
 
     /** Returns how many shared holds may overlap in the history of this workload. */
@@ -49,7 +51,7 @@ record Workload(CheckedLock lock, LockKind kind, int permits, int threads, int l
     /** Returns the worker arguments that select the lock. */
     List<String> workerArgs() {
         return List.of("--lock", lock.id(), "--kind", kind.id(), "--permits", Integer.toString(permits), "--threads", Integer.toString(threads),
-                "--local-handoffs", Integer.toString(localHandoffs));
+                "--local-handoffs", Integer.toString(localHandoffs), "--background-locks", Integer.toString(backgroundLocks));
     }
 
     /** Returns e.g. {@code distlock}, {@code distlock read-write-lock} or {@code distlock semaphore (2 permits)}. */
@@ -58,6 +60,7 @@ record Workload(CheckedLock lock, LockKind kind, int permits, int threads, int l
             case LOCK -> "";
             case SEMAPHORE -> " semaphore (" + permits + " permits)";
             default -> " " + kind.id();
-        } + (threads > 1 ? ", " + threads + " threads per process" : "") + (localHandoffs > 0 ? ", localHandoffs " + localHandoffs : "");
+        } + (threads > 1 ? ", " + threads + " threads per process" : "") + (localHandoffs > 0 ? ", localHandoffs " + localHandoffs : "")
+                + (backgroundLocks > 0 ? ", " + backgroundLocks + " background locks per process" : "");
     }
 }
