@@ -23,6 +23,11 @@ public interface BatchRenewal {
      */
     CompletableFuture<List<@Nullable OwnerCheck>> renewAll(List<RenewalRequest> requests);
 
+    /** Names a {@link #renewAll} call in errors and logs: {@code renewal} for one request, {@code batched renewal (n locks)}. */
+    static String operation(List<RenewalRequest> requests) {
+        return requests.size() > 1 ? "batched renewal (" + requests.size() + " locks)" : "renewal";
+    }
+
     /** One lease to renew. */
     record RenewalRequest(String name, String ownerId, Duration leaseTime) {}
 }

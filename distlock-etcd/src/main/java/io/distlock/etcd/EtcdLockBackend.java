@@ -369,7 +369,7 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
         }
         int count = requests.size();
         String name = requests.get(0).name(); // errors say "batched renewal (n locks) of lock '<the first>'"
-        String operation = count > 1 ? "batched renewal (" + count + " locks)" : "renewal";
+        String operation = BatchRenewal.operation(requests);
         QueueEntry[] asked = new QueueEntry[count];
         Map<Long, CompletableFuture<Boolean>> sessions = new HashMap<>();
         List<Integer> reading = new ArrayList<>(count);

@@ -188,7 +188,7 @@ final class JdbcLockBackend implements LockBackend, PollingAcquire, TokenRanges,
         if (requests.isEmpty()) {
             return CompletableFuture.completedFuture(List.of());
         }
-        String operation = requests.size() > 1 ? "batched renewal (" + requests.size() + " locks)" : "renewal";
+        String operation = BatchRenewal.operation(requests);
         return connections.submit(operation, requests.get(0).name(), connection -> {
             List<byte[]> keys = new ArrayList<>(requests.size());
             List<String> owners = new ArrayList<>(requests.size());

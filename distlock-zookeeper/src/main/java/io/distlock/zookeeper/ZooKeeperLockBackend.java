@@ -278,7 +278,7 @@ final class ZooKeeperLockBackend implements LockBackend, QueueingAcquire, BatchR
         if (requests.isEmpty()) {
             return CompletableFuture.completedFuture(List.of());
         }
-        String operation = requests.size() > 1 ? "batched renewal (" + requests.size() + " locks)" : "renewal";
+        String operation = BatchRenewal.operation(requests);
         return call(operation, requests.get(0).name(), () -> {
             List<@Nullable OwnerCheck> results = new ArrayList<>(requests.size());
             List<org.apache.zookeeper.Op> reads = new ArrayList<>(requests.size());
