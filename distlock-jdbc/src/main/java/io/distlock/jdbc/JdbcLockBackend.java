@@ -198,6 +198,7 @@ final class JdbcLockBackend implements LockBackend, PollingAcquire, TokenRanges,
                 owners.add(request.ownerId());
                 leases.add(request.leaseTime().toMillis());
             }
+            // one request (chunks of one once batching stopped) is one statement: its count is asked for below
             int[] counts = requests.size() == 1 ? new int[] {java.sql.Statement.SUCCESS_NO_INFO} : dialect.renewAll(connection, keys, owners, leases);
             List<@Nullable OwnerCheck> results = new ArrayList<>(requests.size());
             for (int i = 0; i < requests.size(); i++) {

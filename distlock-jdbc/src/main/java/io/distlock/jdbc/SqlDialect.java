@@ -215,10 +215,14 @@ abstract class SqlDialect {
         }
     }
 
+    /** The renewal: parameters lease millis, key, owner; it extends only the owner's unexpired lease. */
+    private String renewStatement() {
+        return "UPDATE " + t + " SET expires_at = " + nowPlusMillis() + " WHERE lock_key = ? AND owner = ? AND expires_at > " + now();
+    }
+
     /** Extends the caller's unexpired lease; returns whether it did. */
     boolean renew(Connection connection, byte[] key, String owner, long leaseMillis) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement("UPDATE " + t + " SET expires_at = " + nowPlusMillis()
-                + " WHERE lock_key = ? AND owner = ? AND expires_at > " + now())) {
+        try (PreparedStatement statement = connection.prepareStatement(renewStatement())) {
             statement.setLong(1, leaseMillis);
             statement.setBytes(2, key);
             statement.setString(3, owner);
@@ -232,8 +236,7 @@ abstract class SqlDialect {
      * {@link java.sql.Statement#SUCCESS_NO_INFO} where the driver does not tell.
      */
     int[] renewAll(Connection connection, List<byte[]> keys, List<String> owners, List<Long> leaseMillis) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement("UPDATE " + t + " SET expires_at = " + nowPlusMillis()
-                + " WHERE lock_key = ? AND owner = ? AND expires_at > " + now())) {
+        try (PreparedStatement statement = connection.prepareStatement(renewStatement())) {
             for (int i = 0; i < keys.size(); i++) {
                 statement.setLong(1, leaseMillis.get(i));
                 statement.setBytes(2, keys.get(i));
