@@ -351,6 +351,15 @@ public abstract class ContractSupport {
         return hooks().serverCalls();
     }
 
+    /** Returns {@code thread}'s stack as text, for a failure message that must say where a thread waited. */
+    protected static String stackOf(Thread thread) {
+        StringBuilder text = new StringBuilder(thread.getName()).append(' ').append(thread.getState());
+        for (StackTraceElement frame : thread.getStackTrace()) {
+            text.append("\n\tat ").append(frame);
+        }
+        return text.toString();
+    }
+
     /** Waits until the thread in {@code waiter} is parked (waiting, e.g. for a backend's answer). */
     protected static void awaitParked(AtomicReference<Thread> waiter) {
         Await.until(SOON, "the waiter is parked", () -> {

@@ -222,7 +222,17 @@ public abstract class LeaseLockContract extends LockContract {
         backend().pause();
         try {
             // the request reaches the frozen server; the caller gives up when the operation times out
-            assertThatThrownBy(() -> lock.tryAcquire(Duration.ofSeconds(30))).isInstanceOf(io.distlock.BackendUnavailableException.class);
+            Optional<Lease> got;
+            try {
+                got = lock.tryAcquire(Duration.ofSeconds(30));
+            } catch (io.distlock.BackendUnavailableException expected) {
+                got = null;
+            }
+            if (got != null) {
+                got.ifPresent(Lease::close);
+                throw new AssertionError("a frozen server granted or refused: tryAcquire returned " + got.map(l -> "a lease with token "
+                        + l.fencingToken()).orElse("empty") + " instead of failing when the operation timed out");
+            }
         } finally {
             backend().resume();
         }
@@ -270,8 +280,16 @@ public abstract class LeaseLockContract extends LockContract {
                 }
             });
             awaitParked(caller); // waiting for the frozen server's answer
+            String parkedAt = stackOf(caller.get());
             caller.get().interrupt();
-            assertThat(call.get(SOON.toSeconds(), TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
+            Throwable thrown;
+            try {
+                thrown = call.get(SOON.toSeconds(), TimeUnit.SECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
+                throw new AssertionError("the interrupted call did not return within " + SOON + "; interrupted while parked at:\n" + parkedAt
+                        + "\nnow at:\n" + stackOf(caller.get()), e);
+            }
+            assertThat(thrown).as("what the call threw; interrupted while parked at:%n%s", parkedAt).isInstanceOf(InterruptedException.class);
         } finally {
             backend().resume();
         }
