@@ -18,6 +18,20 @@ final class ZooKeeperConfig {
      * connections per address (the tests open many), plus {@code extra} (ensemble members, limits).
      */
     static QuorumPeerConfig of(Path dataDir, int clientPort, Map<String, String> extra) {
+        Properties properties = properties(dataDir, clientPort, extra);
+        QuorumPeerConfig config = new QuorumPeerConfig();
+        try {
+            config.parseProperties(properties);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read ZooKeeper's data directory " + dataDir, e);
+        } catch (QuorumPeerConfig.ConfigException e) {
+            throw new IllegalStateException("invalid ZooKeeper configuration " + properties, e);
+        }
+        return config;
+    }
+
+    /** Returns the lines of {@link #of}'s configuration, as a zoo.cfg holds them. */
+    static Properties properties(Path dataDir, int clientPort, Map<String, String> extra) {
         Properties properties = new Properties();
         properties.setProperty("dataDir", dataDir.toString());
         properties.setProperty("clientPort", Integer.toString(clientPort));
@@ -28,15 +42,7 @@ final class ZooKeeperConfig {
         // server (not on the class path) from being tried at all, for every server in this JVM.
         properties.setProperty("admin.enableServer", "false");
         properties.putAll(extra);
-        QuorumPeerConfig config = new QuorumPeerConfig();
-        try {
-            config.parseProperties(properties);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read ZooKeeper's data directory " + dataDir, e);
-        } catch (QuorumPeerConfig.ConfigException e) {
-            throw new IllegalStateException("invalid ZooKeeper configuration " + properties, e);
-        }
-        return config;
+        return properties;
     }
 
     /** Deletes a data directory and everything in it (best effort). */

@@ -7,7 +7,10 @@ import io.distlock.servers.deployment.ServerType;
 import java.util.EnumSet;
 import java.util.List;
 
-/** The ZooKeeper deployment the checker can start and the server the benchmarks measure on: {@code zookeeper}. */
+/**
+ * The ZooKeeper deployment the checker can start and the server the benchmarks measure on: {@code zookeeper} (an in-process
+ * ensemble for the checker; a server in a JVM of its own for the benchmarks).
+ */
 public final class ZooKeeperDeployments implements DeploymentProvider {
     /** For {@link java.util.ServiceLoader}. */
     public ZooKeeperDeployments() {}
@@ -20,8 +23,9 @@ public final class ZooKeeperDeployments implements DeploymentProvider {
 
     @Override
     public List<ServerType> servers() {
-        return List.of(ServerType.of("zookeeper", "one in-process ZooKeeper server", () -> {
-            ZooKeeperServer server = ZooKeeperServer.launch();
+        // in a JVM of its own: the benchmarks measure the client's heap, which the server's nodes must not count in
+        return List.of(ServerType.of("zookeeper", "one ZooKeeper server in a JVM of its own", () -> {
+            ZooKeeperProcess server = ZooKeeperProcess.launch();
             return new ServerType.StartedServer("zk://" + server.connectString(), "", server::close);
         }));
     }

@@ -42,6 +42,24 @@ class ZooKeeperServerTest {
     }
 
     @Test
+    void aServerInAJvmOfItsOwnServesUntilClosed() throws Exception {
+        String connectString;
+        int port;
+        try (ZooKeeperProcess server = ZooKeeperProcess.launch()) {
+            connectString = server.connectString();
+            port = Integer.parseInt(connectString.substring(connectString.indexOf(':') + 1));
+            assertThat(port).isNotEqualTo(2181);
+            assertThat(server.pid()).as("another process").isNotEqualTo(ProcessHandle.current().pid());
+            assertThat(ProcessHandle.of(server.pid())).as("running").hasValueSatisfying(p -> assertThat(p.isAlive()).isTrue());
+            assertThat(ZooKeeperStatus.mode(port)).contains("standalone");
+            ZooKeeper client = connect(connectString);
+            write(client, "/there", "yes");
+            assertThat(read(client, "/there")).isEqualTo("yes");
+        }
+        assertThat(ZooKeeperStatus.mode(port)).as("a closed server does not answer").isEmpty();
+    }
+
+    @Test
     void aStandaloneServerServesOnAFreePortAndKeepsItsDataAcrossStopStartAndRestart() throws Exception {
         try (ZooKeeperServer server = ZooKeeperServer.launch()) {
             assertThat(server.port()).isNotEqualTo(2181);
