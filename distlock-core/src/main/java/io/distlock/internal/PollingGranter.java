@@ -47,8 +47,7 @@ final class PollingGranter implements Granter {
         WaitDeadline deadline = WaitDeadline.start(clock, waitNanos);
         String ownerId = engine.ownerIds().next();
         // a range of tokens for the local handoffs this grant may start (CohortHandoff)
-        int tokens = options.localHandoffs() > 0 && options.autoRenew() && !slot.space.shared && acquire instanceof TokenRanges
-                ? options.localHandoffs() + 1 : 1;
+        boolean mayHandOn = options.localHandoffs() > 0 && options.autoRenew() && !slot.space.shared && acquire instanceof TokenRanges;
         boolean watching = false;
         try {
             while (true) {
@@ -56,6 +55,9 @@ final class PollingGranter implements Granter {
                 long generation = slot.signal.generation();
                 long epoch = engine.session().epoch();
                 long sent = clock.nanoTime();
+                // only while other threads of this client wait at the gate: a lock nobody here waits for takes one token,
+                // so tokens stay dense and an inspection shows the holder's own (a range shows its last)
+                int tokens = mayHandOn && slot.gate.hasQueuedThreads() ? options.localHandoffs() + 1 : 1;
                 CompletableFuture<AcquireResult> request = tokens == 1 ? acquire.tryAcquire(slot.name, ownerId, options.leaseTime())
                         : ((TokenRanges) acquire).tryAcquire(slot.name, ownerId, options.leaseTime(), tokens);
                 AcquireResult result;

@@ -83,18 +83,46 @@ class RedisCohortHandoffTest {
         assertThat(range.get(2) - range.get(1)).as("a range is cut at 1,000 us past TIME").isBetween(0L, 1000L);
     }
 
+    /**
+     * A grant reserves a range only while other threads of the client wait at the gate: alone, an acquire takes one token
+     * (an inspection shows the holder's own); with two waiting, the one the server grants next reserves its handoffs'
+     * tokens, and the next holder in another client gets a token above them.
+     */
     @Test
-    void theNextHolderInAnotherClientGetsATokenAboveTheRangeOfTheLastGrant() throws Exception {
+    void aGrantWithThreadsWaitingReservesARangeAndTheNextHolderElsewhereGetsATokenAboveIt() throws Exception {
+        ExecutorService threads = Executors.newCachedThreadPool();
         try (RedisLockClient first = RedisLockClient.builder().uri(redis.server().uri()).build();
                 RedisLockClient second = RedisLockClient.builder().uri(redis.server().uri()).build()) {
-            long token;
-            try (Lease lease = first.getLock("range", COHORT).acquire()) {
-                token = lease.fencingToken();
-                assertThat(raw().get(first.keys().lockKey("range"))).startsWith((token + 4) + ":");
+            String key = first.keys().lockKey("range");
+            DistributedLock lock = first.getLock("range", COHORT);
+            List<Thread> waiting = new java.util.concurrent.CopyOnWriteArrayList<>();
+            List<Future<long[]>> waiters = new ArrayList<>();
+            long alone;
+            try (Lease lease = lock.acquire()) {
+                alone = lease.fencingToken();
+                assertThat(raw().get(key)).as("nobody waited: one token, no range").startsWith(alone + ":");
+                for (int t = 0; t < 2; t++) {
+                    waiters.add(threads.submit(() -> {
+                        waiting.add(Thread.currentThread());
+                        try (Lease next = lock.acquire()) {
+                            String value = raw().get(key);
+                            return new long[] {next.fencingToken(), Long.parseLong(value.substring(0, value.indexOf(':')))};
+                        }
+                    }));
+                }
+                io.distlock.servers.Await.until(Duration.ofSeconds(30), "both threads wait at the gate", () -> waiting.size() == 2
+                        && waiting.stream().allMatch(w -> w.getState() == Thread.State.WAITING || w.getState() == Thread.State.TIMED_WAITING));
             }
+            long[] a = waiters.get(0).get(30, TimeUnit.SECONDS);
+            long[] b = waiters.get(1).get(30, TimeUnit.SECONDS);
+            long[] granted = a[0] < b[0] ? a : b;
+            assertThat(granted[0]).as("the server's next grant").isGreaterThan(alone);
+            assertThat(granted[1]).as("granted with another thread waiting: 4 handoffs' tokens reserved").isEqualTo(granted[0] + 4);
             try (Lease lease = second.getLock("range").acquire()) {
-                assertThat(lease.fencingToken()).isGreaterThan(token + 4);
+                assertThat(lease.fencingToken()).isGreaterThan(granted[0] + 4);
             }
+        } finally {
+            threads.shutdownNow();
         }
     }
 

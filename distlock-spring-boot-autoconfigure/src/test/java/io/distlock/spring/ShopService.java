@@ -141,10 +141,10 @@ public class ShopService {
         return pending.thenApply(value -> value + " under " + lease.lockName());
     }
 
-    /** Returns the fencing token of the lease it runs under: one with a lease of its own, other options the client's. */
-    @WithLock(name = "cohort", leaseTime = "7s")
-    public long tokenUnderItsOwnLease() {
-        return LockContext.currentLease().fencingToken();
+    /** Runs {@code work} under a lease of its own (other options the client's), waiting up to 30 s for the lock. */
+    @WithLock(name = "cohort", leaseTime = "7s", waitTime = "30s")
+    public <T> T underItsOwnLease(java.util.function.Supplier<T> work) {
+        return work.get();
     }
 
     @WithLock(name = "interruptible", leaseTime = "1s", onLost = WithLock.OnLost.INTERRUPT)
