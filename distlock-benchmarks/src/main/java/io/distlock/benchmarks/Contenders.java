@@ -72,9 +72,10 @@ final class Contenders {
             case "distlock-etcd" -> BasicContenders.distlock(id, LockClients.open(etcdTarget(targets.etcd()), "bench"));
             case "jetcd-lock" -> new JetcdLock(targets.etcd());
             case "raw-eval" -> BasicContenders.rawEval(redisUri);
-            case "distlock-redis" -> BasicContenders.distlock(id, LockClients.open(redisUri));
+            // every grant through the server, as before local handoffs were the default: comparable with the earlier runs
+            case "distlock-redis" -> BasicContenders.distlock(id, LockClients.open(redisUri), io.distlock.LockOptions.builder().localHandoffs(0).build());
             case "distlock-redis-cohort" -> BasicContenders.distlock(id, LockClients.open(redisUri),
-                    io.distlock.LockOptions.builder().localHandoffs(16).build());
+                    io.distlock.LockOptions.builder().localHandoffs(16).build()); // the default since 2026-11-28
             case "distlock-zookeeper" -> BasicContenders.distlock(id, LockClients.open("zk://" + zooKeeper, "bench"));
             case "distlock-fair" -> new FairDistlock(LockClients.open(redisUri));
             case "redisson-rlock" -> new RedissonLock(id, redisUri, false);

@@ -92,8 +92,8 @@ final class SqlContenders {
     static Contender create(String id, Target target) {
         String shown = resultId(id, target);
         return switch (id) {
-            case "distlock-jdbc" -> BasicContenders.distlock(shown,
-                    LockClients.open(target.jdbcUrl(), "distlock_bench_locks"));
+            case "distlock-jdbc" -> BasicContenders.distlock(shown, LockClients.open(target.jdbcUrl(), "distlock_bench_locks"),
+                    io.distlock.LockOptions.builder().localHandoffs(0).build()); // every grant through the server, as in earlier runs
             case COHORT -> BasicContenders.distlock(shown, LockClients.open(target.jdbcUrl(), "distlock_bench_locks"),
                     io.distlock.LockOptions.builder().localHandoffs(16).build());
             case "shedlock-jdbc" -> new ShedLock(shown, target);

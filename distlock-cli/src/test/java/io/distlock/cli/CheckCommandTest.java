@@ -244,6 +244,30 @@ class CheckCommandTest {
         assertDistlockKeepsItsClaims(new String[] {"paused process", "killed process", "cut the connections", "restarted the lock server",
                 "promoted replica"}, "--threads", "4", "--local-handoffs", "16", "--processes", "3", "--time", "40s", "--lease", "500ms",
                 "--seed", "34");
+        assertThat(handedOnWithinAProcess(true)).as("holds handed on within a process (the next token of the range)")
+                .isGreaterThan(acquisitions() / 4);
+    }
+
+    /**
+     * Local handoffs are the library's default since 2026-11-28, and the checker runs the default: a run with threads
+     * hands on without naming the option, and says so; {@code --local-handoffs 0} turns them off and is repeated as such.
+     */
+    @Test
+    void localHandoffsAreOnByDefaultAndZeroTurnsThemOff() throws Exception {
+        CliRun on = check("--threads", "4", "--processes", "2", "--faults", "none", "--time", "20s", "--seed", "35", "--out", out.toString());
+        assertThat(on.exit()).as("exit code; output:%n%s", on.out()).isZero();
+        assertThat(on.out()).contains("localHandoffs " + io.distlock.LockOptions.DEFAULT_LOCAL_HANDOFFS).doesNotContain("--local-handoffs");
+        assertThat(handedOnWithinAProcess(false)).as("holds handed on within a process, the option unnamed").isPositive();
+
+        CliRun off = check("--threads", "4", "--processes", "2", "--local-handoffs", "0", "--faults", "none", "--time", "5s", "--seed", "35",
+                "--out", out.toString());
+        assertThat(off.exit()).as("exit code (3: too short to judge exclusion, which is not what this run is for); output:%n%s", off.out())
+                .isIn(0, 3);
+        assertThat(off.out()).contains("no local handoffs").contains("--local-handoffs 0");
+    }
+
+    /** Returns how many acquisitions of the last run's history took the token after the previous holder's, in the same client. */
+    private int handedOnWithinAProcess(boolean checkThreads) throws java.io.IOException {
         List<long[]> grants = new ArrayList<>(); // {nanos, process, token} of each acquire ok
         for (String line : Files.readAllLines(out.resolve("history.txt"))) {
             String[] p = line.split(" ");
@@ -263,8 +287,15 @@ class CheckCommandTest {
                 handedOn++;
             }
         }
-        assertThat(threads).as("each thread records as a process of its own").hasSizeGreaterThan(3);
-        assertThat(handedOn).as("holds handed on within a process (the next token of the range)").isGreaterThan(grants.size() / 4);
+        if (checkThreads) {
+            assertThat(threads).as("each thread records as a process of its own").hasSizeGreaterThan(3);
+        }
+        return handedOn;
+    }
+
+    /** Returns how many acquisitions the last run's history has. */
+    private int acquisitions() throws java.io.IOException {
+        return (int) Files.readAllLines(out.resolve("history.txt")).stream().filter(line -> line.startsWith("EV ") && line.contains(" OK acquire ")).count();
     }
 
     @Test

@@ -106,10 +106,11 @@ public final class CheckCommand implements Callable<Integer> {
                     + "--kind lock): contention inside a process, where local handoffs happen. Default: ${DEFAULT-VALUE}.")
     int threads;
 
-    @Option(names = "--local-handoffs", paramLabel = "N", defaultValue = "0",
+    @Option(names = "--local-handoffs", paramLabel = "N",
             description = "The lock's LockOptions.localHandoffs (lock cohorting: a release hands the lease to a waiting thread of "
-                    + "the same process without a round trip; Redis deployments); use with --threads. Default: ${DEFAULT-VALUE}.")
-    int localHandoffs;
+                    + "the same process without a round trip; Redis and SQL deployments; they happen with --threads above 1); 0 turns "
+                    + "them off. Default: the library's, " + io.distlock.LockOptions.DEFAULT_LOCAL_HANDOFFS + ".")
+    @Nullable Integer localHandoffs;
 
     @Option(names = "--background-locks", paramLabel = "N", defaultValue = "0",
             description = "Other locks each client process holds (and renews) for the whole run, on the same client: the checked "
@@ -186,12 +187,14 @@ public final class CheckCommand implements Callable<Integer> {
         require(threads >= 1 && threads <= 16, "--threads must be between 1 and 16, was " + threads);
         require(threads == 1 || (lock == CheckedLock.DISTLOCK && kind == LockKind.LOCK), "--threads above 1 needs --lock distlock "
                 + "--kind lock (the queue-order and shared-hold judgements assume one thread per process)");
-        require(localHandoffs >= 0 && localHandoffs <= io.distlock.LockOptions.MAX_LOCAL_HANDOFFS, "--local-handoffs must be between 0 and "
-                + io.distlock.LockOptions.MAX_LOCAL_HANDOFFS + ", was " + localHandoffs);
-        require(localHandoffs == 0 || lock == CheckedLock.DISTLOCK, "--local-handoffs needs --lock distlock");
+        require(localHandoffs == null || (localHandoffs >= 0 && localHandoffs <= io.distlock.LockOptions.MAX_LOCAL_HANDOFFS),
+                "--local-handoffs must be between 0 and " + io.distlock.LockOptions.MAX_LOCAL_HANDOFFS + ", was " + localHandoffs);
+        require(localHandoffs == null || lock == CheckedLock.DISTLOCK, "--local-handoffs needs --lock distlock");
+        int handoffs = localHandoffs != null ? localHandoffs
+                : lock == CheckedLock.DISTLOCK ? io.distlock.LockOptions.DEFAULT_LOCAL_HANDOFFS : 0;
         require(backgroundLocks >= 0 && backgroundLocks <= 10_000, "--background-locks must be between 0 and 10000, was " + backgroundLocks);
         require(backgroundLocks == 0 || lock == CheckedLock.DISTLOCK, "--background-locks needs --lock distlock");
-        Workload workload = new Workload(lock, kind, permits == null ? (kind == LockKind.SEMAPHORE ? 2 : 1) : permits, threads, localHandoffs, backgroundLocks);
+        Workload workload = new Workload(lock, kind, permits == null ? (kind == LockKind.SEMAPHORE ? 2 : 1) : permits, threads, handoffs, backgroundLocks);
         History history;
         List<String> workerOutput = List.of();
         List<CheckWorkers.OutputLine> stampedOutput = List.of();
@@ -306,8 +309,8 @@ public final class CheckCommand implements Callable<Integer> {
         if (workload.threads() > 1) {
             command.append(" --threads ").append(workload.threads());
         }
-        if (workload.localHandoffs() > 0) {
-            command.append(" --local-handoffs ").append(workload.localHandoffs());
+        if (lock == CheckedLock.DISTLOCK && workload.localHandoffs() != io.distlock.LockOptions.DEFAULT_LOCAL_HANDOFFS) {
+            command.append(" --local-handoffs ").append(workload.localHandoffs()); // 0 too: it turns the default off
         }
         if (workload.backgroundLocks() > 0) {
             command.append(" --background-locks ").append(workload.backgroundLocks());

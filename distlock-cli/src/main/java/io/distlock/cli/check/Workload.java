@@ -60,7 +60,8 @@ record Workload(CheckedLock lock, LockKind kind, int permits, int threads, int l
             case LOCK -> "";
             case SEMAPHORE -> " semaphore (" + permits + " permits)";
             default -> " " + kind.id();
-        } + (threads > 1 ? ", " + threads + " threads per process" : "") + (localHandoffs > 0 ? ", localHandoffs " + localHandoffs : "")
+        } + (threads > 1 ? ", " + threads + " threads per process" : "")
+                + (threads > 1 ? (localHandoffs > 0 ? ", localHandoffs " + localHandoffs : ", no local handoffs") : "") // only threads hand on
                 + (backgroundLocks > 0 ? ", " + backgroundLocks + " background locks per process" : "");
     }
 }

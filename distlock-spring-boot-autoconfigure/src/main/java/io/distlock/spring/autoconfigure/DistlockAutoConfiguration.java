@@ -135,8 +135,9 @@ public class DistlockAutoConfiguration {
         if (properties.getLeaseTime() != null) {
             builder.leaseTime(properties.getLeaseTime());
         }
-        if (properties.getLocalHandoffs() > 0) {
-            builder.localHandoffs(properties.getLocalHandoffs());
+        Integer localHandoffs = properties.getLocalHandoffs();
+        if (localHandoffs != null) {
+            builder.localHandoffs(localHandoffs); // 0 too: it turns the default off
         }
         if (properties.getOperationTimeout() != null) {
             builder.operationTimeout(properties.getOperationTimeout());
@@ -158,8 +159,9 @@ public class DistlockAutoConfiguration {
         if (properties.getLeaseTime() != null) {
             options = options.lockOptions(LockOptions.builder().leaseTime(properties.getLeaseTime()).build());
         }
-        if (properties.getLocalHandoffs() > 0) {
-            options = options.localHandoffs(properties.getLocalHandoffs());
+        Integer localHandoffs = properties.getLocalHandoffs();
+        if (localHandoffs != null) {
+            options = options.localHandoffs(localHandoffs);
         }
         if (properties.getOperationTimeout() != null) {
             options = options.operationTimeout(properties.getOperationTimeout());

@@ -37,10 +37,10 @@ public class DistlockProperties {
 
     /**
      * How many times in a row a lock may pass from one thread of this application to another waiting for it without a
-     * round trip to the server (lock cohorting; on Redis and SQL, elsewhere it changes nothing). 0, the default, sends every
-     * acquire and release to the server; see docs/guarantees.md for what a handoff gives up.
+     * round trip to the server (lock cohorting; on Redis and SQL, elsewhere it changes nothing). Unset: the library's
+     * default, 16; 0 sends every acquire and release to the server. See docs/guarantees.md for what a handoff gives up.
      */
-    private int localHandoffs;
+    private @Nullable Integer localHandoffs;
 
     /** How long @WithLock waits for a lock unless it says otherwise. 0 tries once. */
     private Duration waitTime = Duration.ZERO;
@@ -102,12 +102,12 @@ public class DistlockProperties {
         this.leaseTime = leaseTime;
     }
 
-    public int getLocalHandoffs() {
+    public @Nullable Integer getLocalHandoffs() {
         return localHandoffs;
     }
 
-    public void setLocalHandoffs(int localHandoffs) {
-        if (localHandoffs < 0 || localHandoffs > io.distlock.LockOptions.MAX_LOCAL_HANDOFFS) {
+    public void setLocalHandoffs(@Nullable Integer localHandoffs) {
+        if (localHandoffs != null && (localHandoffs < 0 || localHandoffs > io.distlock.LockOptions.MAX_LOCAL_HANDOFFS)) {
             throw new IllegalArgumentException("distlock.local-handoffs must be between 0 and " + io.distlock.LockOptions.MAX_LOCAL_HANDOFFS
                     + ", was " + localHandoffs);
         }
