@@ -59,6 +59,29 @@ class CohortHandoffTest {
         });
     }
 
+    /**
+     * Returns a lease of {@code lock} that the server granted while another thread of the client waited, so that it
+     * reserved its handoffs' tokens (a grant nobody waits for takes one), with no thread waiting any more: a blocker holds,
+     * two threads queue, the blocker lets go, the first of them is granted with the second still queued, and the second
+     * is interrupted out of the queue.
+     */
+    private Lease grantedWhileAThreadWaited(DistributedLock lock) throws Exception {
+        Lease blocker = lock.acquire();
+        Future<Lease> granted = queuedAcquire(lock);
+        AtomicReference<Thread> other = new AtomicReference<>();
+        Future<Lease> interrupted = queuedAcquire(lock, other);
+        blocker.close();
+        Lease lease = granted.get(10, TimeUnit.SECONDS);
+        other.get().interrupt();
+        try {
+            interrupted.get(10, TimeUnit.SECONDS).close();
+            throw new AssertionError("the second waiter was not interrupted out of the queue");
+        } catch (java.util.concurrent.ExecutionException expected) {
+            assertThat(expected.getCause()).isInstanceOf(InterruptedException.class);
+        }
+        return lease;
+    }
+
     @Test
     void threadsOfOneClientTakeTurnsWithFewerServerGrantsAndStrictlyIncreasingTokens() throws Exception {
         DistributedLock lock = client().getLock("a");
@@ -91,7 +114,7 @@ class CohortHandoffTest {
 
     @Test
     void aGrantReservesTheTokensOfItsHandoffsSoTheNextHolderElsewhereGetsALargerOne() throws Exception {
-        Lease first = client().getLock("a").acquire();
+        Lease first = grantedWhileAThreadWaited(client().getLock("a"));
         long token = first.fencingToken();
         first.close(); // nobody waits: released on the server
 
@@ -103,7 +126,8 @@ class CohortHandoffTest {
     @Test
     void aWaiterWithOtherOptionsIsNotHandedTheLease() throws Exception {
         LockClient client = client();
-        Lease first = client.getLock("a").acquire();
+        Lease first = grantedWhileAThreadWaited(client.getLock("a"));
+        long acquires = store.count(Op.ACQUIRE, "a");
         AtomicReference<Thread> waiter = new AtomicReference<>();
         LockOptions otherLease = COHORT.toBuilder().leaseTime(Duration.ofSeconds(90)).build();
         Future<Lease> second = threads.submit(() -> {
@@ -114,7 +138,7 @@ class CohortHandoffTest {
         first.close();
         Lease next = second.get(10, TimeUnit.SECONDS);
         assertThat(next.fencingToken()).as("a server grant, above the first one's range").isGreaterThan(first.fencingToken() + 4);
-        assertThat(store.count(Op.ACQUIRE, "a")).isEqualTo(2);
+        assertThat(store.count(Op.ACQUIRE, "a")).isEqualTo(acquires + 1);
         next.close();
     }
 
@@ -122,7 +146,9 @@ class CohortHandoffTest {
     void aWaiterOfTheSameOptionsIsHandedTheLeaseWithTheNextTokenAndNoServerCall() throws Exception {
         LockClient client = client();
         DistributedLock lock = client.getLock("a", COHORT.toBuilder().leaseTime(Duration.ofSeconds(3)).build()); // renewed every second
-        Lease first = lock.acquire();
+        Lease first = grantedWhileAThreadWaited(lock);
+        long acquires = store.count(Op.ACQUIRE, "a");
+        long releases = store.count(Op.RELEASE, "a");
         AtomicReference<Thread> waiter = new AtomicReference<>();
         Future<Lease> second = threads.submit(() -> {
             waiter.set(Thread.currentThread());
@@ -132,8 +158,8 @@ class CohortHandoffTest {
         first.close();
         Lease next = second.get(10, TimeUnit.SECONDS);
         assertThat(next.fencingToken()).isEqualTo(first.fencingToken() + 1);
-        assertThat(store.count(Op.ACQUIRE, "a")).isEqualTo(1);
-        assertThat(store.count(Op.RELEASE, "a")).isZero();
+        assertThat(store.count(Op.ACQUIRE, "a")).isEqualTo(acquires);
+        assertThat(store.count(Op.RELEASE, "a")).isEqualTo(releases);
         assertThat(next.isValid()).isTrue();
 
         store.restart(); // the server loses the lock: the new holder is told (at its next renewal), not the old one
@@ -166,7 +192,7 @@ class CohortHandoffTest {
             }
         });
         DistributedLock lock = client.getLock("a");
-        Lease first = lock.acquire();
+        Lease first = grantedWhileAThreadWaited(lock);
         waiting.set(threads.submit(() -> {
             waiter.set(Thread.currentThread());
             return lock.acquire(Duration.ofSeconds(20));
@@ -191,9 +217,9 @@ class CohortHandoffTest {
                 }
             }
         });
-        self.set(client);
         DistributedLock lock = client.getLock("a");
-        Lease first = lock.acquire();
+        Lease first = grantedWhileAThreadWaited(lock);
+        self.set(client); // from now: the blocker's end in grantedWhileAThreadWaited must not close it
         Future<Lease> second = queuedAcquire(lock);
         first.close();
         assertThat(self.get()).as("closed by the listener").isNull();
@@ -210,7 +236,7 @@ class CohortHandoffTest {
     void aForceUnlockThroughTheClientReachesTheThreadTheLeaseWasHandedToMeanwhile() throws Exception {
         LockClient client = client();
         DistributedLock lock = client.getLock("a");
-        Lease first = lock.acquire();
+        Lease first = grantedWhileAThreadWaited(lock);
         AtomicReference<Thread> waiter = new AtomicReference<>();
         Future<Lease> second = threads.submit(() -> {
             waiter.set(Thread.currentThread());
@@ -240,6 +266,11 @@ class CohortHandoffTest {
 
     /** Starts a new thread (not a pooled one, which may hold the lock already) that acquires {@code lock}; returns once it waits. */
     private static Future<Lease> queuedAcquire(DistributedLock lock) {
+        return queuedAcquire(lock, new AtomicReference<>());
+    }
+
+    /** As {@link #queuedAcquire(DistributedLock)}, and sets {@code thread} to the waiting thread. */
+    private static Future<Lease> queuedAcquire(DistributedLock lock, AtomicReference<Thread> thread) {
         java.util.concurrent.CompletableFuture<Lease> acquiring = new java.util.concurrent.CompletableFuture<>();
         Thread waiter = new Thread(() -> {
             try {
@@ -249,18 +280,19 @@ class CohortHandoffTest {
             }
         }, "queued-acquire");
         waiter.setDaemon(true);
+        thread.set(waiter);
         waiter.start();
-        awaitQueued(new AtomicReference<>(waiter));
+        awaitQueued(thread);
         return acquiring;
     }
 
-    /** A listener that advances {@code clock} by {@code step} once, as the first holder hands on (before the lease is taken). */
-    private static LockListener advanceAsItHandsOn(ManualClock clock, Duration step) {
+    /** A listener that advances {@code clock} by {@code step} once, as the first holder after {@code armed} hands on (before the lease is taken). */
+    private static LockListener advanceAsItHandsOn(ManualClock clock, Duration step, java.util.concurrent.atomic.AtomicBoolean armed) {
         AtomicReference<Boolean> advanced = new AtomicReference<>(false);
         return new LockListener() {
             @Override
             public void ended(Lease lease) {
-                if (!advanced.getAndSet(true)) {
+                if (armed.get() && !advanced.getAndSet(true)) {
                     clock.advance(step);
                 }
             }
@@ -274,22 +306,27 @@ class CohortHandoffTest {
         LockOptions short15 = COHORT.toBuilder().leaseTime(Duration.ofMillis(15)).build(); // renewed every 5 ms
         // 9 ms pass between hand-on and take, renewals unanswered: the server's word is fresh enough (under 10 ms), but
         // the lease is trusted for less than one renew interval more
-        DistributedLock lock = manualClient(clock, timed, advanceAsItHandsOn(clock, Duration.ofMillis(9))).getLock("a", short15);
-        Lease first = lock.acquire();
+        java.util.concurrent.atomic.AtomicBoolean armed = new java.util.concurrent.atomic.AtomicBoolean();
+        DistributedLock lock = manualClient(clock, timed, advanceAsItHandsOn(clock, Duration.ofMillis(9), armed)).getLock("a", short15);
+        Lease first = grantedWhileAThreadWaited(lock);
+        long acquires = timed.count(Op.ACQUIRE, "a");
+        armed.set(true);
         Future<Lease> second = queuedAcquire(lock);
         timed.holdReplies(Op.RENEW);
         first.close();
         Lease next = second.get(10, TimeUnit.SECONDS);
         assertThat(next.fencingToken()).as("a server grant, above the first one's range").isGreaterThan(first.fencingToken() + 4);
-        assertThat(timed.count(Op.ACQUIRE, "a")).isEqualTo(2);
+        assertThat(timed.count(Op.ACQUIRE, "a")).isEqualTo(acquires + 1);
     }
 
     @Test
     void aParkedLeaseWhoseLastServerWordGrewOlderThanTheBoundBeforeItWasTakenIsNotUsed() throws Exception {
         ManualClock clock = new ManualClock();
         MemoryStore timed = new MemoryStore(clock::nanoTime);
-        DistributedLock lock = manualClient(clock, timed, advanceAsItHandsOn(clock, Duration.ofMillis(11))).getLock("a");
-        Lease first = lock.acquire();
+        java.util.concurrent.atomic.AtomicBoolean armed = new java.util.concurrent.atomic.AtomicBoolean();
+        DistributedLock lock = manualClient(clock, timed, advanceAsItHandsOn(clock, Duration.ofMillis(11), armed)).getLock("a");
+        Lease first = grantedWhileAThreadWaited(lock);
+        armed.set(true);
         Future<Lease> second = queuedAcquire(lock);
         first.close();
         Lease next = second.get(10, TimeUnit.SECONDS);
@@ -302,7 +339,7 @@ class CohortHandoffTest {
         ManualClock clock = new ManualClock();
         MemoryStore timed = new MemoryStore(clock::nanoTime);
         DistributedLock lock = manualClient(clock, timed).getLock("a");
-        Lease first = lock.acquire();
+        Lease first = grantedWhileAThreadWaited(lock);
         clock.advance(Duration.ofMillis(CohortHandoff.MAX_CONFIRMATION_AGE_NANOS / 1_000_000 + 1)); // held a while, no renewal due yet
         Future<Lease> second = queuedAcquire(lock);
         first.close();
@@ -316,7 +353,7 @@ class CohortHandoffTest {
         ManualClock clock = new ManualClock();
         MemoryStore timed = new MemoryStore(clock::nanoTime);
         DistributedLock lock = manualClient(clock, timed).getLock("a");
-        Lease first = lock.acquire();
+        Lease first = grantedWhileAThreadWaited(lock);
         Future<Lease> second = queuedAcquire(lock);
         first.close();
         Lease handedOn = second.get(10, TimeUnit.SECONDS);
