@@ -67,7 +67,7 @@ public final class ZooKeeperProcess implements AutoCloseable {
         while (ZooKeeperStatus.mode(port).isEmpty()) {
             if (!process.isAlive() || System.currentTimeMillis() > deadline) {
                 server.close();
-                throw new IllegalStateException("the ZooKeeper server process on port " + port + " did not start: " + tail(log));
+                throw new IllegalStateException("the ZooKeeper server process on port " + port + " did not start: " + GuardedProcess.readLog(log));
             }
             try {
                 Thread.sleep(100); // polling the port until the child JVM serves: nothing to wait on across processes
@@ -95,14 +95,5 @@ public final class ZooKeeperProcess implements AutoCloseable {
     public void close() {
         process.kill();
         ZooKeeperConfig.deleteQuietly(dir);
-    }
-
-    private static String tail(Path log) {
-        try {
-            String text = Files.readString(log);
-            return text.length() > 4000 ? text.substring(text.length() - 4000) : text;
-        } catch (IOException e) {
-            return "(no log: " + e + ")";
-        }
     }
 }
