@@ -83,6 +83,11 @@ public final class BenchMain implements Callable<Integer> {
     @Option(names = "--warmup", defaultValue = "2s", paramLabel = "DURATION", description = "Warm-up per run. Default: ${DEFAULT-VALUE}.")
     Duration warmup;
 
+    @Option(names = "--x4-warmup", defaultValue = "20s", paramLabel = "DURATION", description = "Warm-up of each x4 run, longer than "
+            + "--warmup: its four worker JVMs start fresh each round and compile at once, on the same cores as the server (on 2 cores "
+            + "a lock library's handoff path needs about 30 s to reach its steady speed). Default: ${DEFAULT-VALUE}.")
+    Duration x4Warmup;
+
     @Option(names = "--duration", defaultValue = "5s", paramLabel = "DURATION", description = "Measured time per run. Default: ${DEFAULT-VALUE}.")
     Duration duration;
 
@@ -188,13 +193,13 @@ public final class BenchMain implements Callable<Integer> {
                 roundTrips.forEach(System.out::println);
                 System.out.println();
             }
+            List<CrossProcess.Result> x4 = new ArrayList<>();
             if (crossProcess) {
-                List<CrossProcess.Result> x4 = new ArrayList<>();
                 for (String id : contenders) {
                     List<CrossProcess.Result> rounds = new ArrayList<>();
                     for (int round = 0; round < this.rounds; round++) {
                         System.err.printf(Locale.ROOT, "x4 round %d/%d %-20s ", round + 1, this.rounds, id);
-                        CrossProcess.Result r = CrossProcess.run(id, targets, warmup, duration, "x4-" + round);
+                        CrossProcess.Result r = CrossProcess.run(id, targets, x4Warmup, duration, "x4-" + round);
                         System.err.printf(Locale.ROOT, "%10.0f cycles/s  handoff p50 %6.0f us%n", r.cyclesPerSecond(), r.handoffP50Nanos() / 1e3);
                         rounds.add(r);
                     }
@@ -229,18 +234,32 @@ public final class BenchMain implements Callable<Integer> {
             environment.put("databases", databasesMeasured.toString());
             environment.put("rounds", Integer.toString(this.rounds));
             environment.put("secondsPerRun", warmup.toMillis() / 1e3 + "+" + duration.toMillis() / 1e3);
+            if (crossProcess) {
+                environment.put("secondsPerX4Run", x4Warmup.toMillis() / 1e3 + "+" + duration.toMillis() / 1e3);
+            }
             String holdJson = holds.stream().map(h -> String.format(Locale.ROOT,
                     "{\"implementation\":\"%s\",\"locks\":%d,\"seconds\":%.1f,\"commandsPerSecond\":%.1f,\"clientCpuPercent\":%.1f,\"bytesPerLock\":%.0f,\"memoryUsage\":%d}",
                     h.implementation(), h.locks(), h.seconds(), h.commandsPerSecond(), h.clientCpuPercent(), h.bytesPerLock(), h.keyMemoryUsage()))
                     .collect(java.util.stream.Collectors.joining(",", "[", "]"));
-            Files.writeString(out.resolve("results.json"), new Report(medians).json(environment, holdJson));
+            Files.writeString(out.resolve("results.json"), new Report(medians).json(environment, holdJson, CrossProcess.json(x4)));
             if (!medians.isEmpty()) {
                 Files.writeString(out.resolve("results.svg"), new Report(medians).svg(environment));
             }
             System.err.println("wrote " + out.resolve("results.json") + (medians.isEmpty() ? "" : " and " + out.resolve("results.svg")));
-            if (compare != null && !medians.isEmpty()) {
+            if (compare != null) {
+                String earlier = Files.readString(compare);
                 System.out.println("compared with " + compare + ":");
-                System.out.println(new Report(medians).compare(Report.read(Files.readString(compare))));
+                if (!medians.isEmpty()) {
+                    try {
+                        System.out.println(new Report(medians).compare(Report.read(earlier)));
+                    } catch (IllegalArgumentException e) {
+                        System.out.println("(no in-process results in it to compare with)");
+                    }
+                }
+                if (!x4.isEmpty()) {
+                    List<CrossProcess.Result> before = CrossProcess.read(earlier);
+                    System.out.println(before.isEmpty() ? "(no x4 results in it to compare with)" : CrossProcess.compare(x4, before));
+                }
             }
             return 0;
         } finally {

@@ -39,6 +39,66 @@ final class CrossProcess {
             return String.format(Locale.ROOT, "%-8s %-20s %12s %16s %16s %10s", "scenario", "implementation", "cycles/s",
                     "handoff p50 us", "handoff p99 us", "handoffs");
         }
+
+        String json() {
+            return String.format(Locale.ROOT, "{\"implementation\":\"%s\",\"cyclesPerSecond\":%.1f,\"handoffP50Micros\":%.1f,"
+                    + "\"handoffP99Micros\":%.1f,\"handoffs\":%d}", implementation, cyclesPerSecond, handoffP50Nanos / 1e3,
+                    handoffP99Nanos / 1e3, handoffs);
+        }
+    }
+
+    private static final java.util.regex.Pattern SAVED = java.util.regex.Pattern.compile("\\{\"implementation\":\"([^\"]+)\","
+            + "\"cyclesPerSecond\":([\\d.]+),\"handoffP50Micros\":([\\d.]+),\"handoffP99Micros\":([\\d.]+),\"handoffs\":(\\d+)}");
+
+    /** Returns the results as the JSON array of a results.json's "x4" entry. */
+    static String json(List<Result> results) {
+        return results.stream().map(Result::json).collect(java.util.stream.Collectors.joining(",\n  ", "[\n  ", "]"));
+    }
+
+    /** Reads the x4 results of a results.json (none if the run had no x4, or predates x4 in the JSON). */
+    static List<Result> read(String json) {
+        int at = json.indexOf("\"x4\":[");
+        List<Result> results = new ArrayList<>();
+        if (at < 0) {
+            return results;
+        }
+        java.util.regex.Matcher m = SAVED.matcher(json.substring(at, json.indexOf(']', at) + 1));
+        while (m.find()) {
+            results.add(new Result(m.group(1), Double.parseDouble(m.group(2)), Math.round(Double.parseDouble(m.group(3)) * 1e3),
+                    Math.round(Double.parseDouble(m.group(4)) * 1e3), Long.parseLong(m.group(5))));
+        }
+        return results;
+    }
+
+    /**
+     * Returns the x4 results next to an earlier run's: cycles/s and handoff p50/p99 now and then, and the ratio now/then
+     * (above 1.00x is faster for cycles/s, slower for the handoff latencies).
+     */
+    static String compare(List<Result> now, List<Result> earlier) {
+        StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "%-8s %-24s %11s %11s %8s %9s %9s %8s %9s %9s %8s%n",
+                "scenario", "implementation", "cycles/s", "before", "ratio", "hand p50", "before", "ratio", "hand p99", "before", "ratio"));
+        List<Result> unmatched = new ArrayList<>(earlier);
+        for (Result r : now) {
+            Optional<Result> then = unmatched.stream().filter(e -> e.implementation().equals(r.implementation())).findFirst();
+            if (then.isEmpty()) {
+                out.append(String.format(Locale.ROOT, "%-8s %-24s %11.0f %11s%n", "x4", r.implementation(), r.cyclesPerSecond(), "(new)"));
+                continue;
+            }
+            Result t = then.get();
+            unmatched.remove(t);
+            out.append(String.format(Locale.ROOT, "%-8s %-24s %11.0f %11.0f %8s %9.0f %9.0f %8s %9.0f %9.0f %8s%n", "x4", r.implementation(),
+                    r.cyclesPerSecond(), t.cyclesPerSecond(), times(r.cyclesPerSecond(), t.cyclesPerSecond()), r.handoffP50Nanos() / 1e3,
+                    t.handoffP50Nanos() / 1e3, times(r.handoffP50Nanos(), t.handoffP50Nanos()), r.handoffP99Nanos() / 1e3,
+                    t.handoffP99Nanos() / 1e3, times(r.handoffP99Nanos(), t.handoffP99Nanos())));
+        }
+        for (Result t : unmatched) {
+            out.append(String.format(Locale.ROOT, "%-8s %-24s %11s %11.0f%n", "x4", t.implementation(), "(not run)", t.cyclesPerSecond()));
+        }
+        return out.toString();
+    }
+
+    private static String times(double now, double then) {
+        return then == 0 ? "-" : String.format(Locale.ROOT, "%.2fx", now / then);
     }
 
     static Result run(String id, Contenders.Targets targets, Duration warmup, Duration duration, String lockName)

@@ -132,6 +132,14 @@ public final class Report {
 
     /** Returns the results as JSON. */
     public String json(Map<String, String> environment, String hold10kJsonArray) {
+        return json(environment, hold10kJsonArray, "[]");
+    }
+
+    /**
+     * Returns the results as JSON, with the hold10k results and the cross-process (x4) results, each a JSON array
+     * written by the benchmark that measured them.
+     */
+    public String json(Map<String, String> environment, String hold10kJsonArray, String x4JsonArray) {
         String env = environment.entrySet().stream()
                 .map(e -> "\"" + e.getKey() + "\":\"" + e.getValue().replace("\"", "'") + "\"")
                 .collect(Collectors.joining(","));
@@ -139,7 +147,8 @@ public final class Report {
                 "{\"scenario\":\"%s\",\"implementation\":\"%s\",\"cyclesPerSecond\":%.1f,\"p50Micros\":%.1f,\"p99Micros\":%.1f,\"maxMillis\":%.2f,\"cycles\":%d}",
                 m.scenario().id(), m.contender(), m.cyclesPerSecond(), m.p50Nanos() / 1e3, m.p99Nanos() / 1e3, m.maxNanos() / 1e6, m.cycles()))
                 .collect(Collectors.joining(",\n  "));
-        return "{\"environment\":{" + env + "},\n \"results\":[\n  " + rows + "],\n \"hold10k\":" + hold10kJsonArray + "}\n";
+        return "{\"environment\":{" + env + "},\n \"results\":[\n  " + rows + "],\n \"hold10k\":" + hold10kJsonArray
+                + ",\n \"x4\":" + x4JsonArray + "}\n";
     }
 
     /**
