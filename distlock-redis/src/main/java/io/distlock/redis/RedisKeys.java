@@ -76,7 +76,8 @@ public final class RedisKeys {
     /**
      * Returns the state hash of a queued lock of {@code kind} ({@code fair}, {@code rw} or {@code sem}):
      * {@code <lock key>:<kind>}; its queue is {@code <state>:queue}, its deadlines {@code <state>:deadlines},
-     * and grants are published on {@code <state>:granted} (see {@code queue.lua}). All share the lock's hash tag.
+     * and a grant is published on {@code <state>:granted:<client>}, the channel of the client whose owner it grants (see
+     * {@code queue.lua}). All share the lock's hash tag.
      */
     public String queueState(String name, String kind) {
         return lockKey(name) + ':' + kind;

@@ -61,7 +61,7 @@ final class RedisQueueStorage implements LockBackend, QueueingAcquire {
         RedisQueueTicket ticket = new RedisQueueTicket(this, name, ownerId, leaseTime);
         // where the grant channel is subscribed already (it lingers after a wait), watch it before joining: a
         // grant published after the join then reaches the ticket, and its first turn check needs no call
-        boolean watchedBeforeJoin = queues.watchGrantsIfSubscribed(kind, name, ticket::granted).map(ticket::watching).isPresent();
+        boolean watchedBeforeJoin = queues.watchGrantsIfSubscribed(kind, name, ownerId, ticket::granted).map(ticket::watching).isPresent();
         CompletableFuture<RedisQueues.Turn> joining = queues.turn(kind, cap, "acquire", name, ownerId, mode, millis(leaseTime));
         joining.whenComplete((joined, error) -> {
             if (error != null) {
@@ -85,7 +85,7 @@ final class RedisQueueStorage implements LockBackend, QueueingAcquire {
             }
             // subscribed after the join: the first turn check runs, so a grant published before the
             // subscription counted is seen by that check
-            return queues.watchGrants(kind, name, ticket::granted).handle((subscription, error) -> {
+            return queues.watchGrants(kind, name, ownerId, ticket::granted).handle((subscription, error) -> {
                 if (error != null) {
                     log.debug("grant notifications for '{}' unavailable, the waiter polls instead", name, error);
                 } else {

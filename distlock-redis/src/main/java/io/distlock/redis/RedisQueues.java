@@ -8,7 +8,10 @@ import io.distlock.spi.RefusedUse;
 import io.distlock.spi.ReleaseSubscription;
 import io.lettuce.core.RedisCommandExecutionException;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.StringJoiner;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Function;
@@ -131,7 +134,7 @@ final class RedisQueues {
             }
             return acks.confirm(before, operation, name).handle((confirmed, shortfall) -> {
                 if (shortfall == null && !grants.isEmpty()) {
-                    publisher.publish(keys.queueState(name, kind) + ":granted", grants);
+                    publishByClient(keys.queueState(name, kind) + ":granted", grants);
                 }
                 if (shortfall != null && acknowledge) {
                     throw shortfall instanceof CompletionException wrapped ? wrapped : new CompletionException(shortfall);
@@ -141,20 +144,46 @@ final class RedisQueues {
         });
     }
 
-    /**
-     * Starts handing {@code onGrant} every grant message of this lock and kind: {@code owner:token:leaseMs}
-     * entries separated by commas.
-     */
-    CompletableFuture<ReleaseSubscription> watchGrants(String kind, String name, java.util.function.Consumer<String> onGrant) {
-        return map(channels.watch(keys.queueState(name, kind) + ":granted", onGrant), "subscribe", name, Function.identity());
+    /** Publishes deferred grants as the script would have: each client's on its own channel (see queue.lua). */
+    private void publishByClient(String base, String grants) {
+        Map<String, StringJoiner> byClient = new LinkedHashMap<>();
+        for (String entry : grants.split(",")) {
+            int colon = entry.indexOf(':');
+            String client = clientOf(colon < 0 ? entry : entry.substring(0, colon));
+            byClient.computeIfAbsent(client, c -> new StringJoiner(",")).add(entry);
+        }
+        byClient.forEach((client, entries) -> publisher.publish(base + ":" + client, entries.toString()));
     }
 
     /**
-     * Starts handing {@code onGrant} the grant messages of this lock and kind if their channel is subscribed
-     * already (a waiter of this client waits on it, or did a moment ago); costs no call to Redis.
+     * The client part of an owner id, as queue.lua reads it: what comes before its last '-' (the engine's owner ids are
+     * {@code <client>-<counter>}); an owner id without one is a client of its own.
      */
-    java.util.Optional<ReleaseSubscription> watchGrantsIfSubscribed(String kind, String name, java.util.function.Consumer<String> onGrant) {
-        return channels.watchIfSubscribed(keys.queueState(name, kind) + ":granted", onGrant);
+    static String clientOf(String ownerId) {
+        int dash = ownerId.lastIndexOf('-');
+        return dash < 0 ? ownerId : ownerId.substring(0, dash);
+    }
+
+    /**
+     * Starts handing {@code onGrant} every grant message of this lock and kind made to owners of {@code ownerId}'s client
+     * ({@link #clientOf}): {@code owner:token:leaseMs} entries separated by commas. Grants to other clients' owners are
+     * published on channels of their own, so a grant wakes only the client it is for.
+     */
+    CompletableFuture<ReleaseSubscription> watchGrants(String kind, String name, String ownerId, java.util.function.Consumer<String> onGrant) {
+        return map(channels.watch(grantChannel(kind, name, ownerId), onGrant), "subscribe", name, Function.identity());
+    }
+
+    /**
+     * As {@link #watchGrants}, if the channel is subscribed already (a waiter of this client waits on it, or did a moment
+     * ago); costs no call to Redis.
+     */
+    java.util.Optional<ReleaseSubscription> watchGrantsIfSubscribed(String kind, String name, String ownerId,
+            java.util.function.Consumer<String> onGrant) {
+        return channels.watchIfSubscribed(grantChannel(kind, name, ownerId), onGrant);
+    }
+
+    private String grantChannel(String kind, String name, String ownerId) {
+        return keys.queueState(name, kind) + ":granted:" + clientOf(ownerId);
     }
 
     private <T> CompletableFuture<T> run(Script script, String kind, String name, int cap, String operation, String... args) {

@@ -17,7 +17,9 @@
 --                                          'f'<owner id> -> until when a force-unlocked holder's next renew or
 --                                          release is told so (its lease expiry at the force-unlock), dropped then
 -- ARGV[1]  operation: acquire | check | leave | renew | release | force | downgrade | count | held
--- ARGV[2]  channel on which grants are published (the same slot as the keys)
+-- ARGV[2]  base of the channels on which grants are published (the same slot as the keys): a grant to owner
+--          '<client>-<n>' goes to '<base>:<client>', the channel only that owner's client listens on for this lock
+--          (an owner id without '-' is its own client), so a grant wakes one client, not every client that waits
 -- ARGV[3]  'sharded' to publish with SPUBLISH (Redis Cluster); 'defer' to publish nothing and answer
 --          {answer, grants} instead, where grants is the message this call would have published ('' if it
 --          granted nobody): the client publishes it once replicas have acknowledged the call (minReplicas), so
@@ -62,7 +64,9 @@
 local state, queue, deadlines = KEYS[1], KEYS[2], KEYS[3]
 local op, channel, notify, memory, asked = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
 local heartbeat = tonumber(ARGV[6])
-local granted_message = {} -- the grants of this call, published at the end (or answered, with 'defer')
+local granted_message = {} -- the grants of this call, answered at the end with 'defer'
+local granted_to = {} -- the same grants by the client they go to (client -> list), published at the end
+local granted_clients = {} -- those clients, in the order of their first grant
 
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
@@ -81,6 +85,15 @@ local cap = stored_cap ~= 0 and stored_cap or asked
 -- of them here; so the script remembers what it learned. queue_empty: true when this script knows the queue is
 -- empty (its key does not exist), false when it knows it is not, nil when it does not know.
 local queue_empty = nil
+-- held: the number of holders, once this script has read or written it (nil until then)
+local held_now = nil
+
+local function holders()
+  if held_now == nil then
+    held_now = num('held')
+  end
+  return held_now
+end
 
 local function queue_is_empty()
   if queue_empty == nil then
@@ -100,7 +113,7 @@ local function drop_holder(owner)
   else
     redis.call('HDEL', state, 't:' .. owner)
   end
-  redis.call('HINCRBY', state, 'held', -1)
+  held_now = redis.call('HINCRBY', state, 'held', -1)
 end
 
 local function drop_waiter(member)
@@ -111,7 +124,7 @@ local function drop_waiter(member)
 end
 
 local function can_grant(mode)
-  local held = num('held')
+  local held = holders()
   if mode == 'w' then
     return held == 0
   elseif mode == 'r' then
@@ -126,6 +139,7 @@ local function make_holder(owner, mode, expiry)
   local token = math.max(tonumber(last[1] or '0') + 1, micros)
   local shown = string.format('%.0f', token)
   local held = tonumber(last[2] or '0') + 1
+  held_now = held
   if mode == 'w' then
     redis.call('HSET', state, 'token', shown, 't:' .. owner, shown, 'held', held, 'writer', owner)
   else
@@ -151,13 +165,30 @@ local function advance()
     local pending = math.min(lease, heartbeat)
     drop_waiter(head)
     local token = make_holder(string.sub(head, 2), mode, now + pending)
-    granted_message[#granted_message + 1] = string.sub(head, 2) .. ':' .. string.format('%.0f', token) .. ':' .. pending
+    local owner = string.sub(head, 2)
+    local entry = owner .. ':' .. string.format('%.0f', token) .. ':' .. pending
+    granted_message[#granted_message + 1] = entry
+    local client = string.match(owner, '^(.*)%-[^%-]*$') or owner
+    if not granted_to[client] then
+      granted_to[client] = {}
+      granted_clients[#granted_clients + 1] = client
+    end
+    local list = granted_to[client]
+    list[#list + 1] = entry
+    if mode == 'w' then
+      break -- an exclusive holder now: nobody else may be granted, no need to look at the next head
+    end
   end
 end
 
--- drops what ran out (holders' leases, waiters' heartbeats, force-unlock notices), then grants onward
+-- drops what ran out (holders' leases, waiters' heartbeats, force-unlock notices), then grants onward. When nothing ran
+-- out, there is nothing to grant: every call that frees a place (release, leave, force, a drop here) grants onward before
+-- it ends, so between calls the head of the queue is never one that may be granted.
 local function touch()
   local due = redis.call('ZRANGEBYSCORE', deadlines, '-inf', now)
+  if #due == 0 then
+    return
+  end
   for _, member in ipairs(due) do
     local what = string.sub(member, 1, 1)
     if what == 'h' then
@@ -190,7 +221,7 @@ local function check_cap()
   if asked == 0 then
     return nil
   end
-  if stored_cap ~= 0 and stored_cap ~= asked and (num('held') > 0 or not queue_is_empty()) then
+  if stored_cap ~= 0 and stored_cap ~= asked and (holders() > 0 or not queue_is_empty()) then
     return 'DISTLOCK_PERMITS the semaphore is in use with ' .. stored_cap .. ' permits, asked with ' .. asked
   end
   if stored_cap ~= asked then
@@ -319,24 +350,23 @@ elseif op == 'downgrade' then
   end
 elseif op == 'count' then
   touch()
-  result = math.max(0, cap - num('held'))
+  result = math.max(0, cap - holders())
 elseif op == 'held' then
   touch()
   local writer = redis.call('HEXISTS', state, 'writer')
   if ARGV[7] == 'w' then
     result = writer
   else
-    result = (num('held') - writer > 0) and 1 or 0
+    result = (holders() - writer > 0) and 1 or 0
   end
 else
   return redis.error_reply('ERR distlock queue.lua: unknown operation ' .. tostring(op))
 end
 keep()
-local grants = table.concat(granted_message, ',')
 if notify == 'defer' then
-  return {result, grants}
+  return {result, table.concat(granted_message, ',')}
 end
-if grants ~= '' then
-  redis.call(notify == 'sharded' and 'SPUBLISH' or 'PUBLISH', channel, grants)
+for _, client in ipairs(granted_clients) do
+  redis.call(notify == 'sharded' and 'SPUBLISH' or 'PUBLISH', channel .. ':' .. client, table.concat(granted_to[client], ','))
 end
 return result
