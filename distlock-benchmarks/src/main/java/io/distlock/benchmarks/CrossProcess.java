@@ -1,6 +1,7 @@
 package io.distlock.benchmarks;
 
 import io.distlock.cli.bench.Contender;
+import io.distlock.cli.bench.Report;
 import io.distlock.servers.ChildJvm;
 import io.distlock.servers.ParentJvm;
 import java.io.DataInputStream;
@@ -87,18 +88,14 @@ final class CrossProcess {
             Result t = then.get();
             unmatched.remove(t);
             out.append(String.format(Locale.ROOT, "%-8s %-24s %11.0f %11.0f %8s %9.0f %9.0f %8s %9.0f %9.0f %8s%n", "x4", r.implementation(),
-                    r.cyclesPerSecond(), t.cyclesPerSecond(), times(r.cyclesPerSecond(), t.cyclesPerSecond()), r.handoffP50Nanos() / 1e3,
-                    t.handoffP50Nanos() / 1e3, times(r.handoffP50Nanos(), t.handoffP50Nanos()), r.handoffP99Nanos() / 1e3,
-                    t.handoffP99Nanos() / 1e3, times(r.handoffP99Nanos(), t.handoffP99Nanos())));
+                    r.cyclesPerSecond(), t.cyclesPerSecond(), Report.times(r.cyclesPerSecond(), t.cyclesPerSecond()), r.handoffP50Nanos() / 1e3,
+                    t.handoffP50Nanos() / 1e3, Report.times(r.handoffP50Nanos(), t.handoffP50Nanos()), r.handoffP99Nanos() / 1e3,
+                    t.handoffP99Nanos() / 1e3, Report.times(r.handoffP99Nanos(), t.handoffP99Nanos())));
         }
         for (Result t : unmatched) {
             out.append(String.format(Locale.ROOT, "%-8s %-24s %11s %11.0f%n", "x4", t.implementation(), "(not run)", t.cyclesPerSecond()));
         }
         return out.toString();
-    }
-
-    private static String times(double now, double then) {
-        return then == 0 ? "-" : String.format(Locale.ROOT, "%.2fx", now / then);
     }
 
     static Result run(String id, Contenders.Targets targets, Duration warmup, Duration duration, String lockName)

@@ -85,7 +85,8 @@ public final class Report {
         return out.toString();
     }
 
-    private static String times(double now, double then) {
+    /** Returns {@code now / then} as a ratio such as {@code 1.25x}, or {@code -} when there is nothing to divide by. */
+    public static String times(double now, double then) {
         return then == 0 ? "-" : String.format(Locale.ROOT, "%.2fx", now / then);
     }
 
