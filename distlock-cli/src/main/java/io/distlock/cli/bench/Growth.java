@@ -175,6 +175,13 @@ final class Growth {
                     double seconds = (System.nanoTime() - start) / 1e9;
                     long trips = proxy.roundTrips() - tripsBefore;
                     int count = held.size();
+                    long lost = held.stream().filter(lease -> !lease.isValid()).count();
+                    if (lost > 0) {
+                        // a lost lease is renewed no more: the count below is short by its renewals
+                        progress.printf(Locale.ROOT, "  %s: %,d of %,d held leases were lost by the end of the window (a pause "
+                                + "longer than the lease, or a server too slow to renew them): round trips are undercounted%n",
+                                backend, lost, count);
+                    }
                     Point point = new Point(backend, count, stalled, trips / seconds, count < HEAP_FROM ? Double.NaN : (double) heap / count,
                             probes[PROBES / 2] / 1e3,
                             probes[PROBES * 99 / 100] / 1e3);
