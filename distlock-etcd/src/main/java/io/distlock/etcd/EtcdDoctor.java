@@ -47,7 +47,7 @@ final class EtcdDoctor {
     static final DoctorCheck LATENCY = RoundTripProbe.check("etcd", "a linearizable read of the namespace");
     /** The catalogue, in the order findings come. */
     static final List<DoctorCheck> CHECKS = List.of(EtcdClusterFindings.VERSION, EtcdClusterFindings.MEMBERS, EtcdClusterFindings.LEADER,
-            EtcdSessionTtlCheck.CHECK, EtcdAuthCheck.CHECK, EtcdClusterFindings.ALARMS, LATENCY);
+            EtcdSessionTtlCheck.CHECK, EtcdAuthCheck.CHECK, EtcdClusterFindings.ALARMS, EtcdClusterFindings.HISTORY, LATENCY);
     /** The first call of a client also connects (and authenticates): a cold JVM needs this long, as for a lock client. */
     private static final Duration FIRST_CALL = Duration.ofSeconds(10);
 
@@ -72,6 +72,7 @@ final class EtcdDoctor {
                     EtcdSessionTtlCheck.commandLines(cluster, timeout)));
             findings.add(EtcdAuthCheck.judge(withoutUser, withUser, connection.user(), prefix.toString(StandardCharsets.UTF_8)));
             findings.add(EtcdClusterFindings.alarms(reader, cluster, timeout));
+            findings.add(EtcdClusterFindings.history(cluster, timeout));
             findings.add(latency(reader, prefix, builder, timeout));
             return findings;
         }

@@ -44,6 +44,21 @@ class EtcdDoctorRulesTest {
     }
 
     @Test
+    void aHistoryOfMoreThanAMillionRevisionsSinceTheLastCompactionIsRisky() {
+        Finding fresh = EtcdClusterFindings.judgeHistory(1_000_000, 0);
+        assertThat(fresh.severity()).isEqualTo(Severity.OK);
+        assertThat(fresh.observed()).isEqualTo("1,000,000 revisions kept (revision 1,000,000, never compacted)");
+        Finding never = EtcdClusterFindings.judgeHistory(1_000_001, 0);
+        assertThat(never.severity()).isEqualTo(Severity.RISKY);
+        assertThat(never.why()).contains("since it started").contains("NOSPACE");
+        assertThat(never.fix()).contains("--auto-compaction-retention");
+        assertThat(EtcdClusterFindings.judgeHistory(5_000_000, 4_500_000).severity()).as("compacted recently").isEqualTo(Severity.OK);
+        Finding stale = EtcdClusterFindings.judgeHistory(5_000_000, 3_000_000);
+        assertThat(stale.severity()).isEqualTo(Severity.RISKY);
+        assertThat(stale.observed()).isEqualTo("2,000,000 revisions kept (revision 5,000,000, compacted at 3,000,000)");
+    }
+
+    @Test
     void aLeaderIsOkOnlyWhenTheAnsweringMembersAgreeOnOneThatAnswersWithAQuorum() {
         assertThat(leader(view(1, "m0", 1L), view(2, "m1", 1L), view(3, "m2", 1L))).isEqualTo(Severity.OK);
         assertThat(leader(view(1, "m0", 1L), view(2, "m1", 1L), view(3, "m2", null))).as("a follower gone").isEqualTo(Severity.OK);

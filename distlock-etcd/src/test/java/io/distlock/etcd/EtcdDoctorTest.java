@@ -150,6 +150,26 @@ class EtcdDoctorTest {
     }
 
     @Test
+    void theHistoryKeptIsReadFromTheMetricsAndACompactionShowsInIt() throws Exception {
+        EtcdCluster cluster = single.cluster();
+        try (LockClient client = EtcdLockClient.builder().endpoints(cluster.endpoints()).build()) {
+            for (int i = 0; i < 3; i++) {
+                client.getLock("history").acquire(SOON).close();
+            }
+        }
+        Finding before = finding(diagnose(cluster.registryTarget()), "etcd.history");
+        assertThat(before.severity()).isEqualTo(Severity.OK);
+        assertThat(before.observed()).containsPattern("^[\\d,]+ revisions kept \\(revision [\\d,]+, ");
+        try (RawEtcd raw = new RawEtcd(cluster.endpoints())) {
+            long revision = raw.client().getKVClient().get(bytes("any")).get(10, TimeUnit.SECONDS).getHeader().getRevision();
+            raw.client().getKVClient().compact(revision).get(10, TimeUnit.SECONDS);
+            Finding after = finding(diagnose(cluster.registryTarget()), "etcd.history");
+            assertThat(after.observed()).as("the doctor writes nothing: no revision after the compaction")
+                    .isEqualTo(String.format(java.util.Locale.ROOT, "0 revisions kept (revision %,d, compacted at %,d)", revision, revision));
+        }
+    }
+
+    @Test
     void aNoSpaceAlarmIsRiskyWhileHeldLocksStayHeldAndNoAlarmIsOk() throws Exception {
         try (EtcdCluster cluster = EtcdCluster.launch()) {
             Finding none = finding(diagnose(cluster.registryTarget()), "etcd.alarms");
