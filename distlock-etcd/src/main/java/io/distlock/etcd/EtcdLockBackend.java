@@ -43,7 +43,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The storage operations on etcd. Each waiter is a key {@code <namespace>/<name>/<lease>-<client>-<number>} on
+ * The storage operations on etcd. Each waiter is a key {@code <namespace>/<name>/<lease>-<owner id>} on
  * the client's session lease, created only if absent; the key with the lowest create revision holds the
  * lock; each waiter watches only the key created just before its own, for its deletion. The fencing token
  * is the holder key's create revision: revisions only grow, across restarts and leader elections.
@@ -238,19 +238,17 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
         // Both branches also read what tells whether the new key holds at once, as etcd's concurrency.Mutex reads the
         // oldest key: when it does, the lock is held after this one round trip
         Op look = lookAtJoin(name);
-        ByteSequence madeBy = valueOf(ownerId);
         CompletableFuture<QueueTicket> joined = retried(attempt -> kv.txn()
                 .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-                .Then(Op.put(key, madeBy, PutOption.builder().withLeaseId(lease).build()), look)
+                .Then(Op.put(key, value, PutOption.builder().withLeaseId(lease).build()), look)
                 .Else(Op.get(key, GetOption.DEFAULT), look)
                 .commit()
                 .thenApply(response -> {
                     List<GetResponse> reads = response.getGetResponses();
                     boolean created = response.isSucceeded();
-                    if (!created && (attempt == 0 || !madeBy(reads.get(0).getKvs().get(0), ownerId))) {
-                        // the key was there before this join sent anything, or another owner made it: not ours to take
-                        // (its create revision is an older token, perhaps a lost holder's). Only a retry may find the key
-                        // its own first try made, and that key names this owner id in its value
+                    if (!created && attempt == 0) {
+                        // the key was there before this join sent anything: not ours to take (its create revision is an
+                        // older token, perhaps a lost holder's). Only a retry may find the key its own first try made
                         throw new StaleKey(key, reads.get(0).getKvs().get(0).getCreateRevision());
                     }
                     long revision = created ? response.getHeader().getRevision()
@@ -296,19 +294,6 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
             }
             return CompletableFuture.failedFuture(failure);
         });
-    }
-
-    private static final String MADE_BY = "owner=";
-
-    /** What a join puts in its key: who made it ({@link #value}) and the owner id the key was made for. */
-    private ByteSequence valueOf(String ownerId) {
-        String text = ownerValue.toString(StandardCharsets.UTF_8) + " " + MADE_BY + ownerId;
-        return LockKeys.bytes(rule == QueueRule.PERMIT ? text + " " + PERMITS + permits : text);
-    }
-
-    /** Returns whether {@code key}'s value names {@code ownerId} as the owner it was made for (see {@link #valueOf}). */
-    static boolean madeBy(KeyValue key, String ownerId) {
-        return (" " + key.getValue().toString(StandardCharsets.UTF_8) + " ").contains(" " + MADE_BY + ownerId + " ");
     }
 
     /** The owner part of a queue key: the client's part of the owner id and the key's number. */
@@ -754,7 +739,10 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
     }
 
     static boolean transientFailure(Throwable failure) {
-        Throwable cause = unwrap(failure);
+        Throwable cause = failure;
+        while (cause instanceof java.util.concurrent.CompletionException && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
         if (cause instanceof io.etcd.jetcd.common.exception.EtcdException etcd) {
             return etcd.getErrorCode() == io.etcd.jetcd.common.exception.ErrorCode.UNAVAILABLE;
         }

@@ -5,8 +5,7 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Keys of a lock's queue: {@code <namespace>/<name, URL-encoded>/<session lease, hex>-<client>-<number>} (see
- * {@link KeySlots}; a downgraded reader's key ends in its owner id instead). Neither the
+ * Keys of a lock's queue: {@code <namespace>/<name, URL-encoded>/<session lease, hex>-<owner id>}. Neither the
  * namespace (one segment) nor the encoded name has a '/', so one lock's prefix never covers another's, of this
  * namespace or of another; the lease in the key shows an operator ({@code etcdctl get --prefix}) which session a
  * waiter belongs to.
