@@ -58,7 +58,7 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
      * timed out) is deleted in the background; so is the key of a waiter that gave up and of a release
      * that was not answered, retried until the delete is answered or the session lease it belongs to is
      * gone: a left-over key on a live session would block the queue for as long as the client runs. Deletes compare the create revision, so a retried delete can never remove a
-     * newer key. Key names are reused (KeySlots): a name is given to a new key only once its last key is known gone.
+     * newer key (our keys are unique per acquisition anyway).
      *
      * A lease is never trusted longer than the session: renew() sends a keep-alive of the session lease
      * as well as reading the key, so a confirmed renewal at time t means the server keeps the key until
@@ -83,8 +83,6 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
     private final ByteSequence value;
     /** The queue key of every owner id of this client, in every kind (owner ids are unique per acquisition). */
     private final ConcurrentHashMap<String, QueueEntry> entries;
-    /** The numbers in this client's queue keys, in every kind: reused once a key is gone (see {@link KeySlots}). */
-    private final KeySlots slots;
 
     EtcdLockBackend(Client client, boolean ownsClient, LockKeys keys, EtcdSession session, String endpoints, Duration timeout,
             ScheduledExecutorService scheduler, String ownerDescription) {
@@ -102,7 +100,6 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
         this.permits = 0;
         this.value = ownerValue;
         this.entries = new ConcurrentHashMap<>();
-        this.slots = new KeySlots();
     }
 
     /** Another kind's storage on {@code base}'s connection and session, with its keys under {@code keys}; closing it is the base's. */
@@ -122,7 +119,6 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
         this.value = rule == QueueRule.PERMIT
                 ? LockKeys.bytes(base.ownerValue.toString(StandardCharsets.UTF_8) + " " + PERMITS + permits) : base.ownerValue;
         this.entries = base.entries;
-        this.slots = base.slots;
     }
 
     /**
@@ -220,20 +216,8 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
         return result;
     }
 
-    /** How many keys left over in the slot a join took it tries past before it fails (each try takes another slot). */
-    private static final int STALE_KEYS_PASSED = 3;
-
     private CompletableFuture<QueueTicket> join(String name, String ownerId, long lease) {
-        return join(name, ownerId, lease, 0);
-    }
-
-    /**
-     * Puts this waiter's key, {@code <lease>-<client>-<number>} with a number of {@link KeySlots} (not in use by any
-     * key of this client that may still exist), unless it exists.
-     */
-    private CompletableFuture<QueueTicket> join(String name, String ownerId, long lease, int stalePassed) {
-        KeySlots.Slot slot = slots.take(keys.prefixText(name) + rule.role);
-        ByteSequence key = keys.key(name, rule.role, lease, keyId(ownerId, slot));
+        ByteSequence key = keys.key(name, rule.role, lease, ownerId);
         // create-if-absent, else read: a retry after an ambiguous error finds its own key instead of a second one.
         // Both branches also read what tells whether the new key holds at once, as etcd's concurrency.Mutex reads the
         // oldest key: when it does, the lock is held after this one round trip
@@ -246,81 +230,29 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
                 .thenApply(response -> {
                     List<GetResponse> reads = response.getGetResponses();
                     boolean created = response.isSucceeded();
-                    if (!created && attempt == 0) {
-                        // the key was there before this join sent anything: not ours to take (its create revision is an
-                        // older token, perhaps a lost holder's). Only a retry may find the key its own first try made
-                        throw new StaleKey(key, reads.get(0).getKvs().get(0).getCreateRevision());
-                    }
                     long revision = created ? response.getHeader().getRevision()
                             : reads.get(0).getKvs().get(0).getCreateRevision(); // our own earlier try
                     List<KeyValue> seen = reads.get(reads.size() - 1).getKvs();
                     if (rule == QueueRule.PERMIT) {
                         checkPermits(name, seen, key, revision, lease);
                     }
-                    QueueEntry entry = new QueueEntry(key, revision, lease, slot);
-                    remember(ownerId, entry);
+                    QueueEntry entry = new QueueEntry(key, revision, lease);
+                    entries.put(ownerId, entry);
                     return new QueueKey(this, name, ownerId, entry, holdsAtJoin(seen, created, revision));
                 }));
         joined.whenComplete((ticket, failure) -> {
-            if (failure == null) {
-                return;
-            }
-            if (unwrap(failure) instanceof StaleKey stale) {
-                if (entries.values().stream().noneMatch(entry -> entry.key().equals(key))) {
-                    // left over (a create that landed after its deletes): delete it, then its number is free again
-                    deleteInBackground(key, stale.revision, lease).whenComplete((done, error) -> slots.giveBack(slot));
-                } else {
-                    log.error("distlock-etcd: key {} of a waiter of this client was given to a second waiter; the second takes another",
-                            key.toString(StandardCharsets.UTF_8)); // the number stays with the first
-                }
-            } else if (EtcdSession.leaseNotFound(failure)) {
-                slots.giveBack(slot); // no key of that lease can exist
-            } else {
+            if (failure != null && !EtcdSession.leaseNotFound(failure)) {
                 // an error answer does not prove the put was not applied (a connection that broke after it):
-                // delete now and once more later, when a request still in the server's pipeline has landed; the
-                // number is free once the second delete is answered
+                // delete now and once more later, when a request still in the server's pipeline has landed
                 deleteInBackground(key, 0, lease);
                 try {
-                    scheduler.schedule(() -> deleteInBackground(key, 0, lease).whenComplete((done, error) -> slots.giveBack(slot)),
-                            Math.max(2_000, timeout.toMillis()), TimeUnit.MILLISECONDS);
+                    scheduler.schedule(() -> deleteInBackground(key, 0, lease), Math.max(2_000, timeout.toMillis()), TimeUnit.MILLISECONDS);
                 } catch (RuntimeException shutDown) {
                     // closing: the session lease is revoked, and the key with it
                 }
             }
         });
-        return joined.exceptionallyCompose(failure -> {
-            if (unwrap(failure) instanceof StaleKey && stalePassed < STALE_KEYS_PASSED) {
-                return join(name, ownerId, lease, stalePassed + 1);
-            }
-            return CompletableFuture.failedFuture(failure);
-        });
-    }
-
-    /** The owner part of a queue key: the client's part of the owner id and the key's number. */
-    private static String keyId(String ownerId, KeySlots.Slot slot) {
-        int dash = ownerId.lastIndexOf('-');
-        return (dash > 0 ? ownerId.substring(0, dash) : ownerId) + "-" + Integer.toString(slot.number(), 36);
-    }
-
-    private static Throwable unwrap(Throwable failure) {
-        Throwable cause = failure;
-        while (cause instanceof java.util.concurrent.CompletionException && cause.getCause() != null) {
-            cause = cause.getCause();
-        }
-        return cause;
-    }
-
-    /** A join found its key there before it sent anything (see {@link #join}). */
-    static final class StaleKey extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-        final transient ByteSequence key;
-        final long revision;
-
-        StaleKey(ByteSequence key, long revision) {
-            super("queue key " + key.toString(StandardCharsets.UTF_8) + " exists already (create revision " + revision + ")", null, false, false);
-            this.key = key;
-            this.revision = revision;
-        }
+        return joined;
     }
 
     /** What the join reads beside its own key: enough to tell whether the new key holds at once (see {@link #holdsAtJoin}). */
@@ -397,10 +329,10 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
             return alive.thenCombine(read, (sessionAlive, response) -> sessionAlive && response.getKvs().stream()
                     .anyMatch(kv -> kv.getCreateRevision() == entry.revision()) ? OwnerCheck.OWNER : OwnerCheck.MISSING);
         })).thenApply(check -> {
-            if (check == OwnerCheck.MISSING && entries.remove(ownerId, entry)) {
+            if (check == OwnerCheck.MISSING) {
                 // the key (or its session) is gone for good, and the engine releases nothing for a lease lost this way:
                 // forget the entry, or every lost lease stays in this map
-                keyGone(entry);
+                entries.remove(ownerId, entry);
             }
             return check;
         });
@@ -477,9 +409,9 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
                     continue;
                 }
                 boolean owner = alive.join() && found[i];
-                if (!owner && entries.remove(requests.get(i).ownerId(), entry)) {
+                if (!owner) {
                     // gone for good, and the engine releases nothing for a lease lost this way (as in renew)
-                    keyGone(entry);
+                    entries.remove(requests.get(i).ownerId(), entry);
                 }
                 results.add(owner ? OwnerCheck.OWNER : OwnerCheck.MISSING);
             }
@@ -564,9 +496,7 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
         released.whenComplete((check, failure) -> {
             if (failure != null) {
                 // unanswered (no leader, unreachable): the key must not outlive the release, the session goes on
-                deleteInBackground(entry.key(), entry.revision(), entry.lease()).whenComplete((done, error) -> keyGone(entry));
-            } else {
-                keyGone(entry); // deleted, or found gone
+                deleteInBackground(entry.key(), entry.revision(), entry.lease());
             }
         });
         return released;
@@ -759,21 +689,9 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
         entries.remove(ownerId);
     }
 
-    /**
-     * Records that {@code ownerId} holds {@code entry} (made by a join, or by a downgrade outside enqueue). An entry it
-     * replaces is of a join given up before (a session given up: the engine joins again with the same owner id): its
-     * key went with that session, or has another lease in its name than any key made from now on, so its number is free.
-     */
+    /** Records that {@code ownerId} holds {@code entry} (a downgrade made it outside enqueue). */
     void remember(String ownerId, QueueEntry entry) {
-        QueueEntry replaced = entries.put(ownerId, entry);
-        if (replaced != null && replaced != entry) {
-            slots.giveBack(replaced.slot());
-        }
-    }
-
-    /** Gives the number of {@code entry}'s key back once its key is known gone. */
-    void keyGone(QueueEntry entry) {
-        slots.giveBack(entry.slot());
+        entries.put(ownerId, entry);
     }
 
     /** Returns the key of {@code ownerId}, if it has one in any kind of this client. */
@@ -849,15 +767,10 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
     }
 
     /** A key of ours in some lock's queue. */
-    /** A queue key of this client: its create revision, its session lease, and its number (null: a key without one). */
-    record QueueEntry(ByteSequence key, long revision, long lease, KeySlots.@Nullable Slot slot) {
-        QueueEntry(ByteSequence key, long revision, long lease) {
-            this(key, revision, lease, null);
-        }
-    }
+    record QueueEntry(ByteSequence key, long revision, long lease) {}
 
     @Override
     public Map<String, Integer> stateCounts() {
-        return Map.of("queue entries", entries.size(), "names with numbered keys", slots.spaces());
+        return Map.of("queue entries", entries.size());
     }
 }

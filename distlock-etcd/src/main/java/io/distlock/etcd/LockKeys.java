@@ -75,7 +75,7 @@ final class LockKeys {
         return parts.length == 2 && !parts[0].startsWith("~") || parts.length == 3 && parts[0].startsWith("~");
     }
 
-    String prefixText(String name) {
+    private String prefixText(String name) {
         return namespace + "/" + URLEncoder.encode(name, StandardCharsets.UTF_8) + "/";
     }
 
