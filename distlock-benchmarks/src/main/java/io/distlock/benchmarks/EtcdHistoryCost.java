@@ -33,8 +33,8 @@ public final class EtcdHistoryCost {
         System.err.println("starting etcd ...");
         try (StartedServer server = Deployments.server("etcd").launch();
                 LockClient distlock = LockClients.open(server.target());
-                Contender jetcd = new JetcdLock(endpoints(server.target()));
-                Client admin = Client.builder().endpoints(endpoints(server.target())).build()) {
+                Contender jetcd = new JetcdLock(BenchMain.httpEndpoints(server.target()));
+                Client admin = Client.builder().endpoints(BenchMain.httpEndpoints(server.target()).split(",")).build()) {
             System.out.printf(Locale.ROOT, "%-14s %12s %14s%n", "implementation", "acquisitions", "cycle p50 us");
             for (int batch = 1; batch <= batches + 1; batch++) {
                 if (batch == batches + 1) {
@@ -59,10 +59,6 @@ public final class EtcdHistoryCost {
                 System.out.printf(Locale.ROOT, "%-14s %12d %14d%n", "jetcd-lock", (long) batch * cycles, median(theirs) / 1000);
             }
         }
-    }
-
-    private static String endpoints(String target) {
-        return target.replaceFirst("^etcd://", "http://");
     }
 
     private static long median(long[] nanos) {

@@ -215,8 +215,8 @@ final class EtcdClusterFindings {
         return id == 0 ? "no leader" : names.getOrDefault(id, Long.toHexString(id));
     }
 
-    static Finding alarms(Client reader, Cluster cluster, Duration timeout) {
-        String size = size(cluster, timeout);
+    static Finding alarms(Client reader, Cluster cluster, Optional<String> metrics, Duration timeout) {
+        String size = size(cluster, metrics);
         List<AlarmMember> alarms;
         try {
             alarms = await(reader.getMaintenanceClient().listAlarms(), timeout).getAlarms();
@@ -240,16 +240,17 @@ final class EtcdClusterFindings {
                 + "releases fail) until an operator clears it", "find the member whose data differ (etcd's logs), replace it, then etcdctl alarm disarm");
     }
 
-    /** Reads the revisions kept since the last compaction from the first answering member's /metrics. */
-    static Finding history(Cluster cluster, Duration timeout) {
-        if (cluster.answering().isEmpty()) {
-            return HISTORY.unknown("no member answers", "how much history etcd keeps is not known");
-        }
-        Optional<String> metrics = EtcdDoctor.read(cluster.answering().get(0).clientUrl(), "/metrics", timeout);
+    /** Reads the first answering member's /metrics (empty if none answers, or it is not served). */
+    static Optional<String> metrics(Cluster cluster, Duration timeout) {
+        return cluster.answering().isEmpty() ? Optional.empty() : EtcdDoctor.read(cluster.answering().get(0).clientUrl(), "/metrics", timeout);
+    }
+
+    /** Judges the revisions kept since the last compaction from {@code metrics} (see {@link #metrics}). */
+    static Finding history(Optional<String> metrics) {
         OptionalLong current = metrics.map(text -> gauge(text, "etcd_debugging_mvcc_current_revision")).orElse(OptionalLong.empty());
         OptionalLong compacted = metrics.map(text -> gauge(text, "etcd_debugging_mvcc_compact_revision")).orElse(OptionalLong.empty());
         if (current.isEmpty() || compacted.isEmpty()) {
-            return HISTORY.unknown(metrics.isEmpty() ? "/metrics could not be read" : "/metrics has no revision gauges (etcd_debugging_mvcc_"
+            return HISTORY.unknown(metrics.isEmpty() ? "/metrics could not be read (no member answers, or none serves it)" : "/metrics has no revision gauges (etcd_debugging_mvcc_"
                     + "current_revision, etcd_debugging_mvcc_compact_revision)", "how much history etcd keeps is not known");
         }
         return judgeHistory(current.getAsLong(), compacted.getAsLong());
@@ -276,14 +277,13 @@ final class EtcdClusterFindings {
     }
 
     /** Returns ", database 1.2 MiB of a 2.0 GiB quota" as far as it is readable, or "". */
-    private static String size(Cluster cluster, Duration timeout) {
+    private static String size(Cluster cluster, Optional<String> metrics) {
         long largest = cluster.answering().stream().mapToLong(member -> member.answer().getDbSize()).max().orElse(-1);
         if (largest < 0) {
             return "";
         }
-        String quota = EtcdDoctor.read(cluster.answering().get(0).clientUrl(), "/metrics", timeout).flatMap(text -> text.lines()
-                .filter(line -> line.startsWith("etcd_server_quota_backend_bytes ")).findFirst())
-                .map(line -> " of a " + bytes((long) Double.parseDouble(line.substring(line.indexOf(' ') + 1).trim())) + " quota").orElse("");
+        OptionalLong quotaBytes = metrics.map(text -> gauge(text, "etcd_server_quota_backend_bytes")).orElse(OptionalLong.empty());
+        String quota = quotaBytes.isPresent() ? " of a " + bytes(quotaBytes.getAsLong()) + " quota" : "";
         return ", database " + bytes(largest) + quota;
     }
 

@@ -71,8 +71,9 @@ final class EtcdDoctor {
             findings.add(EtcdSessionTtlCheck.judge(builder.requestedSessionTtl(), builder.leaseTimeSet(),
                     EtcdSessionTtlCheck.commandLines(cluster, timeout)));
             findings.add(EtcdAuthCheck.judge(withoutUser, withUser, connection.user(), prefix.toString(StandardCharsets.UTF_8)));
-            findings.add(EtcdClusterFindings.alarms(reader, cluster, timeout));
-            findings.add(EtcdClusterFindings.history(cluster, timeout));
+            Optional<String> metrics = EtcdClusterFindings.metrics(cluster, timeout); // read once: the alarms' quota, the history
+            findings.add(EtcdClusterFindings.alarms(reader, cluster, metrics, timeout));
+            findings.add(EtcdClusterFindings.history(metrics));
             findings.add(latency(reader, prefix, builder, timeout));
             return findings;
         }
