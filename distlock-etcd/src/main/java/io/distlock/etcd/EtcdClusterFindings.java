@@ -51,10 +51,10 @@ final class EtcdClusterFindings {
     static final long HISTORY_KEPT_AT_MOST = 1_000_000;
     static final DoctorCheck HISTORY = new DoctorCheck("etcd.history", "the revisions etcd keeps since its last compaction "
             + "(/metrics: etcd_debugging_mvcc_current_revision less etcd_debugging_mvcc_compact_revision)", "", "more than "
-            + String.format(Locale.ROOT, "%,d", HISTORY_KEPT_AT_MOST) + " revisions kept: etcd keeps every deleted key, in memory "
-            + "and on disk, until a compaction, and an acquire reads past every key its name had since then (distlock-etcd "
-            + "writes a new key per acquisition; measured: 1.0 ms per acquire and release at first, 3.2 ms after 50,000 "
-            + "acquisitions of one name); the database grows towards the NOSPACE alarm, which stops every acquire",
+            + String.format(Locale.ROOT, "%,d", HISTORY_KEPT_AT_MOST) + " revisions kept: etcd keeps every deleted key and "
+            + "every revision, in memory and on disk, until a compaction; the database grows towards the NOSPACE alarm, which "
+            + "stops every acquire, and an acquire reads past every key its name had since (one per client session and "
+            + "waiter: names used by many short-lived clients get slower)",
             "a compaction within the last " + String.format(Locale.ROOT, "%,d", HISTORY_KEPT_AT_MOST) + " revisions",
             "compact automatically: start etcd with --auto-compaction-mode=periodic --auto-compaction-retention=1h (or "
                     + "--auto-compaction-mode=revision), or run etcdctl compact regularly; etcdctl defrag returns the space");
@@ -262,9 +262,9 @@ final class EtcdClusterFindings {
         String observed = String.format(Locale.ROOT, "%,d revisions kept (revision %,d, ", kept, current)
                 + (compacted == 0 ? "never compacted)" : String.format(Locale.ROOT, "compacted at %,d)", compacted));
         if (kept > HISTORY_KEPT_AT_MOST) {
-            return HISTORY.finding(Severity.RISKY, observed, "etcd keeps every key deleted since " + (compacted == 0 ? "it started" : "then")
-                    + ": an acquire of a busy name reads past every key that name had (one per acquisition), and the database grows "
-                    + "towards the NOSPACE alarm, which stops every acquire", HISTORY.fix());
+            return HISTORY.finding(Severity.RISKY, observed, "etcd keeps every revision and every key deleted since " + (compacted == 0
+                    ? "it started" : "then") + ": the database grows towards the NOSPACE alarm, which stops every acquire, and an acquire "
+                    + "reads past every key its name had (one per client session and waiter)", HISTORY.fix());
         }
         return HISTORY.ok(observed, "an acquire reads past few deleted keys, and the database stays small (without compaction the "
                 + "history only grows, and gets past " + String.format(Locale.ROOT, "%,d", HISTORY_KEPT_AT_MOST) + " in time)");

@@ -43,7 +43,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The storage operations on etcd. Each waiter is a key {@code <namespace>/<name>/<lease>-<owner id>} on
+ * The storage operations on etcd. Each waiter is a key {@code <namespace>/<name>/<lease>-<client>-<number>} on
  * the client's session lease, created only if absent; the key with the lowest create revision holds the
  * lock; each waiter watches only the key created just before its own, for its deletion. The fencing token
  * is the holder key's create revision: revisions only grow, across restarts and leader elections.
@@ -57,8 +57,14 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
      * cleanup chain waits forever. A key whose create may or may not have happened (the request failed or
      * timed out) is deleted in the background; so is the key of a waiter that gave up and of a release
      * that was not answered, retried until the delete is answered or the session lease it belongs to is
-     * gone: a left-over key on a live session would block the queue for as long as the client runs. Deletes compare the create revision, so a retried delete can never remove a
-     * newer key (our keys are unique per acquisition anyway).
+     * gone: a left-over key on a live session would block the queue for as long as the client runs.
+     *
+     * Key names are reused (KeySlots), so no delete of a queue key goes by its name alone: it compares the create
+     * revision, or, where that is unknown (a join that failed), the value the join put, which names the owner id (new
+     * per acquisition). A delete request that is still on its way when the client has given up on it (a timeout, then
+     * a retry) may land after a later key of the same name was made, and must not remove it: seen in a checker run
+     * (seed 5008, a leader kill) when those deletes went by name. A number is given again only once every delete of its
+     * last key has ended, and a join that finds its key made by another owner does not take it (StaleKey).
      *
      * A lease is never trusted longer than the session: renew() sends a keep-alive of the session lease
      * as well as reading the key, so a confirmed renewal at time t means the server keeps the key until
@@ -83,6 +89,8 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
     private final ByteSequence value;
     /** The queue key of every owner id of this client, in every kind (owner ids are unique per acquisition). */
     private final ConcurrentHashMap<String, QueueEntry> entries;
+    /** The numbers in this client's queue keys, in every kind: reused once a key is gone (see {@link KeySlots}). */
+    private final KeySlots slots;
 
     EtcdLockBackend(Client client, boolean ownsClient, LockKeys keys, EtcdSession session, String endpoints, Duration timeout,
             ScheduledExecutorService scheduler, String ownerDescription) {
@@ -100,6 +108,7 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
         this.permits = 0;
         this.value = ownerValue;
         this.entries = new ConcurrentHashMap<>();
+        this.slots = new KeySlots();
     }
 
     /** Another kind's storage on {@code base}'s connection and session, with its keys under {@code keys}; closing it is the base's. */
@@ -119,6 +128,7 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
         this.value = rule == QueueRule.PERMIT
                 ? LockKeys.bytes(base.ownerValue.toString(StandardCharsets.UTF_8) + " " + PERMITS + permits) : base.ownerValue;
         this.entries = base.entries;
+        this.slots = base.slots;
     }
 
     /**
@@ -216,43 +226,125 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
         return result;
     }
 
+    /** How many keys left over in the slot a join took it tries past before it fails (each try takes another slot). */
+    private static final int STALE_KEYS_PASSED = 3;
+
     private CompletableFuture<QueueTicket> join(String name, String ownerId, long lease) {
-        ByteSequence key = keys.key(name, rule.role, lease, ownerId);
+        return join(name, ownerId, lease, 0);
+    }
+
+    /**
+     * Puts this waiter's key, {@code <lease>-<client>-<number>} with a number of {@link KeySlots} (not in use by any
+     * key of this client that may still exist), unless it exists.
+     */
+    private CompletableFuture<QueueTicket> join(String name, String ownerId, long lease, int stalePassed) {
+        KeySlots.Slot slot = slots.take(keys.prefixText(name) + rule.role);
+        ByteSequence key = keys.key(name, rule.role, lease, keyId(ownerId, slot));
         // create-if-absent, else read: a retry after an ambiguous error finds its own key instead of a second one.
         // Both branches also read what tells whether the new key holds at once, as etcd's concurrency.Mutex reads the
         // oldest key: when it does, the lock is held after this one round trip
         Op look = lookAtJoin(name);
+        ByteSequence madeBy = valueOf(ownerId);
         CompletableFuture<QueueTicket> joined = retried(attempt -> kv.txn()
                 .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-                .Then(Op.put(key, value, PutOption.builder().withLeaseId(lease).build()), look)
+                .Then(Op.put(key, madeBy, PutOption.builder().withLeaseId(lease).build()), look)
                 .Else(Op.get(key, GetOption.DEFAULT), look)
                 .commit()
                 .thenApply(response -> {
                     List<GetResponse> reads = response.getGetResponses();
                     boolean created = response.isSucceeded();
+                    if (!created && (attempt == 0 || !madeBy(reads.get(0).getKvs().get(0), ownerId))) {
+                        // the key was there before this join sent anything, or another owner made it: not ours to take
+                        // (its create revision is an older token, perhaps a lost holder's). Only a retry may find the key
+                        // its own first try made, and that key names this owner id in its value
+                        throw new StaleKey(key, reads.get(0).getKvs().get(0).getCreateRevision());
+                    }
                     long revision = created ? response.getHeader().getRevision()
                             : reads.get(0).getKvs().get(0).getCreateRevision(); // our own earlier try
                     List<KeyValue> seen = reads.get(reads.size() - 1).getKvs();
                     if (rule == QueueRule.PERMIT) {
                         checkPermits(name, seen, key, revision, lease);
                     }
-                    QueueEntry entry = new QueueEntry(key, revision, lease);
-                    entries.put(ownerId, entry);
+                    QueueEntry entry = new QueueEntry(key, revision, lease, slot);
+                    remember(ownerId, entry);
                     return new QueueKey(this, name, ownerId, entry, holdsAtJoin(seen, created, revision));
                 }));
         joined.whenComplete((ticket, failure) -> {
-            if (failure != null && !EtcdSession.leaseNotFound(failure)) {
-                // an error answer does not prove the put was not applied (a connection that broke after it):
-                // delete now and once more later, when a request still in the server's pipeline has landed
-                deleteInBackground(key, 0, lease);
-                try {
-                    scheduler.schedule(() -> deleteInBackground(key, 0, lease), Math.max(2_000, timeout.toMillis()), TimeUnit.MILLISECONDS);
-                } catch (RuntimeException shutDown) {
-                    // closing: the session lease is revoked, and the key with it
+            if (failure == null) {
+                return;
+            }
+            if (unwrap(failure) instanceof StaleKey stale) {
+                if (entries.values().stream().noneMatch(entry -> entry.key().equals(key))) {
+                    // left over (a create that landed after its deletes): delete it, then its number is free again
+                    deleteInBackground(key, stale.revision, lease).whenComplete((done, error) -> slots.giveBack(slot));
+                } else {
+                    log.error("distlock-etcd: key {} of a waiter of this client was given to a second waiter; the second takes another",
+                            key.toString(StandardCharsets.UTF_8)); // the number stays with the first
                 }
+            } else if (EtcdSession.leaseNotFound(failure)) {
+                slots.giveBack(slot); // no key of that lease can exist
+            } else {
+                // an error answer does not prove the put was not applied (a connection that broke after it): delete now
+                // and once more later, when a request still in the server's pipeline has landed. The create revision is
+                // unknown, so each delete compares the value this join put (it names the owner id): a delete that lands
+                // late cannot remove a later key of this name. The number is free once both deletes have ended
+                CompletableFuture<Void> now = deleteInBackground(key, madeBy, lease);
+                CompletableFuture<Void> later = new CompletableFuture<>();
+                try {
+                    scheduler.schedule(() -> deleteInBackground(key, madeBy, lease).whenComplete((done, error) -> later.complete(null)),
+                            Math.max(2_000, timeout.toMillis()), TimeUnit.MILLISECONDS);
+                } catch (RuntimeException shutDown) {
+                    return; // closing: the session lease is revoked, and the key with it
+                }
+                CompletableFuture.allOf(now, later).whenComplete((done, error) -> slots.giveBack(slot));
             }
         });
-        return joined;
+        return joined.exceptionallyCompose(failure -> {
+            if (unwrap(failure) instanceof StaleKey && stalePassed < STALE_KEYS_PASSED) {
+                return join(name, ownerId, lease, stalePassed + 1);
+            }
+            return CompletableFuture.failedFuture(failure);
+        });
+    }
+
+    private static final String MADE_BY = "owner=";
+
+    /** What a join puts in its key: who made it ({@link #value}) and the owner id the key was made for. */
+    private ByteSequence valueOf(String ownerId) {
+        String text = ownerValue.toString(StandardCharsets.UTF_8) + " " + MADE_BY + ownerId;
+        return LockKeys.bytes(rule == QueueRule.PERMIT ? text + " " + PERMITS + permits : text);
+    }
+
+    /** Returns whether {@code key}'s value names {@code ownerId} as the owner it was made for (see {@link #valueOf}). */
+    static boolean madeBy(KeyValue key, String ownerId) {
+        return (" " + key.getValue().toString(StandardCharsets.UTF_8) + " ").contains(" " + MADE_BY + ownerId + " ");
+    }
+
+    /** The owner part of a queue key: the client's part of the owner id and the key's number. */
+    private static String keyId(String ownerId, KeySlots.Slot slot) {
+        int dash = ownerId.lastIndexOf('-');
+        return (dash > 0 ? ownerId.substring(0, dash) : ownerId) + "-" + Integer.toString(slot.number(), 36);
+    }
+
+    private static Throwable unwrap(Throwable failure) {
+        Throwable cause = failure;
+        while (cause instanceof java.util.concurrent.CompletionException && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return cause;
+    }
+
+    /** A join found its key there before it sent anything (see {@link #join}). */
+    static final class StaleKey extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        final transient ByteSequence key;
+        final long revision;
+
+        StaleKey(ByteSequence key, long revision) {
+            super("queue key " + key.toString(StandardCharsets.UTF_8) + " exists already (create revision " + revision + ")", null, false, false);
+            this.key = key;
+            this.revision = revision;
+        }
     }
 
     /** What the join reads beside its own key: enough to tell whether the new key holds at once (see {@link #holdsAtJoin}). */
@@ -329,10 +421,10 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
             return alive.thenCombine(read, (sessionAlive, response) -> sessionAlive && response.getKvs().stream()
                     .anyMatch(kv -> kv.getCreateRevision() == entry.revision()) ? OwnerCheck.OWNER : OwnerCheck.MISSING);
         })).thenApply(check -> {
-            if (check == OwnerCheck.MISSING) {
+            if (check == OwnerCheck.MISSING && entries.remove(ownerId, entry)) {
                 // the key (or its session) is gone for good, and the engine releases nothing for a lease lost this way:
                 // forget the entry, or every lost lease stays in this map
-                entries.remove(ownerId, entry);
+                keyGone(entry);
             }
             return check;
         });
@@ -409,9 +501,9 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
                     continue;
                 }
                 boolean owner = alive.join() && found[i];
-                if (!owner) {
+                if (!owner && entries.remove(requests.get(i).ownerId(), entry)) {
                     // gone for good, and the engine releases nothing for a lease lost this way (as in renew)
-                    entries.remove(requests.get(i).ownerId(), entry);
+                    keyGone(entry);
                 }
                 results.add(owner ? OwnerCheck.OWNER : OwnerCheck.MISSING);
             }
@@ -496,7 +588,9 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
         released.whenComplete((check, failure) -> {
             if (failure != null) {
                 // unanswered (no leader, unreachable): the key must not outlive the release, the session goes on
-                deleteInBackground(entry.key(), entry.revision(), entry.lease());
+                deleteInBackground(entry.key(), entry.revision(), entry.lease()).whenComplete((done, error) -> keyGone(entry));
+            } else {
+                keyGone(entry); // deleted, or found gone
             }
         });
         return released;
@@ -584,15 +678,20 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
         session.listener(listener);
     }
 
-    /** Deletes {@code key} if its create revision is {@code revision} (any, if 0); true if it deleted it. */
+    /**
+     * Deletes {@code key} if its create revision is {@code revision}; true if it deleted it. Revision 0 deletes it by
+     * name, which only a key whose name is never reused may be (a downgraded reader's, named by its owner id).
+     */
     CompletableFuture<Boolean> deleteIfRevision(ByteSequence key, long revision) {
         if (revision == 0) {
             return kv.delete(key, DeleteOption.DEFAULT).thenApply(response -> response.getDeleted() > 0);
         }
-        return kv.txn().If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
-                .Then(Op.delete(key, DeleteOption.DEFAULT))
-                .commit()
-                .thenApply(response -> response.isSucceeded());
+        return deleteIf(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)), key);
+    }
+
+    /** Deletes {@code key} if {@code same} holds (a missing key fails any compare of its value); true if it deleted it. */
+    private CompletableFuture<Boolean> deleteIf(Cmp same, ByteSequence key) {
+        return kv.txn().If(same).Then(Op.delete(key, DeleteOption.DEFAULT)).commit().thenApply(response -> response.isSucceeded());
     }
 
     /**
@@ -602,14 +701,21 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
      */
     CompletableFuture<Void> deleteInBackground(ByteSequence key, long revision, long lease) {
         CompletableFuture<Void> done = new CompletableFuture<>();
-        deleteAttempt(key, revision, lease, 0, done);
+        deleteAttempt(key, () -> deleteIfRevision(key, revision), lease, 0, done);
         return done;
     }
 
-    private void deleteAttempt(ByteSequence key, long revision, long lease, int attempt, CompletableFuture<Void> done) {
+    /** As {@link #deleteInBackground(ByteSequence, long, long)}, for a key whose create revision is unknown: deletes it only while its value is {@code value}. */
+    private CompletableFuture<Void> deleteInBackground(ByteSequence key, ByteSequence value, long lease) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        deleteAttempt(key, () -> deleteIf(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.value(value)), key), lease, 0, done);
+        return done;
+    }
+
+    private void deleteAttempt(ByteSequence key, Supplier<CompletableFuture<Boolean>> delete, long lease, int attempt, CompletableFuture<Void> done) {
         CompletableFuture<Boolean> deleting;
         try {
-            deleting = deleteIfRevision(key, revision).orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            deleting = delete.get().orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (RuntimeException closed) {
             done.complete(null);
             return;
@@ -624,7 +730,7 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
                         key.toString(StandardCharsets.UTF_8), failure.toString());
             }
             try {
-                scheduler.schedule(() -> deleteAttempt(key, revision, lease, attempt + 1, done), attempt < 4 ? 500 : 1000, TimeUnit.MILLISECONDS);
+                scheduler.schedule(() -> deleteAttempt(key, delete, lease, attempt + 1, done), attempt < 4 ? 500 : 1000, TimeUnit.MILLISECONDS);
             } catch (RuntimeException shutDown) {
                 done.complete(null);
             }
@@ -669,10 +775,7 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
     }
 
     static boolean transientFailure(Throwable failure) {
-        Throwable cause = failure;
-        while (cause instanceof java.util.concurrent.CompletionException && cause.getCause() != null) {
-            cause = cause.getCause();
-        }
+        Throwable cause = unwrap(failure);
         if (cause instanceof io.etcd.jetcd.common.exception.EtcdException etcd) {
             return etcd.getErrorCode() == io.etcd.jetcd.common.exception.ErrorCode.UNAVAILABLE;
         }
@@ -689,9 +792,21 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
         entries.remove(ownerId);
     }
 
-    /** Records that {@code ownerId} holds {@code entry} (a downgrade made it outside enqueue). */
+    /**
+     * Records that {@code ownerId} holds {@code entry} (made by a join, or by a downgrade outside enqueue). An entry it
+     * replaces is of a join given up before (a session given up: the engine joins again with the same owner id): its
+     * key went with that session, or has another lease in its name than any key made from now on, so its number is free.
+     */
     void remember(String ownerId, QueueEntry entry) {
-        entries.put(ownerId, entry);
+        QueueEntry replaced = entries.put(ownerId, entry);
+        if (replaced != null && replaced != entry) {
+            slots.giveBack(replaced.slot());
+        }
+    }
+
+    /** Gives the number of {@code entry}'s key back once its key is known gone. */
+    void keyGone(QueueEntry entry) {
+        slots.giveBack(entry.slot());
     }
 
     /** Returns the key of {@code ownerId}, if it has one in any kind of this client. */
@@ -767,10 +882,15 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
     }
 
     /** A key of ours in some lock's queue. */
-    record QueueEntry(ByteSequence key, long revision, long lease) {}
+    /** A queue key of this client: its create revision, its session lease, and its number (null: a key without one). */
+    record QueueEntry(ByteSequence key, long revision, long lease, KeySlots.@Nullable Slot slot) {
+        QueueEntry(ByteSequence key, long revision, long lease) {
+            this(key, revision, lease, null);
+        }
+    }
 
     @Override
     public Map<String, Integer> stateCounts() {
-        return Map.of("queue entries", entries.size());
+        return Map.of("queue entries", entries.size(), "names with numbered keys", slots.spaces());
     }
 }

@@ -24,7 +24,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link LockClient} on etcd v3, over jetcd, with the recipe of etcd's own {@code concurrency.Mutex}:
- * each waiter puts a key {@code <namespace>/<lock name>/<lease>-<owner id>} on the client's session lease,
+ * each waiter puts a key {@code <namespace>/<lock name>/<lease>-<client>-<number>} on the client's session lease,
  * the key with the lowest create revision holds the lock, and each waiter watches only the key created
  * just before its own. Locks are fair (first come, first served across all clients) and die with the
  * session lease of a crashed holder. The fencing token is the holder key's create revision, which grows

@@ -107,8 +107,10 @@ final class EtcdLockInspector implements LockInspector {
     }
 
     /**
-     * Returns the owner id in a key's last segment: {@code <lease, hex>-<owner id>}, after the role of a read-write
-     * lock's key ({@code r-}, {@code w-}, {@code d<writer, hex>-}).
+     * Returns the owner id in a key's last segment: {@code <lease, hex>-<owner>}, after the role of a read-write
+     * lock's key ({@code r-}, {@code w-}, {@code d<writer, hex>-}). The owner is the client's id and the key's number
+     * ({@link KeySlots}; numbers are reused, so one owner names successive holders of one client), or a downgraded
+     * reader's owner id.
      */
     static String ownerOf(String segment, boolean readWrite) {
         String rest = segment;

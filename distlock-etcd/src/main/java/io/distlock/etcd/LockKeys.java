@@ -5,7 +5,8 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Keys of a lock's queue: {@code <namespace>/<name, URL-encoded>/<session lease, hex>-<owner id>}. Neither the
+ * Keys of a lock's queue: {@code <namespace>/<name, URL-encoded>/<session lease, hex>-<client>-<number>} (see
+ * {@link KeySlots}; a downgraded reader's key ends in its owner id instead). Neither the
  * namespace (one segment) nor the encoded name has a '/', so one lock's prefix never covers another's, of this
  * namespace or of another; the lease in the key shows an operator ({@code etcdctl get --prefix}) which session a
  * waiter belongs to.
@@ -75,7 +76,7 @@ final class LockKeys {
         return parts.length == 2 && !parts[0].startsWith("~") || parts.length == 3 && parts[0].startsWith("~");
     }
 
-    private String prefixText(String name) {
+    String prefixText(String name) {
         return namespace + "/" + URLEncoder.encode(name, StandardCharsets.UTF_8) + "/";
     }
 

@@ -247,6 +247,6 @@ final class QueueKey implements QueueTicket {
         onTurn = null;
         stopWatching();
         backend.forget(ownerId, entry);
-        return backend.deleteInBackground(entry.key(), entry.revision(), entry.lease());
+        return backend.deleteInBackground(entry.key(), entry.revision(), entry.lease()).whenComplete((done, failure) -> backend.keyGone(entry));
     }
 }

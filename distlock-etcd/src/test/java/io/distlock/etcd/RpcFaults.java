@@ -9,6 +9,7 @@ import io.grpc.ForwardingClientCallListener.SimpleForwardingClientCallListener;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -32,11 +33,15 @@ final class RpcFaults implements ClientInterceptor {
     static final String TXN = "etcdserverpb.KV/Txn";
     /** A watch: jetcd opens one stream per watcher. */
     static final String WATCH = "etcdserverpb.Watch/Watch";
+    /** A delete by name alone (no compare). */
+    static final String DELETE_RANGE = "etcdserverpb.KV/DeleteRange";
 
     private final Set<String> silenced = ConcurrentHashMap.newKeySet();
     private final Set<String> dropped = ConcurrentHashMap.newKeySet();
     private final Map<String, AtomicInteger> silenceNext = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> loseNext = new ConcurrentHashMap<>();
+    private final Map<String, Status> loseNextAs = new ConcurrentHashMap<>();
+    private final Map<String, Held> holdNext = new ConcurrentHashMap<>();
     private final Map<String, Runnable> beforeNext = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> started = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> answered = new ConcurrentHashMap<>();
@@ -61,6 +66,72 @@ final class RpcFaults implements ClientInterceptor {
      */
     void loseNextAnswer(String method) {
         loseNext.computeIfAbsent(method, m -> new AtomicInteger()).incrementAndGet();
+    }
+
+    /**
+     * As {@link #loseNextAnswer}, but the client sees {@code status} instead: an error that is not retried (the
+     * request may have been carried out all the same).
+     */
+    void loseNextAnswer(String method, Status status) {
+        loseNextAs.put(method, status);
+        loseNextAnswer(method);
+    }
+
+    /**
+     * Holds back the call of any of {@code methods} that starts after {@code skipped} others of them have started: it
+     * reaches the server only when {@link Held#release} is called (a request delayed in the network, which the client
+     * may have given up on by then). Calls after it are not held.
+     */
+    Held holdCall(int skipped, String... methods) {
+        Held held = new Held(skipped);
+        for (String method : methods) {
+            holdNext.put(method, held);
+        }
+        return held;
+    }
+
+    /** A call held back by {@link #holdCall}: released once; tells when its answer has arrived. */
+    static final class Held {
+        private final AtomicInteger toSkip;
+        private final java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+        private final java.util.concurrent.CountDownLatch released = new java.util.concurrent.CountDownLatch(1);
+        private final java.util.concurrent.CountDownLatch closed = new java.util.concurrent.CountDownLatch(1);
+        private final java.util.concurrent.atomic.AtomicBoolean taken = new java.util.concurrent.atomic.AtomicBoolean();
+        private volatile @Nullable String method;
+
+        private Held(int skipped) {
+            this.toSkip = new AtomicInteger(skipped);
+        }
+
+        /** Returns whether the call starting now is the one to hold (each call of the chosen methods asks once). */
+        private boolean takes(String name) {
+            if (taken.get() || toSkip.getAndDecrement() > 0 || !taken.compareAndSet(false, true)) {
+                return false;
+            }
+            method = name;
+            started.countDown();
+            return true;
+        }
+
+        /** Waits until the held call has started; returns its method. */
+        String awaitStarted(java.time.Duration within) throws InterruptedException {
+            if (!started.await(within.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                throw new AssertionError("no call was held within " + within);
+            }
+            return java.util.Objects.requireNonNull(method);
+        }
+
+        /** Sends the held call's request on to the server. */
+        void release() {
+            released.countDown();
+        }
+
+        /** Waits until the server has answered the released call (the client may have stopped listening). */
+        void awaitAnswered(java.time.Duration within) throws InterruptedException {
+            if (!closed.await(within.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                throw new AssertionError("the released call was not answered within " + within);
+            }
+        }
     }
 
     /**
@@ -106,8 +177,15 @@ final class RpcFaults implements ClientInterceptor {
         if (dropped.contains(name)) {
             return new NeverSent<>();
         }
+        Held held = holdNext.get(name);
+        if (held != null && held.takes(name)) {
+            holdNext.values().removeIf(h -> h == held);
+            return new HeldBack<>(next.newCall(method, options), held);
+        }
         boolean mute = silenced.contains(name) || takeOne(silenceNext, name);
         boolean lose = !mute && takeOne(loseNext, name);
+        Status lostAs = lose ? loseNextAs.remove(name) : null;
+        Status answerLost = lostAs != null ? lostAs : Status.UNAVAILABLE.withDescription("the answer was lost (RpcFaults)");
         LongAdder answers = answered.computeIfAbsent(name, m -> new LongAdder());
         return new SimpleForwardingClientCall<>(next.newCall(method, options)) {
             @Override
@@ -124,7 +202,7 @@ final class RpcFaults implements ClientInterceptor {
                     @Override
                     public void onClose(Status status, Metadata trailers) {
                         if (lose) {
-                            super.onClose(Status.UNAVAILABLE.withDescription("the answer was lost (RpcFaults)"), new Metadata());
+                            super.onClose(answerLost, new Metadata());
                         } else if (!mute) {
                             super.onClose(status, trailers);
                         }
@@ -146,6 +224,75 @@ final class RpcFaults implements ClientInterceptor {
             }
         }
         return false;
+    }
+
+    /**
+     * A call whose request waits for {@link Held#release} before anything of it goes to the server; then it runs as
+     * usual, and its answer (if the client still listens) arrives as the server's.
+     */
+    private static final class HeldBack<Q, R> extends ClientCall<Q, R> {
+        private final ClientCall<Q, R> call;
+        private final Held held;
+        private final java.util.List<Runnable> steps = new java.util.ArrayList<>();
+        private boolean sent;
+
+        HeldBack(ClientCall<Q, R> call, Held held) {
+            this.call = call;
+            this.held = held;
+            Thread sender = new Thread(() -> {
+                try {
+                    held.released.await();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                synchronized (this) { // in order, and before any step that comes after the release
+                    sent = true;
+                    steps.forEach(Runnable::run);
+                    steps.clear();
+                }
+            }, "rpc-faults-held-call");
+            sender.setDaemon(true);
+            sender.start();
+        }
+
+        private synchronized void step(Runnable step) {
+            if (sent) {
+                step.run();
+            } else {
+                steps.add(step);
+            }
+        }
+
+        @Override
+        public void start(Listener<R> listener, Metadata headers) {
+            step(() -> call.start(new SimpleForwardingClientCallListener<>(listener) {
+                @Override
+                public void onClose(Status status, Metadata trailers) {
+                    held.closed.countDown();
+                    super.onClose(status, trailers);
+                }
+            }, headers));
+        }
+
+        @Override
+        public void request(int numMessages) {
+            step(() -> call.request(numMessages));
+        }
+
+        @Override
+        public void cancel(@Nullable String message, @Nullable Throwable cause) {
+            step(() -> call.cancel(message, cause));
+        }
+
+        @Override
+        public void halfClose() {
+            step(call::halfClose);
+        }
+
+        @Override
+        public void sendMessage(Q message) {
+            step(() -> call.sendMessage(message));
+        }
     }
 
     /** A call lost before it left: it never reaches the server, and only a cancel ends it. */

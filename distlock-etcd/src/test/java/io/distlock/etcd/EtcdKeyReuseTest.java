@@ -1,0 +1,180 @@
+package io.distlock.etcd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.distlock.Lease;
+import io.distlock.LockException;
+import io.distlock.etcd.testing.EtcdClusterExtension;
+import io.distlock.servers.Await;
+import io.distlock.spi.LockEngine;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.options.PutOption;
+import io.grpc.Status;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Queue keys are named {@code <lease>-<client>-<number>}, the number reused once the key is gone ({@link KeySlots}):
+ * etcd keeps each deleted key in its index until a compaction, and a key per acquisition made each acquire of a busy
+ * name read past all of them. Each test fails without what it names.
+ */
+class EtcdKeyReuseTest {
+    private static final Duration SOON = Duration.ofSeconds(30);
+    @RegisterExtension
+    static final EtcdClusterExtension etcd = new EtcdClusterExtension();
+    @RegisterExtension
+    static final EtcdTestbed testbed = new EtcdTestbed(etcd);
+
+    private EtcdLockClient client() {
+        return testbed.closeAfterTest(EtcdLockClient.builder().endpoints(etcd.target()).sessionTtl(EtcdClientFactory.SESSION_TTL)
+                .operationTimeout(Duration.ofSeconds(5)).build());
+    }
+
+    /** Fails with a key per acquisition: twenty acquisitions made twenty keys. */
+    @Test
+    void aNameAcquiredAgainAndAgainKeepsOneKeyAndItsTokensStillGrow() throws Exception {
+        EtcdLockClient client = client();
+        Set<String> keys = new LinkedHashSet<>();
+        long last = 0;
+        for (int i = 0; i < 20; i++) {
+            try (Lease lease = client.getLock("again").acquire(SOON)) {
+                List<KeyValue> queue = testbed.raw().queue("again");
+                assertThat(queue).hasSize(1);
+                keys.add(RawEtcd.keyText(queue.get(0)));
+                assertThat(lease.fencingToken()).as("token of acquisition %d", i).isGreaterThan(last).isEqualTo(queue.get(0).getCreateRevision());
+                last = lease.fencingToken();
+            }
+        }
+        assertThat(keys).as("the names of the keys of twenty acquisitions").hasSize(1);
+        assertThat(keys.iterator().next()).endsWith("-0");
+        assertThat(testbed.raw().queue("again")).isEmpty();
+        assertThat(LockEngine.state(client, true).orElseThrow().backend()).containsEntry("names with numbered keys", 0);
+    }
+
+    /** Fails with one number per name and client: two permits held by one client would share a key. */
+    @Test
+    void permitsOfOneClientHeldAtOnceHaveKeysOfTheirOwnAndTheNumbersComeBack() throws Exception {
+        EtcdLockClient client = client();
+        for (int round = 0; round < 2; round++) {
+            List<Lease> permits = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                permits.add(client.getSemaphore("shared", 3).acquire(SOON));
+            }
+            List<KeyValue> queue = testbed.raw().semaphoreQueue("shared");
+            assertThat(queue).extracting(RawEtcd::keyText).as("round %d", round).hasSize(3)
+                    .allMatch(key -> key.endsWith("-0") || key.endsWith("-1") || key.endsWith("-2"));
+            for (Lease permit : permits) {
+                permit.close();
+            }
+            assertThat(testbed.raw().semaphoreQueue("shared")).isEmpty();
+        }
+    }
+
+    /**
+     * Guard: a join that finds the key of its number there before it sent anything does not take it as its own. Such a
+     * key is left over (a create that landed after its deletes); its create revision is older than tokens granted since,
+     * perhaps a lost holder's. Here the key the next acquire would make is put by hand, on the client's own session: the
+     * acquire must make a key of its own, with a larger token, and delete the one left over.
+     */
+    @Test
+    void aKeyLeftOverUnderTheNumberAJoinTakesIsNotTakenAsItsOwn() throws Exception {
+        EtcdLockClient client = client();
+        String name;
+        try (Lease first = client.getLock("left-over").acquire(SOON)) {
+            name = RawEtcd.keyText(testbed.raw().queue("left-over").get(0));
+        }
+        ByteSequence key = ByteSequence.from(name, StandardCharsets.UTF_8);
+        long stale = testbed.raw().client().getKVClient().put(key, ByteSequence.from("left over", StandardCharsets.UTF_8),
+                PutOption.builder().withLeaseId(client.sessionLease()).build()).get(10, TimeUnit.SECONDS).getHeader().getRevision();
+        try (Lease lease = client.getLock("left-over").acquire(SOON)) {
+            assertThat(lease.fencingToken()).as("not the left-over key's create revision").isGreaterThan(stale);
+            List<KeyValue> queue = testbed.raw().queue("left-over");
+            // the left-over key is deleted: one key, the holder's (under the same name again if its number came back first)
+            assertThat(queue).hasSize(1);
+            assertThat(queue.get(0).getCreateRevision()).isEqualTo(lease.fencingToken());
+        }
+        assertThat(testbed.raw().queue("left-over")).isEmpty();
+    }
+
+    /**
+     * Guard: a retried join takes the key it finds only if the key names its owner id. Here the first try of an acquire
+     * meets a key put by hand under its number just before it (on the client's own session) and its answer is lost; the
+     * retry finds that key. Without the owner check it takes it as the key its first try made, and holds with that key's
+     * create revision as its token, older than tokens granted since.
+     */
+    @Test
+    void aRetriedJoinDoesNotTakeAKeyItsFirstTryDidNotMake() throws Exception {
+        RpcFaults faults = new RpcFaults();
+        io.etcd.jetcd.Client jetcd = testbed.closeAfterTest(io.etcd.jetcd.Client.builder().endpoints(etcd.target().split(","))
+                .interceptor(faults).build());
+        EtcdLockClient client = testbed.closeAfterTest(EtcdLockClient.builder().client(jetcd).sessionTtl(EtcdClientFactory.SESSION_TTL)
+                .operationTimeout(Duration.ofSeconds(5)).build());
+        String name;
+        try (Lease first = client.getLock("retried").acquire(SOON)) {
+            name = RawEtcd.keyText(testbed.raw().queue("retried").get(0));
+        }
+        long[] stale = new long[1];
+        faults.beforeNextCall(RpcFaults.TXN, () -> {
+            try {
+                stale[0] = testbed.raw().client().getKVClient().put(ByteSequence.from(name, StandardCharsets.UTF_8),
+                        ByteSequence.from("left over", StandardCharsets.UTF_8), PutOption.builder().withLeaseId(client.sessionLease()).build())
+                        .get(10, TimeUnit.SECONDS).getHeader().getRevision();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        faults.loseNextAnswer(RpcFaults.TXN);
+        try (Lease lease = client.getLock("retried").acquire(SOON)) {
+            assertThat(stale[0]).as("the key was put before the first try").isPositive();
+            assertThat(lease.fencingToken()).as("not the left-over key's create revision").isGreaterThan(stale[0]);
+            List<KeyValue> queue = testbed.raw().queue("retried");
+            assertThat(queue).hasSize(1);
+            assertThat(queue.get(0).getCreateRevision()).isEqualTo(lease.fencingToken());
+        }
+        assertThat(testbed.raw().queue("retried")).isEmpty();
+    }
+
+    /**
+     * Guard: the background deletes of a failed join's key compare the value the join put (it names the owner id), not
+     * the key's name alone. The join's create is carried out but its answer is lost as an error that is not retried, so
+     * the acquire fails and the key is deleted in the background. The first delete's request is held back in the network
+     * while the client times out on it, retries and ends both deletes; the number comes back, and the next acquisition of
+     * the client makes a key of the same name. Then the held request lands. By name it deletes the holder's key, and the
+     * queue's next waiter would hold too (the checker's seed 5008 found four overlapping holders that way, after a leader
+     * kill); comparing the value, it deletes nothing.
+     */
+    @Test
+    void aDeleteOfAFailedJoinsKeyThatLandsLateDoesNotRemoveALaterKeyOfTheSameName() throws Exception {
+        RpcFaults faults = new RpcFaults();
+        io.etcd.jetcd.Client jetcd = testbed.closeAfterTest(io.etcd.jetcd.Client.builder().endpoints(etcd.target().split(","))
+                .interceptor(faults).build());
+        EtcdLockClient client = testbed.closeAfterTest(EtcdLockClient.builder().client(jetcd).sessionTtl(EtcdClientFactory.SESSION_TTL)
+                .operationTimeout(Duration.ofSeconds(1)).build());
+        faults.loseNextAnswer(RpcFaults.TXN, Status.INTERNAL.withDescription("the answer was lost (RpcFaults)"));
+        RpcFaults.Held late = faults.holdCall(1, RpcFaults.TXN, RpcFaults.DELETE_RANGE);
+        assertThatThrownBy(() -> client.getLock("late").acquire(SOON)).as("the join's answer was an error").isInstanceOf(LockException.class);
+        late.awaitStarted(SOON);
+        // the held delete times out and its retry deletes the key; the second delete finds it gone; the number comes back
+        Await.until(SOON, "the failed join's deletes have ended", () -> testbed.raw().queue("late").isEmpty()
+                && LockEngine.state(client, true).orElseThrow().backend().get("names with numbered keys") == 0);
+        try (Lease lease = client.getLock("late").acquire(SOON)) {
+            List<KeyValue> queue = testbed.raw().queue("late");
+            assertThat(queue).extracting(RawEtcd::keyText).as("the number of the failed join's key, again").hasSize(1)
+                    .allMatch(key -> key.endsWith("-0"));
+            late.release();
+            late.awaitAnswered(SOON);
+            assertThat(testbed.raw().queue("late")).as("the holder's key, after the late delete landed")
+                    .extracting(KeyValue::getCreateRevision).containsExactly(lease.fencingToken());
+        }
+        assertThat(testbed.raw().queue("late")).isEmpty();
+    }
+}
