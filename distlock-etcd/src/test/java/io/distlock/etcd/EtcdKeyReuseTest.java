@@ -158,7 +158,7 @@ class EtcdKeyReuseTest {
         io.etcd.jetcd.Client jetcd = testbed.closeAfterTest(io.etcd.jetcd.Client.builder().endpoints(etcd.target().split(","))
                 .interceptor(faults).build());
         EtcdLockClient client = testbed.closeAfterTest(EtcdLockClient.builder().client(jetcd).sessionTtl(EtcdClientFactory.SESSION_TTL)
-                .operationTimeout(Duration.ofSeconds(1)).build());
+                .operationTimeout(Duration.ofSeconds(3)).build());
         faults.loseNextAnswer(RpcFaults.TXN, Status.INTERNAL.withDescription("the answer was lost (RpcFaults)"));
         RpcFaults.Held late = faults.holdCall(1, RpcFaults.TXN, RpcFaults.DELETE_RANGE);
         assertThatThrownBy(() -> client.getLock("late").acquire(SOON)).as("the join's answer was an error").isInstanceOf(LockException.class);
