@@ -39,6 +39,14 @@ class EtcdKeyReuseTest {
                 .operationTimeout(Duration.ofSeconds(5)).build());
     }
 
+    /** A client whose jetcd calls go through {@code faults}. */
+    private EtcdLockClient client(RpcFaults faults, Duration operationTimeout) {
+        io.etcd.jetcd.Client jetcd = testbed.closeAfterTest(io.etcd.jetcd.Client.builder().endpoints(etcd.target().split(","))
+                .interceptor(faults).build());
+        return testbed.closeAfterTest(EtcdLockClient.builder().client(jetcd).sessionTtl(EtcdClientFactory.SESSION_TTL)
+                .operationTimeout(operationTimeout).build());
+    }
+
     /** Fails with a key per acquisition: twenty acquisitions made twenty keys. */
     @Test
     void aNameAcquiredAgainAndAgainKeepsOneKeyAndItsTokensStillGrow() throws Exception {
@@ -114,10 +122,7 @@ class EtcdKeyReuseTest {
     @Test
     void aRetriedJoinDoesNotTakeAKeyItsFirstTryDidNotMake() throws Exception {
         RpcFaults faults = new RpcFaults();
-        io.etcd.jetcd.Client jetcd = testbed.closeAfterTest(io.etcd.jetcd.Client.builder().endpoints(etcd.target().split(","))
-                .interceptor(faults).build());
-        EtcdLockClient client = testbed.closeAfterTest(EtcdLockClient.builder().client(jetcd).sessionTtl(EtcdClientFactory.SESSION_TTL)
-                .operationTimeout(Duration.ofSeconds(5)).build());
+        EtcdLockClient client = client(faults, Duration.ofSeconds(5));
         String name;
         try (Lease first = client.getLock("retried").acquire(SOON)) {
             name = RawEtcd.keyText(testbed.raw().queue("retried").get(0));
@@ -155,10 +160,7 @@ class EtcdKeyReuseTest {
     @Test
     void aDeleteOfAFailedJoinsKeyThatLandsLateDoesNotRemoveALaterKeyOfTheSameName() throws Exception {
         RpcFaults faults = new RpcFaults();
-        io.etcd.jetcd.Client jetcd = testbed.closeAfterTest(io.etcd.jetcd.Client.builder().endpoints(etcd.target().split(","))
-                .interceptor(faults).build());
-        EtcdLockClient client = testbed.closeAfterTest(EtcdLockClient.builder().client(jetcd).sessionTtl(EtcdClientFactory.SESSION_TTL)
-                .operationTimeout(Duration.ofSeconds(3)).build());
+        EtcdLockClient client = client(faults, Duration.ofSeconds(3));
         faults.loseNextAnswer(RpcFaults.TXN, Status.INTERNAL.withDescription("the answer was lost (RpcFaults)"));
         RpcFaults.Held late = faults.holdCall(1, RpcFaults.TXN, RpcFaults.DELETE_RANGE);
         assertThatThrownBy(() -> client.getLock("late").acquire(SOON)).as("the join's answer was an error").isInstanceOf(LockException.class);
