@@ -97,6 +97,47 @@ class RunCoverageTest {
         assertThat(coverage(holds(300, 3, true), List.of(), 3000 * MS, List.of()).conclusive()).isTrue();
     }
 
+    /**
+     * A semaphore of two permits whose holders ask again just after their release, when a permit is free: each period
+     * of 20 ms, process a holds 0-10 ms and process b 5-15 ms; process c asks at 11 ms (one permit free), a asks again at
+     * 11 ms too and is granted 12-14 ms first, so c finds both permits held by others at 12 ms and is granted at 15 ms,
+     * when b's hold ends. None of c's acquisitions found both permits held when it was invoked.
+     */
+    @Test
+    void aSharedAcquireThatFindsAPermitFreeButWaitsWhileOthersFillThemHasWaited() {
+        List<Event> events = new ArrayList<>();
+        long token = 0;
+        for (int k = 0; k < 40; k++) {
+            long b = 20L * k;
+            int pa = k % 3;
+            int pb = (k + 1) % 3;
+            int pc = (k + 2) % 3;
+            token = shared(events, pa, b - 1, b, b + 10, token);
+            token = shared(events, pb, b + 4, b + 5, b + 15, token);
+            token = shared(events, pa, b + 11, b + 12, b + 14, token);
+            token = shared(events, pc, b + 11, b + 15, b + 18, token);
+        }
+        History history = new History(events, List.of(), -10 * MS, 3000 * MS, SECOND, 0, List.of(),
+                History.Rules.DEFAULT.withSharedLimit(2));
+        CheckReport report = new Checker(history, Set.of(), SECOND).check();
+
+        assertThat(report.overlaps()).as("never more than two holds at once").isEmpty();
+        assertThat(RunCoverage.of(history, report, List.of()).problems()).as("each period's third acquire waited").isEmpty();
+        History threePermits = new History(events, List.of(), -10 * MS, 3000 * MS, SECOND, 0, List.of(),
+                History.Rules.DEFAULT.withSharedLimit(3));
+        assertThat(RunCoverage.of(threePermits, new Checker(threePermits, Set.of(), SECOND).check(), List.of()).problems())
+                .as("with three permits nobody waits").singleElement().asString().startsWith("only 0 acquisitions");
+    }
+
+    /** Adds a shared hold of {@code process}, invoked, granted and released at the given milliseconds; returns its token. */
+    private static long shared(List<Event> events, int process, long invokeMs, long startMs, long endMs, long lastToken) {
+        long token = lastToken + 1;
+        events.add(new Event(invokeMs * MS, process, Event.Type.INVOKE, Operation.ACQUIRE, 0, 0, Checker.SHARED));
+        events.add(new Event(startMs * MS, process, Event.Type.OK, Operation.ACQUIRE, token, 0, Checker.SHARED));
+        events.add(Event.of(endMs * MS, process, Event.Type.INVOKE, Operation.RELEASE, token, 0));
+        return token;
+    }
+
     @Test
     void tooFewAcquisitionsOrASingleAcquirerProveNothing() {
         assertThat(coverage(holds(RunCoverage.MIN_ACQUISITIONS - 1, 3, true), List.of(), 3000 * MS, List.of()).problems())
