@@ -257,7 +257,7 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
                         // the key was there before this join sent anything, or another owner made it: not ours to take
                         // (its create revision is an older token, perhaps a lost holder's). Only a retry may find the key
                         // its own first try made, and that key names this owner id in its value
-                        throw new StaleKey(key, reads.get(0).getKvs().get(0).getCreateRevision());
+                        throw new StaleKey(key, reads.get(0).getKvs().get(0).getCreateRevision(), attempt);
                     }
                     long revision = created ? response.getHeader().getRevision()
                             : reads.get(0).getKvs().get(0).getCreateRevision(); // our own earlier try
@@ -273,31 +273,11 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
             if (failure == null) {
                 return;
             }
-            if (unwrap(failure) instanceof StaleKey stale) {
-                if (entries.values().stream().noneMatch(entry -> entry.key().equals(key))) {
-                    // left over (a create that landed after its deletes): delete it, then its number is free again
-                    deleteInBackground(key, stale.revision, lease).whenComplete((done, error) -> slots.giveBack(slot));
-                } else {
-                    log.error("distlock-etcd: key {} of a waiter of this client was given to a second waiter; the second takes another",
-                            key.toString(StandardCharsets.UTF_8)); // the number stays with the first
-                }
-            } else if (EtcdSession.leaseNotFound(failure)) {
-                slots.giveBack(slot); // no key of that lease can exist
-            } else {
-                // an error answer does not prove the put was not applied (a connection that broke after it): delete now
-                // and once more later, when a request still in the server's pipeline has landed. The create revision is
-                // unknown, so each delete compares the value this join put (it names the owner id): a delete that lands
-                // late cannot remove a later key of this name. The number is free once both deletes have ended
-                CompletableFuture<Void> now = deleteInBackground(key, madeBy, lease);
-                CompletableFuture<Void> later = new CompletableFuture<>();
-                try {
-                    scheduler.schedule(() -> deleteInBackground(key, madeBy, lease).whenComplete((done, error) -> later.complete(null)),
-                            Math.max(2_000, timeout.toMillis()), TimeUnit.MILLISECONDS);
-                } catch (RuntimeException shutDown) {
-                    return; // closing: the session lease is revoked, and the key with it
-                }
-                CompletableFuture.allOf(now, later).whenComplete((done, error) -> slots.giveBack(slot));
+            if (EtcdSession.leaseNotFound(failure)) {
+                slots.giveBack(slot); // no key of that lease can exist, nor be made
+                return;
             }
+            cleanUpFailedJoin(key, madeBy, lease, slot, unwrap(failure) instanceof StaleKey stale ? stale : null);
         });
         return joined.exceptionallyCompose(failure -> {
             if (unwrap(failure) instanceof StaleKey && stalePassed < STALE_KEYS_PASSED) {
@@ -305,6 +285,53 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
             }
             return CompletableFuture.failedFuture(failure);
         });
+    }
+
+    /**
+     * Cleans up after a join that failed, other than for its session lease being unknown; gives its number back once
+     * every delete has ended. Two kinds of key may be under its name:
+     * <ul>
+     *   <li>a key left over that a try found there ({@code stale}: made by another owner, a create that landed after its
+     *       deletes): deleted by its create revision, unless a waiter of this client holds that key (then the number is
+     *       that waiter's, and stays in use);</li>
+     *   <li>the key a try of this join put, or will put: an error answer does not prove the put was not applied (a
+     *       connection that broke after it), and a try the client gave up on may still be in the network and land
+     *       after any delete sent now. Deleted now and once more later, when a request still in the server's pipeline
+     *       has landed. The create revision is unknown, so each delete compares the value this join put (it names the
+     *       owner id, new per acquisition): a delete that lands late cannot remove a later key of this name. Skipped
+     *       only when the first try itself found the left-over key: that try was answered, and no other was sent.</li>
+     * </ul>
+     * A key of this join that lands after the later delete stays until the session ends, the client's next join under
+     * this number finds it, or an operator force-unlocks it (guarantees.md, liveness).
+     */
+    private void cleanUpFailedJoin(ByteSequence key, ByteSequence madeBy, long lease, KeySlots.Slot slot, @Nullable StaleKey stale) {
+        List<CompletableFuture<Void>> deletes = new ArrayList<>();
+        boolean anotherWaitersNumber = false;
+        if (stale != null) {
+            if (entries.values().stream().noneMatch(entry -> entry.key().equals(key))) {
+                deletes.add(deleteInBackground(key, stale.revision, lease));
+            } else {
+                // not expected (a number is in use until its key is known gone): the number stays with the first waiter,
+                // which gives it back when its key goes; giving it back here too would free it under that key
+                anotherWaitersNumber = true;
+                log.error("distlock-etcd: key {} of a waiter of this client was given to a second waiter; the second takes another",
+                        key.toString(StandardCharsets.UTF_8));
+            }
+        }
+        if (stale == null || stale.attempt > 0) {
+            deletes.add(deleteInBackground(key, madeBy, lease));
+            CompletableFuture<Void> later = new CompletableFuture<>();
+            try {
+                scheduler.schedule(() -> deleteInBackground(key, madeBy, lease).whenComplete((done, error) -> later.complete(null)),
+                        Math.max(2_000, timeout.toMillis()), TimeUnit.MILLISECONDS);
+            } catch (RuntimeException shutDown) {
+                return; // closing: the session lease is revoked, and the key with it
+            }
+            deletes.add(later);
+        }
+        if (!anotherWaitersNumber) {
+            CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new)).whenComplete((done, error) -> slots.giveBack(slot));
+        }
     }
 
     private static final String MADE_BY = "owner=";
@@ -334,16 +361,19 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
         return cause;
     }
 
-    /** A join found its key there before it sent anything (see {@link #join}). */
+    /** A try of a join found its key there, made by another owner (see {@link #join}). */
     static final class StaleKey extends RuntimeException {
         private static final long serialVersionUID = 1L;
         final transient ByteSequence key;
         final long revision;
+        /** Which try of the join found it: 0, the first (no try of this join was sent before it). */
+        final int attempt;
 
-        StaleKey(ByteSequence key, long revision) {
+        StaleKey(ByteSequence key, long revision, int attempt) {
             super("queue key " + key.toString(StandardCharsets.UTF_8) + " exists already (create revision " + revision + ")", null, false, false);
             this.key = key;
             this.revision = revision;
+            this.attempt = attempt;
         }
     }
 
@@ -793,15 +823,19 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
     }
 
     /**
-     * Records that {@code ownerId} holds {@code entry} (made by a join, or by a downgrade outside enqueue). An entry it
-     * replaces is of a join given up before (a session given up: the engine joins again with the same owner id): its
-     * key went with that session, or has another lease in its name than any key made from now on, so its number is free.
+     * Records that {@code ownerId} holds {@code entry} (made by a join, or by a downgrade outside enqueue). The engine
+     * takes a new owner id for every acquisition (QueueGranter, DowngradeGranter), so no entry is expected to be
+     * replaced. Should one be, its key may still exist on the session: it is deleted by its create revision (a later
+     * key of its name is not touched), and its number comes back after that, not before.
      */
     void remember(String ownerId, QueueEntry entry) {
         QueueEntry replaced = entries.put(ownerId, entry);
-        if (replaced != null && replaced != entry) {
-            slots.giveBack(replaced.slot());
+        if (replaced == null || replaced == entry || replaced.key().equals(entry.key()) && replaced.revision() == entry.revision()) {
+            return;
         }
+        log.warn("distlock-etcd: owner id {} joined again while its key {} was recorded; deleting that key", ownerId,
+                replaced.key().toString(StandardCharsets.UTF_8));
+        deleteInBackground(replaced.key(), replaced.revision(), replaced.lease()).whenComplete((done, error) -> keyGone(replaced));
     }
 
     /** Gives the number of {@code entry}'s key back once its key is known gone. */

@@ -149,6 +149,43 @@ class EtcdKeyReuseTest {
     }
 
     /**
+     * Guard: a join whose retry finds a key left over under its number still deletes (comparing its value) the key its
+     * first try may put later. The first try's request is held in the network while the client is told it failed
+     * (UNAVAILABLE: retried); a key is left over under the number (put by hand, on the client's session), so the retry
+     * fails on it and the acquire joins under another number and holds. Then the first try lands and makes a key no
+     * waiter owns, behind the holder. Without the value-compared deletes on this path (they ran on the error path only)
+     * it stays: once the holder has released, it is the name's oldest key and keeps everyone out until the session ends.
+     */
+    @Test
+    void aFirstTryThatLandsAfterItsRetryFoundAKeyLeftOverIsDeletedToo() throws Exception {
+        RpcFaults faults = new RpcFaults();
+        // the later delete runs 10 s after the failed join: time for the test to land the first try before it
+        EtcdLockClient client = client(faults, Duration.ofSeconds(10));
+        String name;
+        try (Lease first = client.getLock("first-try").acquire(SOON)) {
+            name = RawEtcd.keyText(testbed.raw().queue("first-try").get(0));
+        }
+        testbed.raw().client().getKVClient().put(ByteSequence.from(name, StandardCharsets.UTF_8), ByteSequence.from("left over",
+                StandardCharsets.UTF_8), PutOption.builder().withLeaseId(client.sessionLease()).build()).get(10, TimeUnit.SECONDS);
+        RpcFaults.Held firstTry = faults.holdCallButFailItNow(0, Status.UNAVAILABLE.withDescription("the connection broke (RpcFaults)"),
+                RpcFaults.TXN);
+        try (Lease lease = client.getLock("first-try").acquire(SOON)) {
+            assertThat(firstTry.awaitStarted(SOON)).isEqualTo(RpcFaults.TXN);
+            assertThat(testbed.raw().queue("first-try")).as("the holder's key, under another number").singleElement()
+                    .extracting(RawEtcd::keyText).isNotEqualTo(name);
+            firstTry.release();
+            firstTry.awaitAnswered(SOON);
+            assertThat(testbed.raw().queue("first-try")).as("the first try's key landed behind the holder's").extracting(RawEtcd::keyText)
+                    .hasSize(2).contains(name);
+        }
+        Await.until(SOON, "the first try's key is deleted", () -> testbed.raw().queue("first-try").isEmpty());
+        Await.until(SOON, "every number is back", () -> LockEngine.state(client, true).orElseThrow().backend().get("names with numbered keys") == 0);
+        try (Lease again = client.getLock("first-try").acquire(SOON)) {
+            assertThat(testbed.raw().queue("first-try")).extracting(KeyValue::getCreateRevision).containsExactly(again.fencingToken());
+        }
+    }
+
+    /**
      * Guard: the background deletes of a failed join's key compare the value the join put (it names the owner id), not
      * the key's name alone. The join's create is carried out but its answer is lost as an error that is not retried, so
      * the acquire fails and the key is deleted in the background. The first delete's request is held back in the network

@@ -12,6 +12,7 @@ import io.grpc.Status;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
@@ -90,6 +91,17 @@ final class RpcFaults implements ClientInterceptor {
         return held;
     }
 
+    /**
+     * As {@link #holdCall}, but the client is told at once that the call failed with {@code shown} (a connection that
+     * broke while the request was still in it), and the server's answer, when the released request gets one, goes
+     * nowhere. A client that retries sends its next try while this one is still on its way.
+     */
+    Held holdCallButFailItNow(int skipped, Status shown, String... methods) {
+        Held held = holdCall(skipped, methods);
+        held.shown = shown;
+        return held;
+    }
+
     /** A call held back by {@link #holdCall}: released once; tells when its answer has arrived. */
     static final class Held {
         private final AtomicInteger toSkip;
@@ -98,6 +110,7 @@ final class RpcFaults implements ClientInterceptor {
         private final java.util.concurrent.CountDownLatch closed = new java.util.concurrent.CountDownLatch(1);
         private final java.util.concurrent.atomic.AtomicBoolean taken = new java.util.concurrent.atomic.AtomicBoolean();
         private volatile @Nullable String method;
+        private volatile @Nullable Status shown;
 
         private Held(int skipped) {
             this.toSkip = new AtomicInteger(skipped);
@@ -265,6 +278,18 @@ final class RpcFaults implements ClientInterceptor {
 
         @Override
         public void start(Listener<R> listener, Metadata headers) {
+            Status shown = held.shown;
+            if (shown != null) {
+                // the client hears of a failure now, on another thread as gRPC would tell it; the server's answer is dropped
+                CompletableFuture.runAsync(() -> listener.onClose(shown, new Metadata()));
+                step(() -> call.start(new Listener<R>() {
+                    @Override
+                    public void onClose(Status status, Metadata trailers) {
+                        held.closed.countDown();
+                    }
+                }, headers));
+                return;
+            }
             step(() -> call.start(new SimpleForwardingClientCallListener<>(listener) {
                 @Override
                 public void onClose(Status status, Metadata trailers) {
@@ -281,7 +306,9 @@ final class RpcFaults implements ClientInterceptor {
 
         @Override
         public void cancel(@Nullable String message, @Nullable Throwable cause) {
-            step(() -> call.cancel(message, cause));
+            if (held.shown == null) { // a call the client was told had failed is out of its hands: the request goes on
+                step(() -> call.cancel(message, cause));
+            }
         }
 
         @Override
