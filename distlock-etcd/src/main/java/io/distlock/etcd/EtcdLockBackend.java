@@ -716,12 +716,15 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
         if (revision == 0) {
             return kv.delete(key, DeleteOption.DEFAULT).thenApply(response -> response.getDeleted() > 0);
         }
-        return deleteIf(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)), key);
+        return deleteIf(key, CmpTarget.createRevision(revision));
     }
 
-    /** Deletes {@code key} if {@code same} holds (a missing key fails any compare of its value); true if it deleted it. */
-    private CompletableFuture<Boolean> deleteIf(Cmp same, ByteSequence key) {
-        return kv.txn().If(same).Then(Op.delete(key, DeleteOption.DEFAULT)).commit().thenApply(response -> response.isSucceeded());
+    /**
+     * Deletes {@code key} if its {@code target} (create revision, value) equals the one given (a missing key fails any
+     * such compare); true if it deleted it.
+     */
+    private CompletableFuture<Boolean> deleteIf(ByteSequence key, CmpTarget<?> target) {
+        return kv.txn().If(new Cmp(key, Cmp.Op.EQUAL, target)).Then(Op.delete(key, DeleteOption.DEFAULT)).commit().thenApply(response -> response.isSucceeded());
     }
 
     /**
@@ -738,7 +741,7 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
     /** As {@link #deleteInBackground(ByteSequence, long, long)}, for a key whose create revision is unknown: deletes it only while its value is {@code value}. */
     private CompletableFuture<Void> deleteInBackground(ByteSequence key, ByteSequence value, long lease) {
         CompletableFuture<Void> done = new CompletableFuture<>();
-        deleteAttempt(key, () -> deleteIf(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.value(value)), key), lease, 0, done);
+        deleteAttempt(key, () -> deleteIf(key, CmpTarget.value(value)), lease, 0, done);
         return done;
     }
 

@@ -9,11 +9,17 @@ import io.grpc.ForwardingClientCallListener.SimpleForwardingClientCallListener;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
@@ -105,10 +111,10 @@ final class RpcFaults implements ClientInterceptor {
     /** A call held back by {@link #holdCall}: released once; tells when its answer has arrived. */
     static final class Held {
         private final AtomicInteger toSkip;
-        private final java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
-        private final java.util.concurrent.CountDownLatch released = new java.util.concurrent.CountDownLatch(1);
-        private final java.util.concurrent.CountDownLatch closed = new java.util.concurrent.CountDownLatch(1);
-        private final java.util.concurrent.atomic.AtomicBoolean taken = new java.util.concurrent.atomic.AtomicBoolean();
+        private final CountDownLatch started = new CountDownLatch(1);
+        private final CompletableFuture<Void> released = new CompletableFuture<>();
+        private final CountDownLatch closed = new CountDownLatch(1);
+        private final AtomicBoolean taken = new AtomicBoolean();
         private volatile @Nullable String method;
         private volatile @Nullable Status shown;
 
@@ -127,21 +133,21 @@ final class RpcFaults implements ClientInterceptor {
         }
 
         /** Waits until the held call has started; returns its method. */
-        String awaitStarted(java.time.Duration within) throws InterruptedException {
-            if (!started.await(within.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+        String awaitStarted(Duration within) throws InterruptedException {
+            if (!started.await(within.toMillis(), TimeUnit.MILLISECONDS)) {
                 throw new AssertionError("no call was held within " + within);
             }
-            return java.util.Objects.requireNonNull(method);
+            return Objects.requireNonNull(method);
         }
 
         /** Sends the held call's request on to the server. */
         void release() {
-            released.countDown();
+            released.complete(null);
         }
 
         /** Waits until the server has answered the released call (the client may have stopped listening). */
-        void awaitAnswered(java.time.Duration within) throws InterruptedException {
-            if (!closed.await(within.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+        void awaitAnswered(Duration within) throws InterruptedException {
+            if (!closed.await(within.toMillis(), TimeUnit.MILLISECONDS)) {
                 throw new AssertionError("the released call was not answered within " + within);
             }
         }
@@ -246,26 +252,19 @@ final class RpcFaults implements ClientInterceptor {
     private static final class HeldBack<Q, R> extends ClientCall<Q, R> {
         private final ClientCall<Q, R> call;
         private final Held held;
-        private final java.util.List<Runnable> steps = new java.util.ArrayList<>();
+        private final List<Runnable> steps = new ArrayList<>();
         private boolean sent;
 
         HeldBack(ClientCall<Q, R> call, Held held) {
             this.call = call;
             this.held = held;
-            Thread sender = new Thread(() -> {
-                try {
-                    held.released.await();
-                } catch (InterruptedException e) {
-                    return;
-                }
+            held.released.thenRun(() -> {
                 synchronized (this) { // in order, and before any step that comes after the release
                     sent = true;
                     steps.forEach(Runnable::run);
                     steps.clear();
                 }
-            }, "rpc-faults-held-call");
-            sender.setDaemon(true);
-            sender.start();
+            });
         }
 
         private synchronized void step(Runnable step) {
