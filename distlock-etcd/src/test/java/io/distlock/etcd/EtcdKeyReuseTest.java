@@ -47,6 +47,20 @@ class EtcdKeyReuseTest {
                 .operationTimeout(operationTimeout).build());
     }
 
+    /** Acquires and releases {@code lock} once; returns the name of the key it held by (the name its next join makes again). */
+    private String keyOfAnAcquisition(EtcdLockClient client, String lock) throws Exception {
+        try (Lease first = client.getLock(lock).acquire(SOON)) {
+            return RawEtcd.keyText(testbed.raw().queue(lock).get(0));
+        }
+    }
+
+    /** Puts a key named {@code name}, made by no owner of the client, on its session (a create that landed after its deletes); returns its revision. */
+    private long putLeftOver(EtcdLockClient client, String name) throws Exception {
+        return testbed.raw().client().getKVClient().put(ByteSequence.from(name, StandardCharsets.UTF_8), ByteSequence.from("left over",
+                StandardCharsets.UTF_8), PutOption.builder().withLeaseId(client.sessionLease()).build()).get(10, TimeUnit.SECONDS)
+                .getHeader().getRevision();
+    }
+
     /** Fails with a key per acquisition: twenty acquisitions made twenty keys. */
     @Test
     void aNameAcquiredAgainAndAgainKeepsOneKeyAndItsTokensStillGrow() throws Exception {
@@ -96,13 +110,8 @@ class EtcdKeyReuseTest {
     @Test
     void aKeyLeftOverUnderTheNumberAJoinTakesIsNotTakenAsItsOwn() throws Exception {
         EtcdLockClient client = client();
-        String name;
-        try (Lease first = client.getLock("left-over").acquire(SOON)) {
-            name = RawEtcd.keyText(testbed.raw().queue("left-over").get(0));
-        }
-        ByteSequence key = ByteSequence.from(name, StandardCharsets.UTF_8);
-        long stale = testbed.raw().client().getKVClient().put(key, ByteSequence.from("left over", StandardCharsets.UTF_8),
-                PutOption.builder().withLeaseId(client.sessionLease()).build()).get(10, TimeUnit.SECONDS).getHeader().getRevision();
+        String name = keyOfAnAcquisition(client, "left-over");
+        long stale = putLeftOver(client, name);
         try (Lease lease = client.getLock("left-over").acquire(SOON)) {
             assertThat(lease.fencingToken()).as("not the left-over key's create revision").isGreaterThan(stale);
             List<KeyValue> queue = testbed.raw().queue("left-over");
@@ -123,16 +132,11 @@ class EtcdKeyReuseTest {
     void aRetriedJoinDoesNotTakeAKeyItsFirstTryDidNotMake() throws Exception {
         RpcFaults faults = new RpcFaults();
         EtcdLockClient client = client(faults, Duration.ofSeconds(5));
-        String name;
-        try (Lease first = client.getLock("retried").acquire(SOON)) {
-            name = RawEtcd.keyText(testbed.raw().queue("retried").get(0));
-        }
+        String name = keyOfAnAcquisition(client, "retried");
         long[] stale = new long[1];
         faults.beforeNextCall(RpcFaults.TXN, () -> {
             try {
-                stale[0] = testbed.raw().client().getKVClient().put(ByteSequence.from(name, StandardCharsets.UTF_8),
-                        ByteSequence.from("left over", StandardCharsets.UTF_8), PutOption.builder().withLeaseId(client.sessionLease()).build())
-                        .get(10, TimeUnit.SECONDS).getHeader().getRevision();
+                stale[0] = putLeftOver(client, name);
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }
@@ -161,12 +165,8 @@ class EtcdKeyReuseTest {
         RpcFaults faults = new RpcFaults();
         // the later delete runs 10 s after the failed join: time for the test to land the first try before it
         EtcdLockClient client = client(faults, Duration.ofSeconds(10));
-        String name;
-        try (Lease first = client.getLock("first-try").acquire(SOON)) {
-            name = RawEtcd.keyText(testbed.raw().queue("first-try").get(0));
-        }
-        testbed.raw().client().getKVClient().put(ByteSequence.from(name, StandardCharsets.UTF_8), ByteSequence.from("left over",
-                StandardCharsets.UTF_8), PutOption.builder().withLeaseId(client.sessionLease()).build()).get(10, TimeUnit.SECONDS);
+        String name = keyOfAnAcquisition(client, "first-try");
+        putLeftOver(client, name);
         RpcFaults.Held firstTry = faults.holdCallButFailItNow(0, Status.UNAVAILABLE.withDescription("the connection broke (RpcFaults)"),
                 RpcFaults.TXN);
         try (Lease lease = client.getLock("first-try").acquire(SOON)) {
