@@ -833,7 +833,7 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
      */
     void remember(String ownerId, QueueEntry entry) {
         QueueEntry replaced = entries.put(ownerId, entry);
-        if (replaced == null || replaced == entry || replaced.key().equals(entry.key()) && replaced.revision() == entry.revision()) {
+        if (replaced == null || replaced == entry || (replaced.key().equals(entry.key()) && replaced.revision() == entry.revision())) {
             return;
         }
         log.warn("distlock-etcd: owner id {} joined again while its key {} was recorded; deleting that key", ownerId,
