@@ -257,7 +257,6 @@ class CheckCommandTest {
      * hands on without naming the option, and says so; {@code --local-handoffs 0} turns them off and is repeated as such.
      */
     @Test
-    @Tag(SLOW) // 34 s: slow-tagged 2026-11-28, when ./mvnw verify took 25:53 on the AMD machine (budget 25 min)
     void localHandoffsAreOnByDefaultAndZeroTurnsThemOff() throws Exception {
         CliRun on = check("--threads", "4", "--processes", "2", "--faults", "none", "--time", "20s", "--seed", "35", "--out", out.toString());
         assertThat(on.exit()).as("exit code; output:%n%s", on.out()).isZero();
@@ -318,7 +317,6 @@ class CheckCommandTest {
      * also show readers together (it would pass vacuously if reads never overlapped).
      */
     @Test
-    @Tag(SLOW) // 22 s: slow-tagged 2026-11-28, when ./mvnw verify took 25:53 on the AMD machine (budget 25 min)
     void readersShareAndAWriterHoldsAloneWithoutFaults() throws Exception {
         CliRun run = check("--kind", "read-write-lock", "--faults", "none", "--time", "15s", "--seed", "17", "--out", out.toString());
 
@@ -401,7 +399,6 @@ class CheckCommandTest {
     }
 
     @Test
-    @Tag(SLOW) // 26 s: slow-tagged 2026-11-28, when ./mvnw verify took 25:53 on the AMD machine (budget 25 min)
     void theGetSetTextbookLockIsCaughtToo() {
         CliRun run = check("--lock", "naive-getset", "--faults", "pause", "--time", "20s", "--lease", "300ms", "--seed", "5",
                 "--out", out.toString());
