@@ -146,7 +146,6 @@ class CheckCommandTest {
 
     @Test
     void distlockOnRedisKeepsEveryClaimUnderAllFaults() throws Exception {
-        // five fault kinds as on etcd: 60 s, so each gets more than one try on a loaded machine
         Counts counts = assertDistlockKeepsItsClaims(new String[] {"paused process", "killed process", "cut the connections",
                 "restarted the lock server", "promoted replica"}, "--time", "40s", "--lease", "500ms", "--seed", "3");
         assertThat(counts.rejected()).as("stale writes of paused holders, stopped by the store's fencing, not by luck").isPositive();

@@ -90,7 +90,11 @@ final class RpcFaults implements ClientInterceptor {
      * may have given up on by then). Calls after it are not held.
      */
     Held holdCall(int skipped, String... methods) {
-        Held held = new Held(skipped);
+        return hold(new Held(skipped, null), methods);
+    }
+
+    /** Holds the next matching call of {@code methods} by {@code held} (see {@link #holdCall}). */
+    private Held hold(Held held, String... methods) {
         for (String method : methods) {
             holdNext.put(method, held);
         }
@@ -103,9 +107,7 @@ final class RpcFaults implements ClientInterceptor {
      * nowhere. A client that retries sends its next try while this one is still on its way.
      */
     Held holdCallButFailItNow(int skipped, Status shown, String... methods) {
-        Held held = holdCall(skipped, methods);
-        held.shown = shown;
-        return held;
+        return hold(new Held(skipped, shown), methods);
     }
 
     /** A call held back by {@link #holdCall}: released once; tells when its answer has arrived. */
@@ -116,10 +118,11 @@ final class RpcFaults implements ClientInterceptor {
         private final CountDownLatch closed = new CountDownLatch(1);
         private final AtomicBoolean taken = new AtomicBoolean();
         private volatile @Nullable String method;
-        private volatile @Nullable Status shown;
+        private final @Nullable Status shown;
 
-        private Held(int skipped) {
+        private Held(int skipped, @Nullable Status shown) {
             this.toSkip = new AtomicInteger(skipped);
+            this.shown = shown;
         }
 
         /** Returns whether the call starting now is the one to hold (each call of the chosen methods asks once). */
