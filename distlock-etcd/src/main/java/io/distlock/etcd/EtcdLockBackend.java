@@ -615,7 +615,10 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
         // a retry after an ambiguous error that finds the key gone: our first delete went through (OwnerCheck allows it)
         CompletableFuture<OwnerCheck> released = bounded("release", name, () -> retried(attempt -> deleteIfRevision(entry.key(), entry.revision())
                 .thenApply(deleted -> deleted || attempt > 0 ? OwnerCheck.OWNER : OwnerCheck.MISSING)));
-        released.whenComplete((check, failure) -> {
+        // the caller hears the answer only after the number is back: callbacks on one future run last-registered
+        // first, so a caller's own callback on `released` ran before a keyGone registered here, and an acquire started
+        // the moment close() returned found the number still in use and made a second key (CI of stop 52)
+        return released.whenComplete((check, failure) -> {
             if (failure != null) {
                 // unanswered (no leader, unreachable): the key must not outlive the release, the session goes on
                 deleteInBackground(entry.key(), entry.revision(), entry.lease()).whenComplete((done, error) -> keyGone(entry));
@@ -623,7 +626,6 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
                 keyGone(entry); // deleted, or found gone
             }
         });
-        return released;
     }
 
     @Override

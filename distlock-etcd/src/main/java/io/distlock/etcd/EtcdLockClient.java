@@ -90,6 +90,11 @@ public final class EtcdLockClient extends ForwardingLockClient {
         return Optional.of(new EtcdLockInspector(backend));
     }
 
+    /** The backend under the engine (for tests that drive it directly). */
+    EtcdLockBackend backend() {
+        return backend;
+    }
+
     /** Returns the id of the client's current session lease, 0 if it has none (for tests and operators). */
     long sessionLease() {
         return backend.session().currentLease();

@@ -82,6 +82,25 @@ class EtcdKeyReuseTest {
         assertThat(LockEngine.state(client, true).orElseThrow().backend()).containsEntry("names with numbered keys", 0);
     }
 
+    /**
+     * Fails if a release is answered before its key's number is back: a caller that acquires the name again the moment
+     * its close returns (another thread, on a busy machine) finds the number in use and makes a second key. A callback
+     * on the release's answer sees every number back.
+     */
+    @Test
+    void aReleaseIsAnsweredOnlyOnceItsNumberIsBack() throws Exception {
+        EtcdLockBackend backend = client().backend();
+        for (int i = 0; i < 5; i++) {
+            String owner = "answer-" + i;
+            backend.enqueue("answered", owner, Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
+            assertThat(backend.stateCounts()).containsEntry("names with numbered keys", 1);
+            int numbersInUseAtTheAnswer = backend.release("answered", owner).thenApply(released -> backend.stateCounts()
+                    .get("names with numbered keys")).get(10, TimeUnit.SECONDS);
+            assertThat(numbersInUseAtTheAnswer).as("names with a number in use when release %d was answered", i).isZero();
+        }
+        assertThat(testbed.raw().queue("answered")).isEmpty();
+    }
+
     /** Fails with one number per name and client: two permits held by one client would share a key. */
     @Test
     void permitsOfOneClientHeldAtOnceHaveKeysOfTheirOwnAndTheNumbersComeBack() throws Exception {
