@@ -36,6 +36,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntFunction;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -91,6 +92,8 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
     private final ConcurrentHashMap<String, QueueEntry> entries;
     /** The numbers in this client's queue keys, in every kind: reused once a key is gone (see {@link KeySlots}). */
     private final KeySlots slots;
+    /** Counts this client's joins, in every kind: a join puts its number in its key's value (see {@link #valueOf}). */
+    private final AtomicLong joins;
 
     EtcdLockBackend(Client client, boolean ownsClient, LockKeys keys, EtcdSession session, String endpoints, Duration timeout,
             ScheduledExecutorService scheduler, String ownerDescription) {
@@ -109,6 +112,7 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
         this.value = ownerValue;
         this.entries = new ConcurrentHashMap<>();
         this.slots = new KeySlots();
+        this.joins = new AtomicLong();
     }
 
     /** Another kind's storage on {@code base}'s connection and session, with its keys under {@code keys}; closing it is the base's. */
@@ -129,6 +133,7 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
                 ? LockKeys.bytes(base.ownerValue.toString(StandardCharsets.UTF_8) + " " + PERMITS + permits) : base.ownerValue;
         this.entries = base.entries;
         this.slots = base.slots;
+        this.joins = base.joins;
     }
 
     /**
@@ -244,7 +249,7 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
         // Both branches also read what tells whether the new key holds at once, as etcd's concurrency.Mutex reads the
         // oldest key: when it does, the lock is held after this one round trip
         Op look = lookAtJoin(name);
-        ByteSequence madeBy = valueOf(ownerId);
+        ByteSequence madeBy = valueOf(ownerId, joins.incrementAndGet());
         CompletableFuture<QueueTicket> joined = retried(attempt -> kv.txn()
                 .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
                 .Then(Op.put(key, madeBy, PutOption.builder().withLeaseId(lease).build()), look)
@@ -253,10 +258,10 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
                 .thenApply(response -> {
                     List<GetResponse> reads = response.getGetResponses();
                     boolean created = response.isSucceeded();
-                    if (!created && (attempt == 0 || !madeBy(reads.get(0).getKvs().get(0), ownerId))) {
-                        // the key was there before this join sent anything, or another owner made it: not ours to take
+                    if (!created && (attempt == 0 || !reads.get(0).getKvs().get(0).getValue().equals(madeBy))) {
+                        // the key was there before this join sent anything, or another join made it: not ours to take
                         // (its create revision is an older token, perhaps a lost holder's). Only a retry may find the key
-                        // its own first try made, and that key names this owner id in its value
+                        // an earlier try of this join made, and that key holds this join's value
                         throw new StaleKey(key, reads.get(0).getKvs().get(0).getCreateRevision(), attempt);
                     }
                     long revision = created ? response.getHeader().getRevision()
@@ -265,7 +270,8 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
                     if (rule == QueueRule.PERMIT) {
                         checkPermits(name, seen, key, revision, lease);
                     }
-                    QueueEntry entry = new QueueEntry(key, revision, lease, slot);
+                    // made on a retry: an earlier try may still be in the network, and land once this key is gone
+                    QueueEntry entry = new QueueEntry(key, revision, lease, slot, attempt > 0 ? madeBy : null);
                     remember(ownerId, entry);
                     return new QueueKey(this, name, ownerId, entry, holdsAtJoin(seen, created, revision));
                 }));
@@ -306,45 +312,51 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
      */
     private void cleanUpFailedJoin(ByteSequence key, ByteSequence madeBy, long lease, KeySlots.Slot slot, @Nullable StaleKey stale) {
         List<CompletableFuture<Void>> deletes = new ArrayList<>();
-        boolean anotherWaitersNumber = false;
         if (stale != null) {
             if (entries.values().stream().noneMatch(entry -> entry.key().equals(key))) {
                 deletes.add(deleteInBackground(key, stale.revision, lease));
             } else {
-                // not expected (a number is in use until its key is known gone): the number stays with the first waiter,
-                // which gives it back when its key goes; giving it back here too would free it under that key
-                anotherWaitersNumber = true;
+                // not expected: a number is in use until its key is known gone, so this takes a waiter whose number was
+                // given back while its entry lived on. Nobody else gives this slot back (the waiter's slot is returned
+                // already): it comes back below, as a number in use for ever would keep the name's state for ever
                 log.error("distlock-etcd: key {} of a waiter of this client was given to a second waiter; the second takes another",
                         key.toString(StandardCharsets.UTF_8));
             }
         }
         if (stale == null || stale.attempt > 0) {
-            deletes.add(deleteInBackground(key, madeBy, lease));
-            CompletableFuture<Void> later = new CompletableFuture<>();
-            try {
-                scheduler.schedule(() -> deleteInBackground(key, madeBy, lease).whenComplete((done, error) -> later.complete(null)),
-                        Math.max(2_000, timeout.toMillis()), TimeUnit.MILLISECONDS);
-            } catch (RuntimeException shutDown) {
-                return; // closing: the session lease is revoked, and the key with it
-            }
-            deletes.add(later);
+            deletes.add(deleteNowAndLater(key, madeBy, lease));
         }
-        if (!anotherWaitersNumber) {
-            CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new)).whenComplete((done, error) -> slots.giveBack(slot));
+        CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new)).whenComplete((done, error) -> slots.giveBack(slot));
+    }
+
+    /**
+     * Deletes {@code key} while its value is {@code madeBy}, now and once more max(2 s, operation timeout) later (when a
+     * try of its join still in the server's pipeline has landed); completes when both have ended. The value names the
+     * join ({@link #valueOf}), so no later key of this name is touched, whichever join of this client makes it.
+     */
+    private CompletableFuture<Void> deleteNowAndLater(ByteSequence key, ByteSequence madeBy, long lease) {
+        CompletableFuture<Void> later = new CompletableFuture<>();
+        try {
+            scheduler.schedule(() -> deleteInBackground(key, madeBy, lease).whenComplete((done, error) -> later.complete(null)),
+                    Math.max(2_000, timeout.toMillis()), TimeUnit.MILLISECONDS);
+        } catch (RuntimeException shutDown) {
+            later.complete(null); // closing: the session lease is revoked, and the key with it
         }
+        return CompletableFuture.allOf(deleteInBackground(key, madeBy, lease), later);
     }
 
     private static final String MADE_BY = "owner=";
 
-    /** What a join puts in its key: who made it ({@link #value}) and the owner id the key was made for. */
-    private ByteSequence valueOf(String ownerId) {
-        String text = ownerValue.toString(StandardCharsets.UTF_8) + " " + MADE_BY + ownerId;
-        return LockKeys.bytes(rule == QueueRule.PERMIT ? text + " " + PERMITS + permits : text);
-    }
+    private static final String JOIN = "join=";
 
-    /** Returns whether {@code key}'s value names {@code ownerId} as the owner it was made for (see {@link #valueOf}). */
-    static boolean madeBy(KeyValue key, String ownerId) {
-        return (" " + key.getValue().toString(StandardCharsets.UTF_8) + " ").contains(" " + MADE_BY + ownerId + " ");
+    /**
+     * What a join puts in its key: who made it ({@link #value}), the owner id the key was made for and the join's
+     * number among this client's joins, so that no two joins of the client put the same value (a chain of joins past
+     * keys left over shares one owner id). A delete that compares this value removes only that join's key.
+     */
+    private ByteSequence valueOf(String ownerId, long join) {
+        String text = ownerValue.toString(StandardCharsets.UTF_8) + " " + MADE_BY + ownerId + " " + JOIN + join;
+        return LockKeys.bytes(rule == QueueRule.PERMIT ? text + " " + PERMITS + permits : text);
     }
 
     /** The owner part of a queue key: the client's part of the owner id and the key's number. */
@@ -843,9 +855,19 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
         deleteInBackground(replaced.key(), replaced.revision(), replaced.lease()).whenComplete((done, error) -> keyGone(replaced));
     }
 
-    /** Gives the number of {@code entry}'s key back once its key is known gone. */
+    /**
+     * Gives the number of {@code entry}'s key back, its key known gone. A key its join made on a retry may come back: an
+     * earlier try of that join may still be in the network and, landing now, create it again (a key no waiter owns, the
+     * oldest of its name until the session ends). Such a key is deleted by its join's value now and later, and the
+     * number comes back after that.
+     */
     void keyGone(QueueEntry entry) {
-        slots.giveBack(entry.slot());
+        ByteSequence earlierTries = entry.earlierTries();
+        if (earlierTries == null) {
+            slots.giveBack(entry.slot());
+            return;
+        }
+        deleteNowAndLater(entry.key(), earlierTries, entry.lease()).whenComplete((done, error) -> slots.giveBack(entry.slot()));
     }
 
     /** Returns the key of {@code ownerId}, if it has one in any kind of this client. */
@@ -920,11 +942,14 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
         }
     }
 
-    /** A key of ours in some lock's queue. */
-    /** A queue key of this client: its create revision, its session lease, and its number (null: a key without one). */
-    record QueueEntry(ByteSequence key, long revision, long lease, KeySlots.@Nullable Slot slot) {
+    /**
+     * A queue key of this client: its create revision, its session lease, its number (null: a key without one) and,
+     * for a key its join made on a retry, the value an earlier try of that join would put (null: made by the first try,
+     * the only one sent; see {@link #keyGone}).
+     */
+    record QueueEntry(ByteSequence key, long revision, long lease, KeySlots.@Nullable Slot slot, @Nullable ByteSequence earlierTries) {
         QueueEntry(ByteSequence key, long revision, long lease) {
-            this(key, revision, lease, null);
+            this(key, revision, lease, null, null);
         }
     }
 

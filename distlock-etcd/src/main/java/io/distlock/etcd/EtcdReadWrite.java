@@ -73,7 +73,9 @@ final class EtcdReadWrite implements ReadWriteStorage {
                         }
                         revision = made.get(0).getCreateRevision(); // an earlier try made it, while the writer held
                     }
-                    readers.remember(readerOwnerId, new QueueEntry(key, revision, writer.lease()));
+                    // made on a retry: an earlier try may land after the reader's release, while the writer still holds,
+                    // and make the key again; the key's name is this acquisition's alone, so its value is enough to sweep it
+                    readers.remember(readerOwnerId, new QueueEntry(key, revision, writer.lease(), null, number > 0 ? readers.value() : null));
                     return AcquireResult.granted(revision);
                 }));
         CompletableFuture<AcquireResult> result = readers.bounded("acquire", name, () -> attempt);

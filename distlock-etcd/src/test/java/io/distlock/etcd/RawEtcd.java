@@ -46,6 +46,32 @@ final class RawEtcd implements AutoCloseable {
         return !QueueRule.READ.holders(queue, 0).isEmpty() || !QueueRule.WRITE.holders(queue, 0).isEmpty();
     }
 
+    /** Returns the server's current revision. */
+    long revision() {
+        try {
+            return client.getKVClient().get(keys.prefix("~revision")).get(10, TimeUnit.SECONDS).getHeader().getRevision();
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot read the revision", e);
+        }
+    }
+
+    /** Returns the create revisions of the keys a lock's queue had at any revision after {@code after} (etcd keeps history until a compaction). */
+    java.util.Set<Long> queueHistory(String name, long after) {
+        java.util.Set<Long> made = new java.util.TreeSet<>();
+        long now = revision();
+        try {
+            for (long at = after + 1; at <= now; at++) {
+                for (KeyValue key : client.getKVClient().get(keys.prefix(name), GetOption.builder().isPrefix(true).withRevision(at).build())
+                        .get(10, TimeUnit.SECONDS).getKvs()) {
+                    made.add(key.getCreateRevision());
+                }
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot read the history of lock '" + name + "'", e);
+        }
+        return made;
+    }
+
     private List<KeyValue> queue(LockKeys keys, String name) {
         try {
             return client.getKVClient().get(keys.prefix(name), GetOption.builder().isPrefix(true)
