@@ -10,6 +10,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Every tier of the contract, every kind, on a Redis Cluster of three masters and three replicas: every key of one lock in one slot. */
+@org.junit.jupiter.api.Tag(BackendContract.ANOTHER_DEPLOYMENT) // fair and write tiers in -Pslow; on a standalone Redis in ./mvnw verify
 class RedisClusterContractTest extends BackendContract {
     @RegisterExtension
     static final RedisClusterExtension cluster = new RedisClusterExtension();

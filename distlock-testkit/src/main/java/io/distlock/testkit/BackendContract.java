@@ -2,6 +2,7 @@ package io.distlock.testkit;
 
 import io.distlock.LockKind;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Tag;
 
 /**
  * Every tier of the contract, run from one backend's hooks. A backend's entry point is one small class per
@@ -31,6 +32,19 @@ public abstract class BackendContract {
      */
     public static final String TIERS_PROPERTY = "distlock.contract.tiers";
 
+    /**
+     * The tag of the tiers that run the whole lease-lock contract again for another kind ({@link FairLock},
+     * {@link WriteLock}). On a deployment tagged {@link #ANOTHER_DEPLOYMENT} as well, {@code ./mvnw verify} leaves them
+     * to the slow phase ({@code -Pslow}, which CI runs): the root pom excludes the two tags together.
+     */
+    public static final String ANOTHER_KIND = "contract-another-kind";
+
+    /**
+     * The tag of a deployment whose backend another deployment of the same module runs every tier on in the main build
+     * (MariaDB and H2 beside PostgreSQL, Sentinel and Cluster beside a standalone Redis): see {@link #ANOTHER_KIND}.
+     */
+    public static final String ANOTHER_DEPLOYMENT = "contract-another-deployment";
+
     /** Returns whether {@code tier}, a test class, is a tier of this class that {@link #TIERS_PROPERTY} leaves out. */
     static boolean deselected(Class<?> tier) {
         String tiers = System.getProperty(TIERS_PROPERTY, "").trim();
@@ -54,6 +68,7 @@ public abstract class BackendContract {
 
     /** The fair lock: the whole lease-lock contract, and arrival order. */
     @Nested
+    @Tag(ANOTHER_KIND)
     class FairLock extends LeaseLockContract {
         @Override
         protected BackendHooks hooks() {
@@ -68,6 +83,7 @@ public abstract class BackendContract {
 
     /** The write side of the read-write lock: the whole lease-lock contract, "locked" meaning a writer holds. */
     @Nested
+    @Tag(ANOTHER_KIND)
     class WriteLock extends LeaseLockContract {
         @Override
         protected BackendHooks hooks() {
