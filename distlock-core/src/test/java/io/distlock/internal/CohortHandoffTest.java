@@ -88,14 +88,28 @@ class CohortHandoffTest {
         List<Long> tokens = new ArrayList<>(); // appended under the lock: the order of holds
         int threadCount = 8;
         int holdsEach = 200;
+        // a local handoff needs a thread waiting at the release: the threads start together, and a holder lets go once
+        // another thread asks (or every other one is done). Without that, on a busy machine one thread could make most of
+        // its holds before the pool had started the others, each through the server (CI: 892 server grants of 1,600)
+        java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(threadCount);
+        java.util.concurrent.atomic.AtomicInteger asking = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger finished = new java.util.concurrent.atomic.AtomicInteger();
         List<Future<?>> done = new ArrayList<>();
         for (int t = 0; t < threadCount; t++) {
             done.add(threads.submit(() -> {
+                start.await(30, TimeUnit.SECONDS);
                 for (int i = 0; i < holdsEach; i++) {
+                    asking.incrementAndGet();
                     try (Lease lease = lock.acquire()) {
+                        asking.decrementAndGet();
                         tokens.add(lease.fencingToken());
+                        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                        while (asking.get() == 0 && finished.get() < threadCount - 1 && System.nanoTime() - until < 0) {
+                            Thread.onSpinWait();
+                        }
                     }
                 }
+                finished.incrementAndGet();
                 return null;
             }));
         }
