@@ -61,8 +61,8 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
      * gone: a left-over key on a live session would block the queue for as long as the client runs.
      *
      * Key names are reused (KeySlots), so no delete of a queue key goes by its name alone: it compares the create
-     * revision, or, where that is unknown (a join that failed), the value the join put, which names the owner id (new
-     * per acquisition). A delete request that is still on its way when the client has given up on it (a timeout, then
+     * revision, or, where that is unknown (a join that failed, or earlier tries of a join that succeeded on a retry),
+     * the value the join put, which names the owner id and the join's own number (see valueOf). A delete request that is still on its way when the client has given up on it (a timeout, then
      * a retry) may land after a later key of the same name was made, and must not remove it: seen in a checker run
      * (seed 5008, a leader kill) when those deletes went by name. A number is given again only once every delete of its
      * last key has ended, and a join that finds its key made by another owner does not take it (StaleKey).
@@ -298,13 +298,13 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
      * every delete has ended. Two kinds of key may be under its name:
      * <ul>
      *   <li>a key left over that a try found there ({@code stale}: made by another owner, a create that landed after its
-     *       deletes): deleted by its create revision, unless a waiter of this client holds that key (then the number is
-     *       that waiter's, and stays in use);</li>
+     *       deletes): deleted by its create revision, unless a waiter of this client holds that key (not expected: that
+     *       waiter's number was given back while it lived; this join's number comes back all the same);</li>
      *   <li>the key a try of this join put, or will put: an error answer does not prove the put was not applied (a
      *       connection that broke after it), and a try the client gave up on may still be in the network and land
      *       after any delete sent now. Deleted now and once more later, when a request still in the server's pipeline
      *       has landed. The create revision is unknown, so each delete compares the value this join put (it names the
-     *       owner id, new per acquisition): a delete that lands late cannot remove a later key of this name. Skipped
+     *       owner id and this join's number): a delete that lands late cannot remove a later key of this name. Skipped
      *       only when the first try itself found the left-over key: that try was answered, and no other was sent.</li>
      * </ul>
      * A key of this join that lands after the later delete stays until the session ends, the client's next join under
@@ -627,9 +627,11 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
         // a retry after an ambiguous error that finds the key gone: our first delete went through (OwnerCheck allows it)
         CompletableFuture<OwnerCheck> released = bounded("release", name, () -> retried(attempt -> deleteIfRevision(entry.key(), entry.revision())
                 .thenApply(deleted -> deleted || attempt > 0 ? OwnerCheck.OWNER : OwnerCheck.MISSING)));
-        // the caller hears the answer only after the number is back: callbacks on one future run last-registered
-        // first, so a caller's own callback on `released` ran before a keyGone registered here, and an acquire started
-        // the moment close() returned found the number still in use and made a second key (CI of stop 52)
+        // the caller hears the answer only after keyGone has run: callbacks on one future run last-registered first, so
+        // a caller's own callback on `released` ran before a keyGone registered here, and an acquire started the moment
+        // close() returned found the number still in use and made a second key (CI of stop 52). The number itself is back
+        // by then unless the delete went unanswered or the key was made on a retry (keyGone: it comes back after the
+        // sweep, max(2 s, timeout) later; meanwhile a join of this name takes another number)
         return released.whenComplete((check, failure) -> {
             if (failure != null) {
                 // unanswered (no leader, unreachable): the key must not outlive the release, the session goes on

@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * answered, a renewal that found the key or its session gone, the last background delete of a key whose create was
  * not answered. Until then no join of this client can make a key of that name. A join that finds the key there all
  * the same (a create that landed after its deletes) does not take it as its own: only a retry takes a key it finds, and
- * only one whose value names its owner id; see {@code EtcdLockBackend.join}.
+ * only one whose value is its own join's exactly (owner id and join number); see {@code EtcdLockBackend.join}.
  * A name's entry goes when its last number is given back: no state per name is left behind.
  */
 final class KeySlots {
