@@ -14,10 +14,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -91,9 +93,9 @@ class CohortHandoffTest {
         // a local handoff needs a thread waiting at the release: the threads start together, and a holder lets go once
         // another thread asks (or every other one is done). Without that, on a busy machine one thread could make most of
         // its holds before the pool had started the others, each through the server (CI: 892 server grants of 1,600)
-        java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(threadCount);
-        java.util.concurrent.atomic.AtomicInteger asking = new java.util.concurrent.atomic.AtomicInteger();
-        java.util.concurrent.atomic.AtomicInteger finished = new java.util.concurrent.atomic.AtomicInteger();
+        CyclicBarrier start = new CyclicBarrier(threadCount);
+        AtomicInteger asking = new AtomicInteger();
+        AtomicInteger finished = new AtomicInteger();
         List<Future<?>> done = new ArrayList<>();
         for (int t = 0; t < threadCount; t++) {
             done.add(threads.submit(() -> {

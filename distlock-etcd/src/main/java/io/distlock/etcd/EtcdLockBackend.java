@@ -62,8 +62,9 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
      *
      * Key names are reused (KeySlots), so no delete of a queue key goes by its name alone: it compares the create
      * revision, or, where that is unknown (a join that failed, or earlier tries of a join that succeeded on a retry),
-     * the value the join put, which names the owner id and the join's own number (see valueOf). A delete request that is still on its way when the client has given up on it (a timeout, then
-     * a retry) may land after a later key of the same name was made, and must not remove it: seen in a checker run
+     * the value the join put, which names the owner id and the join's own number (see valueOf). A delete request that
+     * is still on its way when the client has given up on it (a timeout, then a retry) may land after a later key of
+     * the same name was made, and must not remove it: seen in a checker run
      * (seed 5008, a leader kill) when those deletes went by name. A number is given again only once every delete of its
      * last key has ended, and a join that finds its key made by another owner does not take it (StaleKey).
      *

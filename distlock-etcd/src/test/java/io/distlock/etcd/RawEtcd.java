@@ -6,6 +6,8 @@ import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.LeaseOption;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
 /** Reads and changes etcd directly, bypassing distlock, for raw-state assertions and faults. */
@@ -56,8 +58,8 @@ final class RawEtcd implements AutoCloseable {
     }
 
     /** Returns the create revisions of the keys a lock's queue had at any revision after {@code after} (etcd keeps history until a compaction). */
-    java.util.Set<Long> queueHistory(String name, long after) {
-        java.util.Set<Long> made = new java.util.TreeSet<>();
+    Set<Long> queueHistory(String name, long after) {
+        Set<Long> made = new TreeSet<>();
         long now = revision();
         try {
             for (long at = after + 1; at <= now; at++) {

@@ -3,10 +3,11 @@ package io.distlock.jdbc;
 import io.distlock.testkit.BackendContract;
 import io.distlock.testkit.BackendHooks;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Every tier of the contract SQL has, and the SQL tiers, against an H2 TCP server in this JVM, on a file database. */
-@org.junit.jupiter.api.Tag(BackendContract.ANOTHER_DEPLOYMENT) // fair and write tiers in -Pslow; on PostgreSQL in ./mvnw verify
+@Tag(BackendContract.ANOTHER_DEPLOYMENT) // fair and write tiers in -Pslow; on PostgreSQL in ./mvnw verify
 class H2LockContractTest extends BackendContract {
     @RegisterExtension
     static final H2ServerExtension database = new H2ServerExtension();

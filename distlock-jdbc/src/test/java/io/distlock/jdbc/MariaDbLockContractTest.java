@@ -13,10 +13,11 @@ import org.junit.jupiter.api.Test;
 import io.distlock.testkit.BackendContract;
 import io.distlock.testkit.BackendHooks;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Every tier of the contract SQL has, and the SQL tiers, against a real MariaDB server. */
-@org.junit.jupiter.api.Tag(BackendContract.ANOTHER_DEPLOYMENT) // fair and write tiers in -Pslow; on PostgreSQL in ./mvnw verify
+@Tag(BackendContract.ANOTHER_DEPLOYMENT) // fair and write tiers in -Pslow; on PostgreSQL in ./mvnw verify
 class MariaDbLockContractTest extends BackendContract {
     @RegisterExtension
     static final MariaDbExtension database = new MariaDbExtension();

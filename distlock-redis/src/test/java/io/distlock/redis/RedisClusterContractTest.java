@@ -7,10 +7,11 @@ import io.distlock.testkit.BackendHooks;
 import io.distlock.testkit.ClientSettings;
 import io.distlock.testkit.LockClientFactory;
 import java.time.Duration;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Every tier of the contract, every kind, on a Redis Cluster of three masters and three replicas: every key of one lock in one slot. */
-@org.junit.jupiter.api.Tag(BackendContract.ANOTHER_DEPLOYMENT) // fair and write tiers in -Pslow; on a standalone Redis in ./mvnw verify
+@Tag(BackendContract.ANOTHER_DEPLOYMENT) // fair and write tiers in -Pslow; on a standalone Redis in ./mvnw verify
 class RedisClusterContractTest extends BackendContract {
     @RegisterExtension
     static final RedisClusterExtension cluster = new RedisClusterExtension();

@@ -3,6 +3,7 @@ package io.distlock.redis;
 import io.distlock.redis.testing.RedisSentinelExtension;
 import io.distlock.testkit.BackendContract;
 import io.distlock.testkit.BackendHooks;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -10,7 +11,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * wait a minute before declaring the master down, so the contract's own outages (stop, pause, restart of the master)
  * are outages, not failovers; failovers are {@link RedisFailoverTest}'s.
  */
-@org.junit.jupiter.api.Tag(BackendContract.ANOTHER_DEPLOYMENT) // fair and write tiers in -Pslow; on a standalone Redis in ./mvnw verify
+@Tag(BackendContract.ANOTHER_DEPLOYMENT) // fair and write tiers in -Pslow; on a standalone Redis in ./mvnw verify
 class RedisSentinelContractTest extends BackendContract {
     @RegisterExtension
     static final RedisSentinelExtension sentinel = new RedisSentinelExtension();
