@@ -37,6 +37,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import java.util.function.IntFunction;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -276,22 +277,24 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
                     remember(ownerId, entry);
                     return new QueueKey(this, name, ownerId, entry, holdsAtJoin(seen, created, revision));
                 }));
-        joined.whenComplete((ticket, failure) -> {
+        // one callback, so that the order is this code's, not the order in which a future runs its callbacks: the next try
+        // takes its number while this try's is still in use (it must not take the number of the key it passes), and only
+        // then is this try cleaned up and its number given back
+        return joined.handle((ticket, failure) -> {
             if (failure == null) {
-                return;
+                return CompletableFuture.completedFuture(ticket);
             }
             if (EtcdSession.leaseNotFound(failure)) {
                 slots.giveBack(slot); // no key of that lease can exist, nor be made
-                return;
+                return CompletableFuture.<QueueTicket>failedFuture(failure);
             }
-            cleanUpFailedJoin(key, madeBy, lease, slot, unwrap(failure) instanceof StaleKey stale ? stale : null);
-        });
-        return joined.exceptionallyCompose(failure -> {
-            if (unwrap(failure) instanceof StaleKey && stalePassed < STALE_KEYS_PASSED) {
-                return join(name, ownerId, lease, stalePassed + 1);
-            }
-            return CompletableFuture.failedFuture(failure);
-        });
+            StaleKey stale = unwrap(failure) instanceof StaleKey found ? found : null;
+            CompletableFuture<QueueTicket> next = stale != null && stalePassed < STALE_KEYS_PASSED
+                    ? join(name, ownerId, lease, stalePassed + 1)
+                    : CompletableFuture.failedFuture(failure);
+            cleanUpFailedJoin(key, madeBy, lease, slot, stale);
+            return next;
+        }).thenCompose(Function.identity());
     }
 
     /**
@@ -335,7 +338,7 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
      * try of its join still in the server's pipeline has landed); completes when both have ended. The value names the
      * join ({@link #valueOf}), so no later key of this name is touched, whichever join of this client makes it.
      */
-    private CompletableFuture<Void> deleteNowAndLater(ByteSequence key, ByteSequence madeBy, long lease) {
+    CompletableFuture<Void> deleteNowAndLater(ByteSequence key, ByteSequence madeBy, long lease) {
         CompletableFuture<Void> later = new CompletableFuture<>();
         try {
             scheduler.schedule(() -> deleteInBackground(key, madeBy, lease).whenComplete((done, error) -> later.complete(null)),
@@ -358,6 +361,11 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
     private ByteSequence valueOf(String ownerId, long join) {
         String text = ownerValue.toString(StandardCharsets.UTF_8) + " " + MADE_BY + ownerId + " " + JOIN + join;
         return LockKeys.bytes(rule == QueueRule.PERMIT ? text + " " + PERMITS + permits : text);
+    }
+
+    /** Returns a value for a key made outside {@link #join} (a downgrade's reader), one no other join of this client puts. */
+    ByteSequence joinValue(String ownerId) {
+        return valueOf(ownerId, joins.incrementAndGet());
     }
 
     /** The owner part of a queue key: the client's part of the owner id and the key's number. */
@@ -628,19 +636,23 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
         // a retry after an ambiguous error that finds the key gone: our first delete went through (OwnerCheck allows it)
         CompletableFuture<OwnerCheck> released = bounded("release", name, () -> retried(attempt -> deleteIfRevision(entry.key(), entry.revision())
                 .thenApply(deleted -> deleted || attempt > 0 ? OwnerCheck.OWNER : OwnerCheck.MISSING)));
-        // the caller hears the answer only after keyGone has run: callbacks on one future run last-registered first, so
-        // a caller's own callback on `released` ran before a keyGone registered here, and an acquire started the moment
-        // close() returned found the number still in use and made a second key (CI of stop 52). The number itself is back
-        // by then unless the delete went unanswered or the key was made on a retry (keyGone: it comes back after the
-        // sweep, max(2 s, timeout) later; meanwhile a join of this name takes another number)
-        return released.whenComplete((check, failure) -> {
+        // the caller hears the answer only after keyGone has given the number back: callbacks on one future run
+        // last-registered first, so a caller's own callback on `released` ran before a keyGone registered there, and an
+        // acquire started the moment close() returned found the number still in use and made a second key (CI of stop
+        // 52). A fresh future carries the outcome as it was, not wrapped in a CompletionException
+        CompletableFuture<OwnerCheck> answer = new CompletableFuture<>();
+        released.whenComplete((check, failure) -> {
             if (failure != null) {
-                // unanswered (no leader, unreachable): the key must not outlive the release, the session goes on
+                // unanswered (no leader, unreachable): the key must not outlive the release, the session goes on; its
+                // number stays in use until that delete has ended
                 deleteInBackground(entry.key(), entry.revision(), entry.lease()).whenComplete((done, error) -> keyGone(entry));
+                answer.completeExceptionally(failure);
             } else {
                 keyGone(entry); // deleted, or found gone
+                answer.complete(check);
             }
         });
+        return answer;
     }
 
     @Override
@@ -861,16 +873,19 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
     /**
      * Gives the number of {@code entry}'s key back, its key known gone. A key its join made on a retry may come back: an
      * earlier try of that join may still be in the network and, landing now, create it again (a key no waiter owns, the
-     * oldest of its name until the session ends). Such a key is deleted by its join's value now and later, and the
-     * number comes back after that.
+     * oldest of its name until the session ends). Such a key is deleted by its join's value now and later, in the
+     * background; the number does not wait for that. Its next join puts another value, and wherever the late try lands
+     * it cannot pass for that join's key: before the next join's create, the create finds a key and the join passes it
+     * as left over (deleted by its create revision, another number taken; {@link #join}); while the next key exists, the
+     * late try finds it and makes nothing; after it, the sweep deletes it, by a value no later join puts. Holding the
+     * number for the sweep made an acquire right after such a release take a second number, and a second key name.
      */
     void keyGone(QueueEntry entry) {
+        slots.giveBack(entry.slot());
         ByteSequence earlierTries = entry.earlierTries();
-        if (earlierTries == null) {
-            slots.giveBack(entry.slot());
-            return;
+        if (earlierTries != null) {
+            deleteNowAndLater(entry.key(), earlierTries, entry.lease());
         }
-        deleteNowAndLater(entry.key(), earlierTries, entry.lease()).whenComplete((done, error) -> slots.giveBack(entry.slot()));
     }
 
     /** Returns the key of {@code ownerId}, if it has one in any kind of this client. */

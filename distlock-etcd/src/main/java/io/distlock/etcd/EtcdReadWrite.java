@@ -14,7 +14,6 @@ import io.etcd.jetcd.options.PutOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Read-write locks on etcd: readers' and writers' keys in one queue per name under {@code <namespace>/~rw/} (see
@@ -54,12 +53,13 @@ final class EtcdReadWrite implements ReadWriteStorage {
             return CompletableFuture.completedFuture(AcquireResult.busy(Duration.ZERO));
         }
         ByteSequence key = readers.keys().key(name, LockKeys.downgradedRole(writer.revision()), writer.lease(), readerOwnerId);
+        ByteSequence madeBy = readers.joinValue(readerOwnerId);
         // the reader is created only while the writer's key exists (and so while it holds: a writer's key is deleted when
         // its hold ends); a retry after an ambiguous error finds its own key instead of making a second one
         CompletableFuture<AcquireResult> attempt = readers.retried(number -> readers.kv().txn()
                 .If(new Cmp(writer.key(), Cmp.Op.EQUAL, CmpTarget.createRevision(writer.revision())),
                         new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-                .Then(Op.put(key, readers.value(), PutOption.builder().withLeaseId(writer.lease()).build()))
+                .Then(Op.put(key, madeBy, PutOption.builder().withLeaseId(writer.lease()).build()))
                 .Else(Op.get(key, GetOption.builder().withKeysOnly(true).build()))
                 .commit()
                 .thenApply(response -> {
@@ -74,8 +74,8 @@ final class EtcdReadWrite implements ReadWriteStorage {
                         revision = made.get(0).getCreateRevision(); // an earlier try made it, while the writer held
                     }
                     // made on a retry: an earlier try may land after the reader's release, while the writer still holds,
-                    // and make the key again; the key's name is this acquisition's alone, so its value is enough to sweep it
-                    readers.remember(readerOwnerId, new QueueEntry(key, revision, writer.lease(), null, number > 0 ? readers.value() : null));
+                    // and make the key again; it is swept by this downgrade's value (as a join's key is, keyGone)
+                    readers.remember(readerOwnerId, new QueueEntry(key, revision, writer.lease(), null, number > 0 ? madeBy : null));
                     return AcquireResult.granted(revision);
                 }));
         CompletableFuture<AcquireResult> result = readers.bounded("acquire", name, () -> attempt);
@@ -86,13 +86,7 @@ final class EtcdReadWrite implements ReadWriteStorage {
                     readers.forget(readerOwnerId);
                     readers.deleteInBackground(key, 0, writer.lease());
                 });
-                readers.deleteInBackground(key, 0, writer.lease());
-                try {
-                    readers.scheduler().schedule(() -> readers.deleteInBackground(key, 0, writer.lease()),
-                            Math.max(2_000, readers.operationTimeout().toMillis()), TimeUnit.MILLISECONDS);
-                } catch (RuntimeException shutDown) {
-                    // closing: the session lease is revoked, and the key with it
-                }
+                readers.deleteNowAndLater(key, madeBy, writer.lease());
             }
         });
         return result;

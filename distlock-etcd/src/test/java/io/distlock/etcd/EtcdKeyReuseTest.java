@@ -239,6 +239,37 @@ class EtcdKeyReuseTest {
     }
 
     /**
+     * Fails when the number of a key made on a retry stays in use until the sweep after its release has run (max(2 s,
+     * timeout) later): the acquire right after the release took a second number, and the name had two key names (the
+     * CI symptom under faults of stop 53). The number comes back at once; the held first try, landing while the next
+     * acquisition holds under that number, finds the key there and makes nothing, and the holder's key is untouched.
+     */
+    @Test
+    void theNumberOfAKeyMadeOnARetryComesBackAtItsReleaseAndALateFirstTryDoesNotTouchTheNextHolder() throws Exception {
+        RpcFaults faults = new RpcFaults();
+        // the sweep runs 10 s after the release: the next acquisition and the landing happen before it
+        EtcdLockClient client = client(faults, Duration.ofSeconds(10));
+        RpcFaults.Held firstTry = faults.holdCallButFailItNow(0, Status.UNAVAILABLE.withDescription("the connection broke (RpcFaults)"),
+                RpcFaults.TXN);
+        String retried;
+        try (Lease lease = client.getLock("at-once").acquire(SOON)) {
+            assertThat(firstTry.awaitStarted(SOON)).isEqualTo(RpcFaults.TXN);
+            retried = RawEtcd.keyText(testbed.raw().queue("at-once").get(0));
+        }
+        try (Lease next = client.getLock("at-once").acquire(SOON)) {
+            assertThat(testbed.raw().queue("at-once")).as("the next acquisition's key, under the number just given back")
+                    .extracting(RawEtcd::keyText).containsExactly(retried);
+            firstTry.release();
+            firstTry.awaitAnswered(SOON);
+            List<KeyValue> queue = testbed.raw().queue("at-once");
+            assertThat(queue).as("after the first try landed: the holder's key alone").extracting(KeyValue::getCreateRevision)
+                    .containsExactly(next.fencingToken());
+        }
+        assertThat(testbed.raw().queue("at-once")).isEmpty();
+        Await.until(SOON, "every number is back", () -> LockEngine.state(client, true).orElseThrow().backend().get("names with numbered keys") == 0);
+    }
+
+    /**
      * Guard: the background deletes of a failed join's key compare the value the join put (it names the owner id), not
      * the key's name alone. The join's create is carried out but its answer is lost as an error that is not retried, so
      * the acquire fails and the key is deleted in the background. The first delete's request is held back in the network
