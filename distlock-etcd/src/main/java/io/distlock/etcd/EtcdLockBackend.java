@@ -245,12 +245,13 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
      * key of this client that may still exist), unless it exists.
      */
     private CompletableFuture<QueueTicket> join(String name, String ownerId, long lease, int stalePassed) {
-        KeySlots.Slot slot = slots.take(keys.prefixText(name) + rule.role);
-        ByteSequence key = keys.key(name, rule.role, lease, keyId(ownerId, slot));
+        String prefix = keys.prefixText(name); // URL-encoded once per try: the slot's space, the key and the read below
+        KeySlots.Slot slot = slots.take(prefix + rule.role);
+        ByteSequence key = LockKeys.bytes(prefix + rule.role + Long.toHexString(lease) + "-" + keyId(ownerId, slot));
         // create-if-absent, else read: a retry after an ambiguous error finds its own key instead of a second one.
         // Both branches also read what tells whether the new key holds at once, as etcd's concurrency.Mutex reads the
         // oldest key: when it does, the lock is held after this one round trip
-        Op look = lookAtJoin(name);
+        Op look = lookAtJoin(prefix);
         ByteSequence madeBy = valueOf(ownerId, joins.incrementAndGet());
         CompletableFuture<QueueTicket> joined = retried(attempt -> kv.txn()
                 .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
@@ -399,12 +400,19 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
     }
 
     /** What the join reads beside its own key: enough to tell whether the new key holds at once (see {@link #holdsAtJoin}). */
-    private Op lookAtJoin(String name) {
+    /** The read of {@link #lookAtJoin} for exclusive and write keys: the name's oldest key. */
+    private static final GetOption OLDEST_KEY = GetOption.builder().isPrefix(true).withKeysOnly(true)
+            .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND).withLimit(1).build();
+
+    /** The read of {@link #lookAtJoin} for read keys: any writer's key. */
+    private static final GetOption ANY_KEY = GetOption.builder().isPrefix(true).withKeysOnly(true).withLimit(1).build();
+
+    /** The read that tells whether a new key holds, of the queue whose keys start with {@code prefix} ({@link LockKeys#prefixText}). */
+    private Op lookAtJoin(String prefix) {
         return switch (rule) {
-            case EXCLUSIVE, WRITE -> Op.get(keys.prefix(name), GetOption.builder().isPrefix(true).withKeysOnly(true)
-                    .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND).withLimit(1).build());
-            case READ -> Op.get(keys.rolePrefix(name, QueueRule.WRITE.role), GetOption.builder().isPrefix(true).withKeysOnly(true).withLimit(1).build());
-            case PERMIT -> Op.get(keys.prefix(name), GetOption.builder().isPrefix(true).withSortField(GetOption.SortTarget.CREATE)
+            case EXCLUSIVE, WRITE -> Op.get(LockKeys.bytes(prefix), OLDEST_KEY);
+            case READ -> Op.get(LockKeys.bytes(prefix + QueueRule.WRITE.role), ANY_KEY);
+            case PERMIT -> Op.get(LockKeys.bytes(prefix), GetOption.builder().isPrefix(true).withSortField(GetOption.SortTarget.CREATE)
                     .withSortOrder(GetOption.SortOrder.ASCEND).withLimit(permits + 1L).build());
         };
     }
