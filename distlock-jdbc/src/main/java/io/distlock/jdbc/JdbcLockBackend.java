@@ -44,6 +44,15 @@ final class JdbcLockBackend implements LockBackend, PollingAcquire, TokenRanges,
     private final Duration releasePoll;
     /** Why the queue table cannot serve fair locks, read-write locks and semaphores; null if it can. */
     private final @Nullable String queueMissing;
+    /** Acquires and releases queued at once, run as one statement each where the dialect {@link SqlDialect#combines}; else null. */
+    private final SqlConnections.@Nullable Combiner<Take, AcquireResult> takes;
+    private final SqlConnections.@Nullable Combiner<Release, OwnerCheck> ends;
+
+    /** An acquire's request: {@code tokens} consecutive tokens for {@code ownerId}. */
+    private record Take(byte[] key, String name, String ownerId, long leaseMillis, int tokens) { }
+
+    /** A release's request. */
+    private record Release(byte[] key, String name, String ownerId) { }
 
     JdbcLockBackend(SqlConnections connections, SqlDialect dialect, ReleaseWatch releases, ScheduledExecutorService timer, String describe,
             Duration timeout, Duration releasePoll, @Nullable String queueMissing) {
@@ -55,6 +64,16 @@ final class JdbcLockBackend implements LockBackend, PollingAcquire, TokenRanges,
         this.timeout = timeout;
         this.releasePoll = releasePoll;
         this.queueMissing = queueMissing;
+        if (dialect.combines()) {
+            this.takes = connections.combiner("acquire", this::acquireAll,
+                    (connection, take) -> acquire(connection, take.key(), take.name(), take.ownerId(), take.leaseMillis(), take.tokens(), false),
+                    (connection, take, late) -> releaseLateGrant(connection, take, late));
+            this.ends = connections.combiner("release", this::releaseAll,
+                    (connection, release) -> release(connection, release.key(), release.name(), release.ownerId()), null);
+        } else {
+            this.takes = null;
+            this.ends = null;
+        }
     }
 
     /** Fair locks: rows of the queue table under the kind "fair" (see {@link SqlQueue}). */
@@ -123,19 +142,48 @@ final class JdbcLockBackend implements LockBackend, PollingAcquire, TokenRanges,
             return CompletableFuture.failedFuture(new IllegalArgumentException("owner id must have 1 to " + SqlDialect.MAX_OWNER_LENGTH
                     + " characters (the owner column's width), had " + ownerId.length()));
         }
-        byte[] key = LockTable.key(name);
-        long leaseMillis = leaseTime.toMillis();
-        return connections.submit("acquire", name, connection -> acquire(connection, key, name, ownerId, leaseMillis, count), (connection, late) -> {
-            if (late.granted()) {
-                dialect.release(connection, key, name, ownerId); // the caller gave up before this grant arrived
-            }
-        });
+        Take take = new Take(LockTable.key(name), name, ownerId, leaseTime.toMillis(), count);
+        if (takes != null) {
+            return takes.submit(name, take.key(), take);
+        }
+        return connections.submit("acquire", name, connection -> acquire(connection, take.key(), name, ownerId, take.leaseMillis(), count, false),
+                (connection, late) -> releaseLateGrant(connection, take, late));
     }
 
-    private AcquireResult acquire(Connection connection, byte[] key, String name, String ownerId, long leaseMillis, int tokens)
-            throws SQLException {
+    /** Releases a grant whose caller gave up before it arrived. */
+    private void releaseLateGrant(Connection connection, Take take, AcquireResult late) throws SQLException {
+        if (late.granted()) {
+            dialect.release(connection, take.key(), take.name(), take.ownerId());
+        }
+    }
+
+    /** Acquires in one combined take; a request it did not grant goes on as {@link #acquire} after a take that found the row held or missing. */
+    private List<AcquireResult> acquireAll(Connection connection, List<Take> requests) throws SQLException {
+        List<byte[]> keys = new ArrayList<>(requests.size());
+        List<String> owners = new ArrayList<>(requests.size());
+        List<Long> leases = new ArrayList<>(requests.size());
+        List<Integer> tokens = new ArrayList<>(requests.size());
+        for (Take take : requests) {
+            keys.add(take.key());
+            owners.add(take.ownerId());
+            leases.add(take.leaseMillis());
+            tokens.add(take.tokens());
+        }
+        long[] last = dialect.takeAll(connection, keys, owners, leases, tokens);
+        List<AcquireResult> results = new ArrayList<>(requests.size());
+        for (int i = 0; i < requests.size(); i++) {
+            Take take = requests.get(i);
+            results.add(last[i] > 0 ? AcquireResult.grantedRange(Math.max(1, last[i] - take.tokens() + 1), last[i])
+                    : acquire(connection, take.key(), take.name(), take.ownerId(), take.leaseMillis(), take.tokens(), true));
+        }
+        return results;
+    }
+
+    /** Acquires: takes the row if free (or the caller's), else reads why not. {@code tookAlready}: a take just found the row held or missing. */
+    private AcquireResult acquire(Connection connection, byte[] key, String name, String ownerId, long leaseMillis, int tokens,
+            boolean tookAlready) throws SQLException {
         for (int attempt = 0; attempt < ACQUIRE_ATTEMPTS; attempt++) {
-            long last = dialect.take(connection, key, ownerId, leaseMillis, tokens);
+            long last = attempt == 0 && tookAlready ? 0 : dialect.take(connection, key, ownerId, leaseMillis, tokens);
             if (last > 0) {
                 return AcquireResult.grantedRange(Math.max(1, last - tokens + 1), last);
             }
@@ -226,17 +274,40 @@ final class JdbcLockBackend implements LockBackend, PollingAcquire, TokenRanges,
     @Override
     public CompletableFuture<OwnerCheck> release(String name, String ownerId) {
         byte[] key = LockTable.key(name);
-        return connections.submit("release", name, connection -> {
-            if (dialect.release(connection, key, name, ownerId)) {
-                return OwnerCheck.OWNER;
-            }
-            RowState row = dialect.state(connection, key);
-            if (row != null && ownerId.equals(row.owner())) {
-                dialect.clearExpired(connection, key, ownerId); // ours but expired, and nobody took it: free it for waiters now
-                return OwnerCheck.MISSING;
-            }
-            return found(row, ownerId, true);
-        });
+        if (ends != null) {
+            return ends.submit(name, key, new Release(key, name, ownerId));
+        }
+        return connections.submit("release", name, connection -> release(connection, key, name, ownerId));
+    }
+
+    private OwnerCheck release(Connection connection, byte[] key, String name, String ownerId) throws SQLException {
+        return dialect.release(connection, key, name, ownerId) ? OwnerCheck.OWNER : refusedRelease(connection, key, ownerId);
+    }
+
+    /** Releases in one combined statement; a request it did not release goes on as {@link #release} after a release that changed nothing. */
+    private List<OwnerCheck> releaseAll(Connection connection, List<Release> requests) throws SQLException {
+        List<byte[]> keys = new ArrayList<>(requests.size());
+        List<String> owners = new ArrayList<>(requests.size());
+        for (Release release : requests) {
+            keys.add(release.key());
+            owners.add(release.ownerId());
+        }
+        boolean[] released = dialect.releaseAll(connection, keys, owners);
+        List<OwnerCheck> results = new ArrayList<>(requests.size());
+        for (int i = 0; i < requests.size(); i++) {
+            results.add(released[i] ? OwnerCheck.OWNER : refusedRelease(connection, keys.get(i), owners.get(i)));
+        }
+        return results;
+    }
+
+    /** Says why a release changed nothing, and frees the caller's own expired hold that nobody took since. */
+    private OwnerCheck refusedRelease(Connection connection, byte[] key, String ownerId) throws SQLException {
+        RowState row = dialect.state(connection, key);
+        if (row != null && ownerId.equals(row.owner())) {
+            dialect.clearExpired(connection, key, ownerId); // ours but expired, and nobody took it: free it for waiters now
+            return OwnerCheck.MISSING;
+        }
+        return found(row, ownerId, true);
     }
 
     /** Says what a renewal or release that changed nothing found instead of the caller's unexpired hold. */

@@ -1,9 +1,13 @@
 package io.distlock.jdbc;
 
+import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -13,8 +17,80 @@ import org.jspecify.annotations.Nullable;
  */
 final class PostgresDialect extends SqlDialect {
 
+    /** {@link #takeAll}'s statement: the take of {@link #takeStatement()}, for the rows of four arrays. */
+    private final String takeAll;
+    /** {@link #releaseAll}'s statement: the release's end statement for the rows of two arrays, notifying each name ended. */
+    private final String releaseAll;
+
     PostgresDialect(LockTable table) {
         super(table);
+        // a request's columns in r: k (key), o (owner), ms (lease), n (tokens); SET's right-hand sides read the old row
+        this.takeAll = "UPDATE " + t + " AS l SET fence = CASE WHEN l.owner = r.o AND l.expires_at > clock_timestamp() THEN l.fence"
+                + " ELSE l.fence + r.n END, owner = r.o, expires_at = clock_timestamp() + r.ms * INTERVAL '1 millisecond',"
+                + " acquired_at = clock_timestamp()"
+                + " FROM unnest(CAST(? AS BYTEA[]), CAST(? AS TEXT[]), CAST(? AS BIGINT[]), CAST(? AS BIGINT[])) AS r(k, o, ms, n)"
+                + " WHERE l.lock_key = r.k AND (l.owner IS NULL OR l.expires_at <= clock_timestamp() OR l.owner = r.o)"
+                + " RETURNING l.lock_key, l.fence";
+        this.releaseAll = "WITH ended AS (UPDATE " + t + " AS l SET last_owner = l.owner, owner = NULL, end_reason = 'R',"
+                + " expires_at = clock_timestamp() FROM unnest(CAST(? AS BYTEA[]), CAST(? AS TEXT[])) AS r(k, o)"
+                + " WHERE l.lock_key = r.k AND l.owner = r.o AND l.expires_at > clock_timestamp() RETURNING l.lock_key, l.lock_name)"
+                + " SELECT lock_key, pg_notify(?, lock_name) FROM ended";
+    }
+
+    @Override
+    boolean combines() {
+        return true;
+    }
+
+    @Override
+    long[] takeAll(Connection connection, List<byte[]> keys, List<String> owners, List<Long> leaseMillis, List<Integer> tokens) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(takeAll)) {
+            statement.setArray(1, connection.createArrayOf("bytea", keys.toArray(new byte[0][])));
+            statement.setArray(2, connection.createArrayOf("text", owners.toArray(new String[0])));
+            statement.setArray(3, connection.createArrayOf("bigint", leaseMillis.toArray(new Long[0])));
+            statement.setArray(4, connection.createArrayOf("bigint", tokens.stream().map(Integer::longValue).toArray(Long[]::new)));
+            long[] last = new long[keys.size()];
+            Map<ByteBuffer, Integer> index = indexOf(keys);
+            try (ResultSet rows = statement.executeQuery()) {
+                while (rows.next()) {
+                    last[position(index, rows.getBytes(1))] = rows.getLong(2);
+                }
+            }
+            return last;
+        }
+    }
+
+    @Override
+    boolean[] releaseAll(Connection connection, List<byte[]> keys, List<String> owners) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(releaseAll)) {
+            statement.setArray(1, connection.createArrayOf("bytea", keys.toArray(new byte[0][])));
+            statement.setArray(2, connection.createArrayOf("text", owners.toArray(new String[0])));
+            statement.setString(3, channel());
+            boolean[] released = new boolean[keys.size()];
+            Map<ByteBuffer, Integer> index = indexOf(keys);
+            try (ResultSet rows = statement.executeQuery()) {
+                while (rows.next()) {
+                    released[position(index, rows.getBytes(1))] = true;
+                }
+            }
+            return released;
+        }
+    }
+
+    private static int position(Map<ByteBuffer, Integer> index, byte[] key) throws SQLException {
+        Integer position = index.get(ByteBuffer.wrap(key));
+        if (position == null) {
+            throw new SQLException("the combined statement answered a row no request named");
+        }
+        return position;
+    }
+
+    private static Map<ByteBuffer, Integer> indexOf(List<byte[]> keys) {
+        Map<ByteBuffer, Integer> index = new HashMap<>();
+        for (int i = 0; i < keys.size(); i++) {
+            index.put(ByteBuffer.wrap(keys.get(i)), i);
+        }
+        return index;
     }
 
     /** Returns the LISTEN/NOTIFY channel of the table: its unqualified name. */

@@ -2,6 +2,7 @@ package io.distlock.jdbc;
 
 import io.distlock.BackendUnavailableException;
 import io.distlock.LockException;
+import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
@@ -9,8 +10,14 @@ import java.sql.SQLRecoverableException;
 import java.sql.SQLTimeoutException;
 import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -176,6 +183,190 @@ final class SqlConnections implements AutoCloseable {
             future.completeExceptionally(new IllegalStateException("the lock client is closed", e));
         }
         return future;
+    }
+
+    /** The most requests one combined call takes. */
+    static final int MAX_COMBINED = 32;
+
+    /** Work on several requests of one kind at once, on one connection: one answer per request, in their order. */
+    @FunctionalInterface
+    interface CombinedWork<R, T> {
+        List<T> run(Connection connection, List<R> requests) throws SQLException;
+    }
+
+    /** Work on one request of a {@link Combiner} (a call that found no other queued), and what to do with a late answer. */
+    @FunctionalInterface
+    interface SingleWork<R, T> {
+        T run(Connection connection, R request) throws SQLException;
+    }
+
+    /** What to do with the answer to a request whose caller gave up while its combined call ran. */
+    @FunctionalInterface
+    interface LateRequestAnswer<R, T> {
+        void handle(Connection connection, R request, T answer) throws SQLException;
+    }
+
+    /**
+     * Requests of one kind (acquires, releases) that a worker may run together: when a worker takes one, it takes every
+     * other queued request of the kind too (up to {@value #MAX_COMBINED}, at most one per lock key), and runs them as one
+     * call: one round trip and one transaction on the server instead of one each, and one thread handoff for all. The
+     * requests are sorted by key, so that two combined calls lock their rows in one order (the database's plan permitting;
+     * a deadlock it detects rolls one call back, and it runs again, see {@link #withConnection}). A combined call must be
+     * safe to run again (a lost answer runs it again on a new connection) and must not let one request's failure pass for
+     * another's: a combined call that fails runs each of its requests alone, so each fails or succeeds on its own.
+     */
+    final class Combiner<R, T> {
+        private final String operation;
+        private final CombinedWork<R, T> combined;
+        private final SingleWork<R, T> single;
+        private final @Nullable LateRequestAnswer<R, T> late;
+        private final ConcurrentLinkedQueue<Pending<R, T>> queued = new ConcurrentLinkedQueue<>();
+
+        private Combiner(String operation, CombinedWork<R, T> combined, SingleWork<R, T> single, @Nullable LateRequestAnswer<R, T> late) {
+            this.operation = operation;
+            this.combined = combined;
+            this.single = single;
+            this.late = late;
+        }
+
+        /**
+         * Queues {@code request} on lock {@code lockName} (row {@code key}); the future fails with
+         * BackendUnavailableException after the operation timeout, as {@link #submit} does.
+         */
+        CompletableFuture<T> submit(@Nullable String lockName, byte[] key, R request) {
+            CompletableFuture<T> future = new CompletableFuture<>();
+            AtomicBoolean abandoned = new AtomicBoolean();
+            ScheduledFuture<?> deadline = timer.schedule(() -> {
+                abandoned.set(true);
+                future.completeExceptionally(new BackendUnavailableException(what(operation, lockName) + " got no answer from "
+                        + source.describe() + " within " + timeout, null));
+            }, timeout.toNanos(), TimeUnit.NANOSECONDS);
+            Pending<R, T> pending = new Pending<>(lockName, key, request, future, abandoned, deadline);
+            queued.add(pending);
+            try {
+                workers.execute(this::drain);
+            } catch (RejectedExecutionException e) {
+                if (queued.remove(pending)) {
+                    pending.deadline.cancel(false);
+                    pending.future.completeExceptionally(new IllegalStateException("the lock client is closed", e));
+                }
+            }
+            return pending.future;
+        }
+
+        /** Takes the queued requests (one per key) and runs them; every request queued has a drain of its own after it. */
+        private void drain() {
+            List<Pending<R, T>> batch = new ArrayList<>();
+            List<Pending<R, T>> later = new ArrayList<>();
+            Set<ByteBuffer> keys = new HashSet<>();
+            Pending<R, T> next;
+            while (batch.size() < MAX_COMBINED && (next = queued.poll()) != null) {
+                if (next.abandoned.get()) {
+                    continue; // its caller gave up before it ran: it does not run at all
+                }
+                if (keys.add(ByteBuffer.wrap(next.key))) {
+                    batch.add(next);
+                } else {
+                    later.add(next); // a second request on one row: not in one call with the first (its answer would be the row's, not its own)
+                }
+            }
+            for (Pending<R, T> again : later) {
+                queued.add(again);
+                try {
+                    workers.execute(this::drain);
+                } catch (RejectedExecutionException closed) {
+                    // closing: close() fails what is still queued
+                }
+            }
+            if (batch.isEmpty()) {
+                return;
+            }
+            if (batch.size() == 1) {
+                runAlone(batch.get(0));
+                return;
+            }
+            batch.sort((a, b) -> Arrays.compareUnsigned(a.key, b.key));
+            List<R> requests = new ArrayList<>(batch.size());
+            for (Pending<R, T> pending : batch) {
+                requests.add(pending.request);
+            }
+            List<T> answers;
+            try {
+                answers = withConnection(connection -> {
+                    List<T> result = combined.run(connection, requests);
+                    answered.answered(operation + " (combined)", result, connection);
+                    handleLate(connection, batch, result);
+                    return result;
+                });
+            } catch (SQLException | RuntimeException e) {
+                log.debug("a combined {} of {} requests on {} failed; running each alone", operation, batch.size(), source.describe(), e);
+                batch.forEach(this::runAlone);
+                return;
+            }
+            for (int i = 0; i < batch.size(); i++) {
+                batch.get(i).deadline.cancel(false);
+                batch.get(i).future.complete(answers.get(i));
+            }
+        }
+
+        private void handleLate(Connection connection, List<Pending<R, T>> batch, List<T> answers) throws SQLException {
+            if (late == null) {
+                return;
+            }
+            for (int i = 0; i < batch.size(); i++) {
+                Pending<R, T> pending = batch.get(i);
+                if (pending.abandoned.get()) { // handled again if the call runs again: each late handling is safe twice
+                    late.handle(connection, pending.request, answers.get(i));
+                }
+            }
+        }
+
+        private void runAlone(Pending<R, T> pending) {
+            try {
+                T answer = withConnection(connection -> {
+                    T result = single.run(connection, pending.request);
+                    if (result != null) {
+                        answered.answered(operation, result, connection);
+                    }
+                    if (pending.abandoned.get() && late != null) {
+                        late.handle(connection, pending.request, result);
+                    }
+                    return result;
+                });
+                pending.deadline.cancel(false);
+                pending.future.complete(answer);
+            } catch (SQLException e) {
+                pending.deadline.cancel(false);
+                pending.future.completeExceptionally(translate(e, operation, pending.lockName));
+            } catch (RuntimeException e) {
+                pending.deadline.cancel(false);
+                pending.future.completeExceptionally(e);
+            }
+        }
+    }
+
+    /** One queued request of a {@link Combiner}. */
+    private static final class Pending<R, T> {
+        final @Nullable String lockName;
+        final byte[] key;
+        final R request;
+        final CompletableFuture<T> future;
+        final AtomicBoolean abandoned;
+        final ScheduledFuture<?> deadline;
+
+        Pending(@Nullable String lockName, byte[] key, R request, CompletableFuture<T> future, AtomicBoolean abandoned, ScheduledFuture<?> deadline) {
+            this.lockName = lockName;
+            this.key = key;
+            this.request = request;
+            this.future = future;
+            this.abandoned = abandoned;
+            this.deadline = deadline;
+        }
+    }
+
+    /** Returns a {@link Combiner} of requests of one kind. */
+    <R, T> Combiner<R, T> combiner(String operation, CombinedWork<R, T> combined, SingleWork<R, T> single, @Nullable LateRequestAnswer<R, T> late) {
+        return new Combiner<>(operation, combined, single, late);
     }
 
     /**

@@ -247,6 +247,27 @@ abstract class SqlDialect {
         }
     }
 
+    /**
+     * Returns whether {@link #takeAll} and {@link #releaseAll} run many requests in one statement here; if not, a request
+     * is one statement as always.
+     */
+    boolean combines() {
+        return false;
+    }
+
+    /**
+     * Runs {@link #take} for many rows in one statement: the last token taken per request, 0 where the row is held by
+     * another owner or does not exist. The keys are distinct.
+     */
+    long[] takeAll(Connection connection, List<byte[]> keys, List<String> owners, List<Long> leaseMillis, List<Integer> tokens) throws SQLException {
+        throw new UnsupportedOperationException("no combined take on " + getClass().getSimpleName());
+    }
+
+    /** Runs {@link #release} for many rows in one statement: whether each request released. The keys are distinct. */
+    boolean[] releaseAll(Connection connection, List<byte[]> keys, List<String> owners) throws SQLException {
+        throw new UnsupportedOperationException("no combined release on " + getClass().getSimpleName());
+    }
+
     /** Returns the statement that ends a hold; parameters key, owner; the condition on expires_at is the caller's. */
     protected String endStatement(char reason, String condition) {
         // last_owner before owner: MySQL assigns left to right, each assignment seeing the ones before

@@ -1,0 +1,249 @@
+package io.distlock.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.distlock.Lease;
+import io.distlock.LockClient;
+import io.distlock.LockKind;
+import io.distlock.servers.Await;
+import io.distlock.spi.AcquireResult;
+import io.distlock.spi.OwnerCheck;
+import io.distlock.testkit.BackendHooks;
+import io.distlock.testkit.ContractSupport;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Combined calls on PostgreSQL ({@link SqlConnections.Combiner}): acquires and releases queued at once run as one
+ * statement each. The backend here has one worker, held busy while the requests queue, so that the next drain takes
+ * them all. Each test fails without what it names.
+ */
+class PostgresCombinedCallsTest extends ContractSupport {
+    private static final Duration LEASE = Duration.ofMinutes(1);
+
+    @RegisterExtension
+    static final PostgresExtension database = new PostgresExtension();
+
+    private final List<String> calls = new CopyOnWriteArrayList<>();
+    private final List<AutoCloseable> opened = new ArrayList<>();
+
+    @Override
+    protected BackendHooks hooks() {
+        return new SqlHooks(database);
+    }
+
+    @AfterEach
+    void resetTheSeamAndClose() throws Exception {
+        SqlConnections.answered = (operation, answer, connection) -> { };
+        for (AutoCloseable closeable : opened) {
+            closeable.close();
+        }
+    }
+
+    /** A backend of the default table with one worker, one connection at a time; its pool, to hold the worker. */
+    private record Backend(JdbcLockBackend backend, SqlConnections pool) { }
+
+    private Backend backend(Duration timeout) {
+        newClient(); // creates the table
+        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1);
+        SqlConnections pool = new SqlConnections(ConnectionSource.of(database.target(), null, null), 1, timeout, timer, "combined-test");
+        PostgresDialect dialect = new PostgresDialect(LockTable.named(JdbcLockClient.DEFAULT_TABLE));
+        JdbcLockBackend backend = new JdbcLockBackend(pool, dialect, new PollingReleaseWatch(pool, dialect, Duration.ofSeconds(1), "combined-test"),
+                timer, "combined-test", timeout, Duration.ofSeconds(1), null);
+        opened.add(backend::close);
+        return new Backend(backend, pool);
+    }
+
+    /** Keeps the one worker busy until the returned latch is counted down; returns once it is. */
+    private CountDownLatch holdTheWorker(SqlConnections pool) throws InterruptedException {
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch go = new CountDownLatch(1);
+        pool.submit("hold", null, connection -> {
+            started.countDown();
+            try {
+                return go.await(SOON.toSeconds(), TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }, null, SOON.plusSeconds(10));
+        assertThat(started.await(SOON.toSeconds(), TimeUnit.SECONDS)).as("the worker is held").isTrue();
+        return go;
+    }
+
+    /** Records each call's operation and, for a combined one, how many answers it gave. */
+    private void recordCalls() {
+        SqlConnections.answered = (operation, answer, connection) -> calls.add(answer instanceof List<?> list ? operation + " x" + list.size() : operation);
+    }
+
+    /** Names whose rows exist (taken and released once by another client), with the token each was last granted. */
+    private Map<String, Long> usedNames(int count) throws Exception {
+        Map<String, Long> names = new LinkedHashMap<>();
+        LockClient other = newClient();
+        for (int i = 0; i < count; i++) {
+            String name = uniqueName();
+            try (Lease lease = other.getLock(name).acquire(SOON)) {
+                names.put(name, lease.fencingToken());
+            }
+        }
+        return names;
+    }
+
+    @Test
+    void queuedAcquiresAndReleasesOfDistinctNamesRunAsOneStatementEachWithTheirOwnAnswers() throws Exception {
+        Backend b = backend(Duration.ofSeconds(10));
+        Map<String, Long> used = usedNames(5);
+        List<String> fresh = List.of(uniqueName(), uniqueName()); // no row yet: the combined take misses them, the insert makes them
+        String busy = uniqueName();
+        Lease held = newClient().getLock(busy, lease(LEASE, false)).acquire(SOON);
+        recordCalls();
+
+        CountDownLatch go = holdTheWorker(b.pool());
+        Map<String, CompletableFuture<AcquireResult>> acquires = new LinkedHashMap<>();
+        for (String name : used.keySet()) {
+            acquires.put(name, b.backend().tryAcquire(name, "owner-" + name, LEASE));
+        }
+        for (String name : fresh) {
+            acquires.put(name, b.backend().tryAcquire(name, "owner-" + name, LEASE));
+        }
+        CompletableFuture<AcquireResult> refused = b.backend().tryAcquire(busy, "owner-" + busy, LEASE);
+        go.countDown();
+
+        assertThat(refused.get(SOON.toSeconds(), TimeUnit.SECONDS).granted()).as("the name another client holds").isFalse();
+        for (Map.Entry<String, CompletableFuture<AcquireResult>> acquire : acquires.entrySet()) {
+            AcquireResult result = acquire.getValue().get(SOON.toSeconds(), TimeUnit.SECONDS);
+            assertThat(result.granted()).as("acquire of %s", acquire.getKey()).isTrue();
+            assertThat(result.fencingToken()).as("token of %s", acquire.getKey()).isGreaterThan(used.getOrDefault(acquire.getKey(), 0L))
+                    .isEqualTo(hooks().lastTokenInBackend(LockKind.LOCK, acquire.getKey()).orElseThrow());
+        }
+        assertThat(calls).as("the calls that answered").contains("acquire (combined) x8");
+
+        calls.clear();
+        go = holdTheWorker(b.pool());
+        Map<String, CompletableFuture<OwnerCheck>> releases = new LinkedHashMap<>();
+        for (String name : acquires.keySet()) {
+            releases.put(name, b.backend().release(name, "owner-" + name));
+        }
+        CompletableFuture<OwnerCheck> notOurs = b.backend().release(busy, "owner-" + busy);
+        go.countDown();
+        assertThat(notOurs.get(SOON.toSeconds(), TimeUnit.SECONDS)).as("a release of the name another client holds").isEqualTo(OwnerCheck.OTHER_OWNER);
+        for (Map.Entry<String, CompletableFuture<OwnerCheck>> release : releases.entrySet()) {
+            assertThat(release.getValue().get(SOON.toSeconds(), TimeUnit.SECONDS)).as("release of %s", release.getKey()).isEqualTo(OwnerCheck.OWNER);
+            assertThat(b.backend().isLocked(release.getKey()).get(SOON.toSeconds(), TimeUnit.SECONDS)).as("%s after its release", release.getKey()).isFalse();
+        }
+        assertThat(calls).as("the calls that answered").contains("release (combined) x8");
+        assertThat(b.backend().isLocked(busy).get(SOON.toSeconds(), TimeUnit.SECONDS)).as("the other client's hold, untouched").isTrue();
+        held.close();
+    }
+
+    /**
+     * Fails if a combined take, run again after its answer was lost, treats the rows it took itself as another owner's:
+     * every request would be told the lock is busy while its row stays held in its name until the lease runs out.
+     */
+    @Test
+    void aCombinedTakeWhoseAnswerWasLostRunsAgainAndEveryRequestKeepsItsGrantAndToken() throws Exception {
+        Backend b = backend(Duration.ofSeconds(10));
+        Map<String, Long> used = usedNames(4);
+        AtomicBoolean lost = new AtomicBoolean();
+        SqlConnections.answered = (operation, answer, connection) -> {
+            calls.add(operation);
+            if (operation.equals("acquire (combined)") && lost.compareAndSet(false, true)) {
+                connection.close();
+                throw new SQLException("the answer was lost (test)", "08006");
+            }
+        };
+        CountDownLatch go = holdTheWorker(b.pool());
+        Map<String, CompletableFuture<AcquireResult>> acquires = new LinkedHashMap<>();
+        for (String name : used.keySet()) {
+            acquires.put(name, b.backend().tryAcquire(name, "owner-" + name, LEASE));
+        }
+        go.countDown();
+        for (Map.Entry<String, CompletableFuture<AcquireResult>> acquire : acquires.entrySet()) {
+            AcquireResult result = acquire.getValue().get(SOON.toSeconds(), TimeUnit.SECONDS);
+            assertThat(result.granted()).as("acquire of %s after the replay", acquire.getKey()).isTrue();
+            // the replay kept the token of the run whose answer was lost: one token per grant
+            assertThat(result.fencingToken()).as("token of %s", acquire.getKey()).isEqualTo(used.get(acquire.getKey()) + 1)
+                    .isEqualTo(hooks().lastTokenInBackend(LockKind.LOCK, acquire.getKey()).orElseThrow());
+            assertThat(b.backend().release(acquire.getKey(), "owner-" + acquire.getKey()).get(SOON.toSeconds(), TimeUnit.SECONDS))
+                    .isEqualTo(OwnerCheck.OWNER);
+        }
+        assertThat(lost).as("a combined take's answer was lost").isTrue();
+        assertThat(calls.stream().filter("acquire (combined)"::equals).count()).as("the combined take and its replay").isEqualTo(2);
+    }
+
+    /**
+     * Fails if two requests on one row go into one combined take: the statement updates the row once, for one of them,
+     * and its answer (a row per key) cannot say for which; the other request could be told it holds.
+     */
+    @Test
+    void twoQueuedAcquiresOfOneNameAreNotCombinedAndOnlyOneHolds() throws Exception {
+        Backend b = backend(Duration.ofSeconds(10));
+        Map<String, Long> used = usedNames(3);
+        String contended = used.keySet().iterator().next();
+        recordCalls();
+        CountDownLatch go = holdTheWorker(b.pool());
+        List<CompletableFuture<AcquireResult>> others = new ArrayList<>();
+        for (String name : used.keySet()) {
+            others.add(b.backend().tryAcquire(name, "first-" + name, LEASE));
+        }
+        CompletableFuture<AcquireResult> second = b.backend().tryAcquire(contended, "second-" + contended, LEASE);
+        go.countDown();
+        for (CompletableFuture<AcquireResult> other : others) {
+            assertThat(other.get(SOON.toSeconds(), TimeUnit.SECONDS).granted()).isTrue();
+        }
+        assertThat(second.get(SOON.toSeconds(), TimeUnit.SECONDS).granted()).as("the second request on a name the first holds").isFalse();
+        assertThat(calls).as("the calls that answered").contains("acquire (combined) x3");
+        assertThat(b.backend().release(contended, "second-" + contended).get(SOON.toSeconds(), TimeUnit.SECONDS)).isEqualTo(OwnerCheck.OTHER_OWNER);
+        for (String name : used.keySet()) {
+            assertThat(b.backend().release(name, "first-" + name).get(SOON.toSeconds(), TimeUnit.SECONDS)).as("release of %s", name)
+                    .isEqualTo(OwnerCheck.OWNER);
+        }
+    }
+
+    /**
+     * Fails without the late answer's handling in a combined call: the callers gave up (operation timeout) while the
+     * statement ran, so nobody holds the grants, and the rows would stay taken until their leases ran out.
+     */
+    @Test
+    void grantsOfACombinedTakeWhoseCallersGaveUpAreReleased() throws Exception {
+        Backend b = backend(Duration.ofSeconds(2));
+        Map<String, Long> used = usedNames(3);
+        CountDownLatch answered = new CountDownLatch(1);
+        SqlConnections.answered = (operation, answer, connection) -> {
+            if (operation.equals("acquire (combined)") && answered.getCount() > 0) {
+                answered.countDown();
+                try {
+                    Thread.sleep(3_000); // past the operation timeout: the callers give up while the call is on the server
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        };
+        CountDownLatch go = holdTheWorker(b.pool());
+        List<CompletableFuture<AcquireResult>> acquires = new ArrayList<>();
+        for (String name : used.keySet()) {
+            acquires.add(b.backend().tryAcquire(name, "owner-" + name, LEASE));
+        }
+        go.countDown();
+        assertThat(answered.await(SOON.toSeconds(), TimeUnit.SECONDS)).as("the combined take ran").isTrue();
+        for (CompletableFuture<AcquireResult> acquire : acquires) {
+            Await.until(SOON, "the caller gives up", acquire::isCompletedExceptionally);
+        }
+        for (String name : used.keySet()) {
+            Await.until(SOON, "the late grant of " + name + " is released", () -> !b.backend().isLocked(name).join());
+        }
+    }
+}
