@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedDeque;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -220,7 +219,7 @@ final class SqlConnections implements AutoCloseable {
         private final CombinedWork<R, T> combined;
         private final SingleWork<R, T> single;
         private final @Nullable LateRequestAnswer<R, T> late;
-        private final ConcurrentLinkedQueue<Pending<R, T>> queued = new ConcurrentLinkedQueue<>();
+        private final ConcurrentLinkedDeque<Pending<R, T>> queued = new ConcurrentLinkedDeque<>();
 
         private Combiner(String operation, CombinedWork<R, T> combined, SingleWork<R, T> single, @Nullable LateRequestAnswer<R, T> late) {
             this.operation = operation;
@@ -270,12 +269,17 @@ final class SqlConnections implements AutoCloseable {
                     later.add(next); // a second request on one row: not in one call with the first (its answer would be the row's, not its own)
                 }
             }
-            for (Pending<R, T> again : later) {
-                queued.add(again);
+            // back at the head, in their order: they came before what is queued since. A drain that started meanwhile may
+            // have found the queue empty, so each needs a drain after it; one per worker is enough (a drain takes every
+            // key it can), and more would only scan the queue again: many requests on one name (c16) made one each
+            for (int i = later.size() - 1; i >= 0; i--) {
+                queued.offerFirst(later.get(i));
+            }
+            for (int i = 0; i < Math.min(later.size(), workers.getMaximumPoolSize()); i++) {
                 try {
                     workers.execute(this::drain);
                 } catch (RejectedExecutionException closed) {
-                    // closing: close() fails what is still queued
+                    break; // closing: close() lets queued drains run, and their deadlines fail what is left
                 }
             }
             if (batch.isEmpty()) {
