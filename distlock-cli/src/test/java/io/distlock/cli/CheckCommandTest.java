@@ -202,7 +202,8 @@ class CheckCommandTest {
         Counts counts = assertDistlockKeepsItsClaims(new String[] {"paused process", "killed process", "cut the connections",
                 "restarted the PostgreSQL server", "client sessions on the PostgreSQL server"},
                 "--backend", "postgres", "--time", "60s", "--lease", "500ms", "--seed", "12",
-                "--background-locks", "20"); // the checked lock's renewals go in JDBC batches with theirs
+                "--background-locks", "20", // the checked lock's renewals go in JDBC batches with theirs
+                "--threads", "2", "--churn-threads", "2"); // its acquires and releases in combined statements with the churn's
         assertThat(counts.rejected()).as("stale writes of paused holders, stopped by the store's fencing").isPositive();
     }
 
@@ -309,6 +310,8 @@ class CheckCommandTest {
         assertThat(check("--local-handoffs", "4", "--lock", "naive-set-nx").exit()).isEqualTo(2);
         assertThat(check("--background-locks", "4", "--lock", "naive-set-nx").exit()).isEqualTo(2);
         assertThat(check("--background-locks", "-1").exit()).isEqualTo(2);
+        assertThat(check("--churn-threads", "2", "--lock", "naive-set-nx").exit()).isEqualTo(2);
+        assertThat(check("--churn-threads", "65").exit()).isEqualTo(2);
     }
 
     /**

@@ -118,6 +118,13 @@ public final class CheckCommand implements Callable<Integer> {
                     + "taken again. Needs --lock distlock. Default: ${DEFAULT-VALUE}.")
     int backgroundLocks;
 
+    @Option(names = "--churn-threads", paramLabel = "N", defaultValue = "0",
+            description = "Threads per client process that acquire and release other locks, on the same client, all run long: "
+                    + "the checked lock's acquires and releases then share the client's combined statements with theirs (on "
+                    + "PostgreSQL, requests queued at once run as one statement). Not checked themselves. Needs --lock distlock. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    int churnThreads;
+
     @Mixin
     LeaseOption lease = new LeaseOption(Duration.ofSeconds(1), Duration.ofMillis(200), Duration.ofSeconds(30));
 
@@ -194,7 +201,10 @@ public final class CheckCommand implements Callable<Integer> {
                 : lock == CheckedLock.DISTLOCK ? io.distlock.LockOptions.DEFAULT_LOCAL_HANDOFFS : 0;
         require(backgroundLocks >= 0 && backgroundLocks <= 10_000, "--background-locks must be between 0 and 10000, was " + backgroundLocks);
         require(backgroundLocks == 0 || lock == CheckedLock.DISTLOCK, "--background-locks needs --lock distlock");
-        Workload workload = new Workload(lock, kind, permits == null ? (kind == LockKind.SEMAPHORE ? 2 : 1) : permits, threads, handoffs, backgroundLocks);
+        require(churnThreads >= 0 && churnThreads <= 64, "--churn-threads must be between 0 and 64, was " + churnThreads);
+        require(churnThreads == 0 || lock == CheckedLock.DISTLOCK, "--churn-threads needs --lock distlock");
+        Workload workload = new Workload(lock, kind, permits == null ? (kind == LockKind.SEMAPHORE ? 2 : 1) : permits, threads, handoffs, backgroundLocks,
+                churnThreads);
         History history;
         List<String> workerOutput = List.of();
         List<CheckWorkers.OutputLine> stampedOutput = List.of();
@@ -314,6 +324,9 @@ public final class CheckCommand implements Callable<Integer> {
         }
         if (workload.backgroundLocks() > 0) {
             command.append(" --background-locks ").append(workload.backgroundLocks());
+        }
+        if (workload.churnThreads() > 0) {
+            command.append(" --churn-threads ").append(workload.churnThreads());
         }
         command.append(" --time ").append(DurationConverter.format(time))
                 .append(" --lease ").append(DurationConverter.format(leaseTime))

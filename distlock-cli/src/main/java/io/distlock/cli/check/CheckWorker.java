@@ -136,6 +136,10 @@ public final class CheckWorker {
             if (backgroundLocks > 0) {
                 holdInBackground(Objects.requireNonNull(distlock), process, backgroundLocks);
             }
+            int churnThreads = Integer.parseInt(args.getOrDefault("churn-threads", "0"));
+            for (int t = 0; t < churnThreads; t++) {
+                churn(Objects.requireNonNull(distlock), process, t);
+            }
             List<Thread> running = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
                 CheckWorker loop = loops.get(t);
@@ -196,6 +200,28 @@ public final class CheckWorker {
         }, "check-background-locks");
         keeper.setDaemon(true);
         keeper.start();
+    }
+
+    /**
+     * Acquires and releases other locks on {@code distlock} for the rest of the run, from a daemon thread (eight names of
+     * its own in turn), so that the checked lock's acquires and releases share combined statements with theirs. Not
+     * recorded: the checker judges the checked lock only; a fault's failure is tried again on the next name.
+     */
+    private static void churn(LockClient distlock, int process, int thread) {
+        Thread churner = new Thread(() -> {
+            for (long i = 0; !Thread.currentThread().isInterrupted(); i++) {
+                try {
+                    distlock.getLock(LOCK_NAME + "-churn-" + process + "-" + thread + "-" + (i % 8)).tryAcquire(Duration.ofMillis(200))
+                            .ifPresent(Lease::close);
+                } catch (RuntimeException unavailable) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(50)); // a fault
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }, "check-churn-" + thread);
+        churner.setDaemon(true);
+        churner.start();
     }
 
     /**

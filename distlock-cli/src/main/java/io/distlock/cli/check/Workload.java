@@ -18,11 +18,13 @@ import java.util.Set;
  * @param localHandoffs the lock's {@link io.distlock.LockOptions#localHandoffs()}
  * @param backgroundLocks other locks each process holds on the same client for the whole run (not checked), so that
  *     the checked lock's renewals go out in batches with theirs
+ * @param churnThreads threads per process that acquire and release other locks on the same client (not checked), so that
+ *     the checked lock's requests go out in combined statements with theirs
  */
-record Workload(CheckedLock lock, LockKind kind, int permits, int threads, int localHandoffs, int backgroundLocks) {
-    /** One thread per process, no local handoffs, no background locks. */
+record Workload(CheckedLock lock, LockKind kind, int permits, int threads, int localHandoffs, int backgroundLocks, int churnThreads) {
+    /** One thread per process, no local handoffs, no background locks, no churn. */
     Workload(CheckedLock lock, LockKind kind, int permits) {
-        this(lock, kind, permits, 1, 0, 0);
+        this(lock, kind, permits, 1, 0, 0, 0);
     }
 
     /** Returns how many shared holds may overlap in the history of this workload. */
@@ -51,7 +53,7 @@ record Workload(CheckedLock lock, LockKind kind, int permits, int threads, int l
     /** Returns the worker arguments that select the lock. */
     List<String> workerArgs() {
         return List.of("--lock", lock.id(), "--kind", kind.id(), "--permits", Integer.toString(permits), "--threads", Integer.toString(threads),
-                "--local-handoffs", Integer.toString(localHandoffs), "--background-locks", Integer.toString(backgroundLocks));
+                "--local-handoffs", Integer.toString(localHandoffs), "--background-locks", Integer.toString(backgroundLocks), "--churn-threads", Integer.toString(churnThreads));
     }
 
     /** Returns e.g. {@code distlock}, {@code distlock read-write-lock} or {@code distlock semaphore (2 permits)}. */
@@ -62,6 +64,7 @@ record Workload(CheckedLock lock, LockKind kind, int permits, int threads, int l
             default -> " " + kind.id();
         } + (threads > 1 ? ", " + threads + " threads per process" : "")
                 + (threads > 1 ? (localHandoffs > 0 ? ", localHandoffs " + localHandoffs : ", no local handoffs") : "") // only threads hand on
-                + (backgroundLocks > 0 ? ", " + backgroundLocks + " background locks per process" : "");
+                + (backgroundLocks > 0 ? ", " + backgroundLocks + " background locks per process" : "")
+                + (churnThreads > 0 ? ", " + churnThreads + " churn threads per process" : "");
     }
 }
