@@ -290,10 +290,13 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
                 return CompletableFuture.<QueueTicket>failedFuture(failure);
             }
             StaleKey stale = unwrap(failure) instanceof StaleKey found ? found : null;
-            CompletableFuture<QueueTicket> next = stale != null && stalePassed < STALE_KEYS_PASSED
-                    ? join(name, ownerId, lease, stalePassed + 1)
-                    : CompletableFuture.failedFuture(failure);
-            cleanUpFailedJoin(key, madeBy, lease, slot, stale);
+            CompletableFuture<QueueTicket> next;
+            try {
+                next = stale != null && stalePassed < STALE_KEYS_PASSED ? join(name, ownerId, lease, stalePassed + 1)
+                        : CompletableFuture.failedFuture(failure);
+            } finally {
+                cleanUpFailedJoin(key, madeBy, lease, slot, stale); // whatever the next try did, this one is cleaned up
+            }
             return next;
         }).thenCompose(Function.identity());
     }
@@ -885,8 +888,9 @@ final class EtcdLockBackend implements LockBackend, QueueingAcquire, BatchRenewa
      * background; the number does not wait for that. Its next join puts another value, and wherever the late try lands
      * it cannot pass for that join's key: before the next join's create, the create finds a key and the join passes it
      * as left over (deleted by its create revision, another number taken; {@link #join}); while the next key exists, the
-     * late try finds it and makes nothing; after it, the sweep deletes it, by a value no later join puts. Holding the
-     * number for the sweep made an acquire right after such a release take a second number, and a second key name.
+     * late try finds it and makes nothing; after it, the sweep deletes it by a value no later join puts, if it has
+     * landed by the later delete (max(2 s, operation timeout) after the release; one landing later stays, guarantees.md).
+     * Holding the number for the sweep made an acquire right after such a release take a second number and key name.
      */
     void keyGone(QueueEntry entry) {
         slots.giveBack(entry.slot());

@@ -145,15 +145,11 @@ final class SqlConnections implements AutoCloseable {
     /** Like {@link #submit(String, String, Work, LateAnswer)}, with its own timeout instead of the operation timeout. */
     <T> CompletableFuture<T> submit(String operation, @Nullable String lockName, Work<T> work, @Nullable LateAnswer<T> late, Duration timeout) {
         CompletableFuture<T> future = new CompletableFuture<>();
-        AtomicBoolean abandoned = new AtomicBoolean();
-        ScheduledFuture<?> deadline = timer.schedule(() -> {
-            abandoned.set(true);
-            future.completeExceptionally(new BackendUnavailableException(what(operation, lockName) + " got no answer from "
-                    + source.describe() + " within " + timeout, null));
-        }, timeout.toNanos(), TimeUnit.NANOSECONDS);
+        Claim claim = new Claim();
+        ScheduledFuture<?> deadline = deadline(operation, lockName, timeout, claim, future);
         try {
             workers.execute(() -> {
-                if (abandoned.get()) {
+                if (claim.gaveUp()) {
                     return;
                 }
                 try {
@@ -162,7 +158,7 @@ final class SqlConnections implements AutoCloseable {
                         if (result != null) {
                             answered.answered(operation, result, connection);
                         }
-                        if (abandoned.get() && late != null) {
+                        if (!claim.toAnswer() && late != null) {
                             late.handle(connection, result);
                         }
                         return result;
@@ -182,6 +178,45 @@ final class SqlConnections implements AutoCloseable {
             future.completeExceptionally(new IllegalStateException("the lock client is closed", e));
         }
         return future;
+    }
+
+    /** Fails {@code future} by timeout after {@code timeout}, unless the worker has claimed it with an answer first. */
+    private <T> ScheduledFuture<?> deadline(String operation, @Nullable String lockName, Duration timeout, Claim claim, CompletableFuture<T> future) {
+        return timer.schedule(() -> {
+            if (claim.toFail()) {
+                future.completeExceptionally(new BackendUnavailableException(what(operation, lockName) + " got no answer from "
+                        + source.describe() + " within " + timeout, null));
+            }
+        }, timeout.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Who answers a call's caller, decided once: the worker with the call's answer, or the deadline (or the client's
+     * close) with a failure. A worker that finds the caller failed already gives its answer to the call's late handling
+     * (an acquire releases its grant). Decided by a flag that the deadline set before it failed the future, both could
+     * happen: the worker saw the flag and released the grant, then completed the future, still open, with that grant,
+     * and the caller held a lock that was free on the server.
+     */
+    static final class Claim {
+        private static final int OPEN = 0;
+        private static final int ANSWERED = 1;
+        private static final int FAILED = 2;
+        private final AtomicInteger by = new AtomicInteger(OPEN);
+
+        /** The worker's try, with the call's answer: true if the caller gets it (also when a call run again had won before). */
+        boolean toAnswer() {
+            return by.compareAndSet(OPEN, ANSWERED) || by.get() == ANSWERED;
+        }
+
+        /** The deadline's or the close's try: true if the caller is to be failed. */
+        boolean toFail() {
+            return by.compareAndSet(OPEN, FAILED);
+        }
+
+        /** Whether the caller was failed (the call is not to run if it has not started). */
+        boolean gaveUp() {
+            return by.get() == FAILED;
+        }
     }
 
     /** The most requests one combined call takes. */
@@ -234,33 +269,40 @@ final class SqlConnections implements AutoCloseable {
          */
         CompletableFuture<T> submit(@Nullable String lockName, byte[] key, R request) {
             CompletableFuture<T> future = new CompletableFuture<>();
-            AtomicBoolean abandoned = new AtomicBoolean();
-            ScheduledFuture<?> deadline = timer.schedule(() -> {
-                abandoned.set(true);
-                future.completeExceptionally(new BackendUnavailableException(what(operation, lockName) + " got no answer from "
-                        + source.describe() + " within " + timeout, null));
-            }, timeout.toNanos(), TimeUnit.NANOSECONDS);
-            Pending<R, T> pending = new Pending<>(lockName, key, request, future, abandoned, deadline);
+            Claim claim = new Claim();
+            ScheduledFuture<?> deadline = deadline(operation, lockName, timeout, claim, future);
+            Pending<R, T> pending = new Pending<>(lockName, key, request, future, claim, deadline);
             queued.add(pending);
             try {
                 workers.execute(this::drain);
             } catch (RejectedExecutionException e) {
-                if (queued.remove(pending)) {
-                    pending.deadline.cancel(false);
-                    pending.future.completeExceptionally(new IllegalStateException("the lock client is closed", e));
-                }
+                failQueued(e); // this one, and any a drain puts back
             }
             return pending.future;
         }
 
-        /** Takes the queued requests (one per key) and runs them; every request queued has a drain of its own after it. */
+        /** Fails every queued request: the client is closed, and no drain runs after this. */
+        private void failQueued(RejectedExecutionException closed) {
+            Pending<R, T> pending;
+            while ((pending = queued.poll()) != null) {
+                pending.deadline.cancel(false);
+                if (pending.claim.toFail()) {
+                    pending.future.completeExceptionally(new IllegalStateException("the lock client is closed", closed));
+                }
+            }
+        }
+
+        /**
+         * Takes the queued requests (one per key) and runs them. Every request queued is followed by a drain (each submit
+         * runs one, and a drain that puts requests back runs more), and a drain takes at least one request if there is one.
+         */
         private void drain() {
             List<Pending<R, T>> batch = new ArrayList<>();
             List<Pending<R, T>> later = new ArrayList<>();
             Set<ByteBuffer> keys = new HashSet<>();
             Pending<R, T> next;
             while (batch.size() < MAX_COMBINED && (next = queued.poll()) != null) {
-                if (next.abandoned.get()) {
+                if (next.claim.gaveUp()) {
                     continue; // its caller gave up before it ran: it does not run at all
                 }
                 if (keys.add(ByteBuffer.wrap(next.key))) {
@@ -279,7 +321,8 @@ final class SqlConnections implements AutoCloseable {
                 try {
                     workers.execute(this::drain);
                 } catch (RejectedExecutionException closed) {
-                    break; // closing: close() lets queued drains run, and their deadlines fail what is left
+                    failQueued(closed); // closing: the drains queued before still run, no later one does
+                    break;
                 }
             }
             if (batch.isEmpty()) {
@@ -299,52 +342,74 @@ final class SqlConnections implements AutoCloseable {
                 answers = withConnection(connection -> {
                     List<T> result = combined.run(connection, requests);
                     answered.answered(operation + " (combined)", result, connection);
-                    handleLate(connection, batch, result);
+                    claimOrHandleLate(connection, batch, result);
                     return result;
                 });
             } catch (SQLException | RuntimeException e) {
                 log.debug("a combined {} of {} requests on {} failed; running each alone", operation, batch.size(), source.describe(), e);
-                batch.forEach(this::runAlone);
+                runEachAlone(batch);
                 return;
             }
             for (int i = 0; i < batch.size(); i++) {
                 batch.get(i).deadline.cancel(false);
-                batch.get(i).future.complete(answers.get(i));
+                batch.get(i).future.complete(answers.get(i)); // a request whose caller was failed first stays failed
             }
         }
 
-        private void handleLate(Connection connection, List<Pending<R, T>> batch, List<T> answers) throws SQLException {
-            if (late == null) {
-                return;
-            }
+        /** Claims each request's answer for its caller, or gives it to the late handling where the caller was failed first. */
+        private void claimOrHandleLate(Connection connection, List<Pending<R, T>> batch, List<T> answers) throws SQLException {
             for (int i = 0; i < batch.size(); i++) {
                 Pending<R, T> pending = batch.get(i);
-                if (pending.abandoned.get()) { // handled again if the call runs again: each late handling is safe twice
+                if (!pending.claim.toAnswer() && late != null) { // handled again if the call runs again: each late handling is safe twice
                     late.handle(connection, pending.request, answers.get(i));
                 }
             }
         }
 
-        private void runAlone(Pending<R, T> pending) {
+        /**
+         * Runs the requests of a failed combined call one by one: it may have been carried out (an answer lost), so a
+         * request whose caller gave up runs too, for its late handling. Once the server is unreachable the rest fail with
+         * that, unrun: a silent server would hold this worker for a network timeout per request.
+         */
+        private void runEachAlone(List<Pending<R, T>> batch) {
+            @Nullable Throwable unreachable = null;
+            for (Pending<R, T> pending : batch) {
+                if (unreachable == null) {
+                    Throwable failure = runAlone(pending);
+                    unreachable = failure instanceof BackendUnavailableException ? failure : null;
+                } else {
+                    pending.deadline.cancel(false);
+                    pending.future.completeExceptionally(new BackendUnavailableException(what(operation, pending.lockName)
+                            + " was not run: " + unreachable.getMessage(), unreachable));
+                }
+            }
+        }
+
+        /** Runs one request; returns its failure, or null. */
+        private @Nullable Throwable runAlone(Pending<R, T> pending) {
             try {
                 T answer = withConnection(connection -> {
                     T result = single.run(connection, pending.request);
                     if (result != null) {
                         answered.answered(operation, result, connection);
                     }
-                    if (pending.abandoned.get() && late != null) {
+                    if (!pending.claim.toAnswer() && late != null) {
                         late.handle(connection, pending.request, result);
                     }
                     return result;
                 });
                 pending.deadline.cancel(false);
                 pending.future.complete(answer);
+                return null;
             } catch (SQLException e) {
+                RuntimeException failure = translate(e, operation, pending.lockName);
                 pending.deadline.cancel(false);
-                pending.future.completeExceptionally(translate(e, operation, pending.lockName));
+                pending.future.completeExceptionally(failure);
+                return failure;
             } catch (RuntimeException e) {
                 pending.deadline.cancel(false);
                 pending.future.completeExceptionally(e);
+                return e;
             }
         }
     }
@@ -355,15 +420,15 @@ final class SqlConnections implements AutoCloseable {
         final byte[] key;
         final R request;
         final CompletableFuture<T> future;
-        final AtomicBoolean abandoned;
+        final Claim claim;
         final ScheduledFuture<?> deadline;
 
-        Pending(@Nullable String lockName, byte[] key, R request, CompletableFuture<T> future, AtomicBoolean abandoned, ScheduledFuture<?> deadline) {
+        Pending(@Nullable String lockName, byte[] key, R request, CompletableFuture<T> future, Claim claim, ScheduledFuture<?> deadline) {
             this.lockName = lockName;
             this.key = key;
             this.request = request;
             this.future = future;
-            this.abandoned = abandoned;
+            this.claim = claim;
             this.deadline = deadline;
         }
     }

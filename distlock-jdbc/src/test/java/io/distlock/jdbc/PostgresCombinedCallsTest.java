@@ -185,6 +185,40 @@ class PostgresCombinedCallsTest extends ContractSupport {
     }
 
     /**
+     * Fails if a combined call that fails fails its requests: one request's trouble (here the whole statement refused,
+     * once) must not pass for the others'. Each runs alone, and each is granted with its own token.
+     */
+    @Test
+    void aCombinedTakeThatFailsRunsEachRequestAloneAndEachGetsItsOwnAnswer() throws Exception {
+        Backend b = backend(Duration.ofSeconds(10));
+        Map<String, Long> used = usedNames(3);
+        AtomicBoolean refused = new AtomicBoolean();
+        SqlConnections.answered = (operation, answer, connection) -> {
+            calls.add(operation);
+            if (operation.equals("acquire (combined)") && refused.compareAndSet(false, true)) {
+                throw new SQLException("refused (test)", "XX000");
+            }
+        };
+        CountDownLatch go = holdTheWorker(b.pool());
+        Map<String, CompletableFuture<AcquireResult>> acquires = new LinkedHashMap<>();
+        for (String name : used.keySet()) {
+            acquires.put(name, b.backend().tryAcquire(name, "owner-" + name, LEASE));
+        }
+        go.countDown();
+        for (Map.Entry<String, CompletableFuture<AcquireResult>> acquire : acquires.entrySet()) {
+            AcquireResult result = acquire.getValue().get(SOON.toSeconds(), TimeUnit.SECONDS);
+            assertThat(result.granted()).as("acquire of %s, run alone", acquire.getKey()).isTrue();
+            // the refused combined take had taken the rows (the seam runs after the statement): alone, each keeps its token
+            assertThat(result.fencingToken()).as("token of %s", acquire.getKey()).isEqualTo(used.get(acquire.getKey()) + 1)
+                    .isEqualTo(hooks().lastTokenInBackend(LockKind.LOCK, acquire.getKey()).orElseThrow());
+        }
+        assertThat(calls.stream().filter("acquire"::equals).count()).as("the requests run alone").isEqualTo(3);
+        for (String name : used.keySet()) {
+            assertThat(b.backend().release(name, "owner-" + name).get(SOON.toSeconds(), TimeUnit.SECONDS)).isEqualTo(OwnerCheck.OWNER);
+        }
+    }
+
+    /**
      * Fails if two requests on one row go into one combined take: the statement updates the row once, for one of them,
      * and its answer (a row per key) cannot say for which; the other request could be told it holds.
      */
