@@ -228,7 +228,7 @@ final class SqlConnections implements AutoCloseable {
         List<T> run(Connection connection, List<R> requests) throws SQLException;
     }
 
-    /** Work on one request of a {@link Combiner} (a call that found no other queued), and what to do with a late answer. */
+    /** Work on one request of a {@link Combiner}: one that found no other queued, or one of a combined call that failed. */
     @FunctionalInterface
     interface SingleWork<R, T> {
         T run(Connection connection, R request) throws SQLException;
