@@ -143,8 +143,17 @@ final class Acquisition {
         return confirmedNanos;
     }
 
-    /** Records a watchdog renewal confirmed by the backend for a request sent at {@code sentNanos}. */
-    void confirmRenewal(long renewalSentNanos) {
+    /**
+     * Records a watchdog renewal confirmed by the backend for a request sent at {@code sentNanos}; returns false, and
+     * records nothing, if the lease's local deadline had passed before the confirmation came (the caller loses it as
+     * EXPIRED). That confirmation is late whatever it would set: from the deadline on, the lease was not valid, a holder
+     * may have stopped on it, and whether the expiry check or the confirmation ran first (after a pause, both are due at
+     * once) must not decide whether the lease comes back to life or listeners hear of a renewal of a lease past its time.
+     */
+    boolean confirmRenewal(long renewalSentNanos) {
+        if (clock.nanoTime() - validUntilNanos >= 0) {
+            return false;
+        }
         Duration lease = options.leaseTime();
         long byHand = renewedByHandNanos;
         if (byHand > 0 && byHand < lease.toNanos()) {
@@ -157,6 +166,7 @@ final class Acquisition {
             validUntilNanos = candidate;
         }
         lockEvents.renewed(this);
+        return true;
     }
 
     /**

@@ -290,7 +290,10 @@ final class Watchdog {
             losses.found(acquisition, found, "a renewal");
             return;
         }
-        acquisition.confirmRenewal(sentNanos);
+        if (!acquisition.confirmRenewal(sentNanos)) {
+            losses.expired(acquisition); // confirmed after the lease's deadline had passed: it expired first
+            return;
+        }
         if (entry.once) {
             acquisition.firstRenewalDone = true;
         } else {

@@ -105,6 +105,33 @@ class LeaseTimingTest {
         leases.forEach(Lease::close);
     }
 
+    /**
+     * Fails if a renewal confirmed after the lease's local deadline brings the lease back to life. The process was stopped
+     * while the renewal was on the way: when it resumes, the deadline has passed and the expiry check and the confirmation
+     * are both due; which runs first must not decide. Here the confirmation runs first, and the deadline it would set is
+     * still ahead (renewal sent at a third of the lease): the lease was not valid from its deadline on, and a holder may
+     * have stopped on that, so it is lost as EXPIRED. (A checker soak on PostgreSQL recorded such a lease as renewed.)
+     */
+    @Test
+    void aRenewalConfirmedAfterTheLocalDeadlineDoesNotBringTheLeaseBackAndItIsLostAsExpired() throws Exception {
+        Lease lease = client(true).getLock("stopped").acquire();
+        List<LeaseLostException> losses = lossesOf(lease);
+        store.holdReplies(Op.RENEW);
+        clock.advance(LEASE.dividedBy(3)); // the first renewal is sent; the server renews, its answer is held
+        Awaiting.until(() -> store.heldReplyCount() == 1);
+        clock.jump(LEASE.multipliedBy(5).dividedBy(6)); // stopped: now past the first deadline, before the renewal's; no timer ran
+        assertThat(lease.isValid()).as("past the deadline of the grant").isFalse();
+
+        store.deliverReplies();
+        assertThat(lease.isValid()).as("after the late confirmation").isFalse();
+        Awaiting.until(() -> losses.size() == 1);
+        assertThat(losses.get(0).reason()).isEqualTo(Reason.EXPIRED);
+        clock.advance(LEASE.dividedBy(30)); // the overdue timers run: nothing more happens
+        assertThat(lease.isValid()).isFalse();
+        assertThat(losses).hasSize(1);
+        lease.close();
+    }
+
     @Test
     void theFirstRenewalIsTimedFromWhenTheAcquireWasSentNotWhenTheGrantArrived() throws Exception {
         EngineLockClient client = client(true);
