@@ -47,6 +47,16 @@ class EtcdKeyReuseTest {
                 .operationTimeout(operationTimeout).build());
     }
 
+    /** Holds the next join's first try in the network while the client is told the connection broke (so it retries). */
+    private static RpcFaults.Held holdTheFirstJoinTry(RpcFaults faults) {
+        return faults.holdCallButFailItNow(0, Status.UNAVAILABLE.withDescription("the connection broke (RpcFaults)"), RpcFaults.TXN);
+    }
+
+    /** Waits until {@code client} has given back the number of every key it made. */
+    private static void awaitEveryNumberBack(EtcdLockClient client) {
+        Await.until(SOON, "every number is back", () -> LockEngine.state(client, true).orElseThrow().backend().get("names with numbered keys") == 0);
+    }
+
     /** Acquires and releases {@code lock} once; returns the name of the key it held by (the name its next join makes again). */
     private String keyOfAnAcquisition(EtcdLockClient client, String lock) throws Exception {
         try (Lease first = client.getLock(lock).acquire(SOON)) {
@@ -186,8 +196,7 @@ class EtcdKeyReuseTest {
         EtcdLockClient client = client(faults, Duration.ofSeconds(10));
         String name = keyOfAnAcquisition(client, "first-try");
         putLeftOver(client, name);
-        RpcFaults.Held firstTry = faults.holdCallButFailItNow(0, Status.UNAVAILABLE.withDescription("the connection broke (RpcFaults)"),
-                RpcFaults.TXN);
+        RpcFaults.Held firstTry = holdTheFirstJoinTry(faults);
         try (Lease lease = client.getLock("first-try").acquire(SOON)) {
             assertThat(firstTry.awaitStarted(SOON)).isEqualTo(RpcFaults.TXN);
             assertThat(testbed.raw().queue("first-try")).as("the holder's key, under another number").singleElement()
@@ -201,7 +210,7 @@ class EtcdKeyReuseTest {
             assertThat(both.get(0).getValue()).as("the values of the holder's key and the first try's").isNotEqualTo(both.get(1).getValue());
         }
         Await.until(SOON, "the first try's key is deleted", () -> testbed.raw().queue("first-try").isEmpty());
-        Await.until(SOON, "every number is back", () -> LockEngine.state(client, true).orElseThrow().backend().get("names with numbered keys") == 0);
+        awaitEveryNumberBack(client);
         try (Lease again = client.getLock("first-try").acquire(SOON)) {
             assertThat(testbed.raw().queue("first-try")).extracting(KeyValue::getCreateRevision).containsExactly(again.fencingToken());
         }
@@ -218,8 +227,7 @@ class EtcdKeyReuseTest {
         RpcFaults faults = new RpcFaults();
         // the later delete runs 10 s after the release: time for the test to land the first try before it
         EtcdLockClient client = client(faults, Duration.ofSeconds(10));
-        RpcFaults.Held firstTry = faults.holdCallButFailItNow(0, Status.UNAVAILABLE.withDescription("the connection broke (RpcFaults)"),
-                RpcFaults.TXN);
+        RpcFaults.Held firstTry = holdTheFirstJoinTry(faults);
         try (Lease lease = client.getLock("released").acquire(SOON)) {
             assertThat(firstTry.awaitStarted(SOON)).isEqualTo(RpcFaults.TXN);
             assertThat(testbed.raw().queue("released")).as("the key the retry made").extracting(KeyValue::getCreateRevision)
@@ -232,7 +240,7 @@ class EtcdKeyReuseTest {
         Await.until(SOON, "the first try's key is deleted", () -> testbed.raw().queue("released").isEmpty());
         // the first delete, sent at the release, may meet the landed key or come before it: read what the queue held since
         assertThat(testbed.raw().queueHistory("released", releasedAt)).as("keys made after the release: the first try's").hasSize(1);
-        Await.until(SOON, "every number is back", () -> LockEngine.state(client, true).orElseThrow().backend().get("names with numbered keys") == 0);
+        awaitEveryNumberBack(client);
         try (EtcdLockClient other = client(); Lease taken = other.getLock("released").acquire(SOON)) {
             assertThat(testbed.raw().queue("released")).extracting(KeyValue::getCreateRevision).containsExactly(taken.fencingToken());
         }
@@ -249,8 +257,7 @@ class EtcdKeyReuseTest {
         RpcFaults faults = new RpcFaults();
         // the sweep runs 10 s after the release: the next acquisition and the landing happen before it
         EtcdLockClient client = client(faults, Duration.ofSeconds(10));
-        RpcFaults.Held firstTry = faults.holdCallButFailItNow(0, Status.UNAVAILABLE.withDescription("the connection broke (RpcFaults)"),
-                RpcFaults.TXN);
+        RpcFaults.Held firstTry = holdTheFirstJoinTry(faults);
         String retried;
         try (Lease lease = client.getLock("at-once").acquire(SOON)) {
             assertThat(firstTry.awaitStarted(SOON)).isEqualTo(RpcFaults.TXN);
@@ -266,7 +273,7 @@ class EtcdKeyReuseTest {
                     .containsExactly(next.fencingToken());
         }
         assertThat(testbed.raw().queue("at-once")).isEmpty();
-        Await.until(SOON, "every number is back", () -> LockEngine.state(client, true).orElseThrow().backend().get("names with numbered keys") == 0);
+        awaitEveryNumberBack(client);
     }
 
     /**

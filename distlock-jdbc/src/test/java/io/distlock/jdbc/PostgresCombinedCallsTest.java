@@ -13,6 +13,7 @@ import io.distlock.testkit.ContractSupport;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,6 +23,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -102,6 +104,38 @@ class PostgresCombinedCallsTest extends ContractSupport {
         return names;
     }
 
+    /** Queues an acquire of each name (owner "owner-" + name) while the worker is held, so that one drain takes them all. */
+    private Map<String, CompletableFuture<AcquireResult>> acquiresQueuedAtOnce(Backend b, Collection<String> names) throws InterruptedException {
+        CountDownLatch go = holdTheWorker(b.pool());
+        Map<String, CompletableFuture<AcquireResult>> acquires = new LinkedHashMap<>();
+        for (String name : names) {
+            acquires.put(name, b.backend().tryAcquire(name, "owner-" + name, LEASE));
+        }
+        go.countDown();
+        return acquires;
+    }
+
+    /** Queues a release of each name (owner "owner-" + name) while the worker is held, so that one drain takes them all. */
+    private Map<String, CompletableFuture<OwnerCheck>> releasesQueuedAtOnce(Backend b, Collection<String> names) throws InterruptedException {
+        CountDownLatch go = holdTheWorker(b.pool());
+        Map<String, CompletableFuture<OwnerCheck>> releases = new LinkedHashMap<>();
+        for (String name : names) {
+            releases.put(name, b.backend().release(name, "owner-" + name));
+        }
+        go.countDown();
+        return releases;
+    }
+
+    /** Asserts each acquire granted with the token after the one its name was last granted, and that token in the row. */
+    private void assertEachGrantedWithTheNextToken(Map<String, CompletableFuture<AcquireResult>> acquires, Map<String, Long> used) throws Exception {
+        for (Map.Entry<String, CompletableFuture<AcquireResult>> acquire : acquires.entrySet()) {
+            AcquireResult result = acquire.getValue().get(SOON.toSeconds(), TimeUnit.SECONDS);
+            assertThat(result.granted()).as("acquire of %s", acquire.getKey()).isTrue();
+            assertThat(result.fencingToken()).as("token of %s", acquire.getKey()).isEqualTo(used.get(acquire.getKey()) + 1)
+                    .isEqualTo(hooks().lastTokenInBackend(LockKind.LOCK, acquire.getKey()).orElseThrow());
+        }
+    }
+
     @Test
     void queuedAcquiresAndReleasesOfDistinctNamesRunAsOneStatementEachWithTheirOwnAnswers() throws Exception {
         Backend b = backend(Duration.ofSeconds(10));
@@ -165,20 +199,11 @@ class PostgresCombinedCallsTest extends ContractSupport {
                 throw new SQLException("the answer was lost (test)", "08006");
             }
         };
-        CountDownLatch go = holdTheWorker(b.pool());
-        Map<String, CompletableFuture<AcquireResult>> acquires = new LinkedHashMap<>();
+        Map<String, CompletableFuture<AcquireResult>> acquires = acquiresQueuedAtOnce(b, used.keySet());
+        // the replay kept the token of the run whose answer was lost: one token per grant
+        assertEachGrantedWithTheNextToken(acquires, used);
         for (String name : used.keySet()) {
-            acquires.put(name, b.backend().tryAcquire(name, "owner-" + name, LEASE));
-        }
-        go.countDown();
-        for (Map.Entry<String, CompletableFuture<AcquireResult>> acquire : acquires.entrySet()) {
-            AcquireResult result = acquire.getValue().get(SOON.toSeconds(), TimeUnit.SECONDS);
-            assertThat(result.granted()).as("acquire of %s after the replay", acquire.getKey()).isTrue();
-            // the replay kept the token of the run whose answer was lost: one token per grant
-            assertThat(result.fencingToken()).as("token of %s", acquire.getKey()).isEqualTo(used.get(acquire.getKey()) + 1)
-                    .isEqualTo(hooks().lastTokenInBackend(LockKind.LOCK, acquire.getKey()).orElseThrow());
-            assertThat(b.backend().release(acquire.getKey(), "owner-" + acquire.getKey()).get(SOON.toSeconds(), TimeUnit.SECONDS))
-                    .isEqualTo(OwnerCheck.OWNER);
+            assertThat(b.backend().release(name, "owner-" + name).get(SOON.toSeconds(), TimeUnit.SECONDS)).isEqualTo(OwnerCheck.OWNER);
         }
         assertThat(lost).as("a combined take's answer was lost").isTrue();
         assertThat(calls.stream().filter("acquire (combined)"::equals).count()).as("the combined take and its replay").isEqualTo(2);
@@ -199,19 +224,9 @@ class PostgresCombinedCallsTest extends ContractSupport {
                 throw new SQLException("refused (test)", "XX000");
             }
         };
-        CountDownLatch go = holdTheWorker(b.pool());
-        Map<String, CompletableFuture<AcquireResult>> acquires = new LinkedHashMap<>();
-        for (String name : used.keySet()) {
-            acquires.put(name, b.backend().tryAcquire(name, "owner-" + name, LEASE));
-        }
-        go.countDown();
-        for (Map.Entry<String, CompletableFuture<AcquireResult>> acquire : acquires.entrySet()) {
-            AcquireResult result = acquire.getValue().get(SOON.toSeconds(), TimeUnit.SECONDS);
-            assertThat(result.granted()).as("acquire of %s, run alone", acquire.getKey()).isTrue();
-            // the refused combined take had taken the rows (the seam runs after the statement): alone, each keeps its token
-            assertThat(result.fencingToken()).as("token of %s", acquire.getKey()).isEqualTo(used.get(acquire.getKey()) + 1)
-                    .isEqualTo(hooks().lastTokenInBackend(LockKind.LOCK, acquire.getKey()).orElseThrow());
-        }
+        Map<String, CompletableFuture<AcquireResult>> acquires = acquiresQueuedAtOnce(b, used.keySet());
+        // the refused combined take had taken the rows (the seam runs after the statement): alone, each keeps its token
+        assertEachGrantedWithTheNextToken(acquires, used);
         assertThat(calls.stream().filter("acquire"::equals).count()).as("the requests run alone").isEqualTo(3);
         for (String name : used.keySet()) {
             assertThat(b.backend().release(name, "owner-" + name).get(SOON.toSeconds(), TimeUnit.SECONDS)).isEqualTo(OwnerCheck.OWNER);
@@ -256,28 +271,81 @@ class PostgresCombinedCallsTest extends ContractSupport {
         Backend b = backend(Duration.ofSeconds(2));
         Map<String, Long> used = usedNames(3);
         CountDownLatch answered = new CountDownLatch(1);
+        AtomicReference<Map<String, CompletableFuture<AcquireResult>>> queued = new AtomicReference<>();
         SqlConnections.answered = (operation, answer, connection) -> {
             if (operation.equals("acquire (combined)") && answered.getCount() > 0) {
                 answered.countDown();
-                try {
-                    Thread.sleep(3_000); // past the operation timeout: the callers give up while the call is on the server
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
+                // the statement has run: hold its answer until every caller has given up (operation timeout, 2 s)
+                Await.until(SOON, "the callers give up", () -> queued.get() != null
+                        && queued.get().values().stream().allMatch(CompletableFuture::isCompletedExceptionally));
             }
         };
-        CountDownLatch go = holdTheWorker(b.pool());
-        List<CompletableFuture<AcquireResult>> acquires = new ArrayList<>();
-        for (String name : used.keySet()) {
-            acquires.add(b.backend().tryAcquire(name, "owner-" + name, LEASE));
-        }
-        go.countDown();
+        queued.set(acquiresQueuedAtOnce(b, used.keySet()));
         assertThat(answered.await(SOON.toSeconds(), TimeUnit.SECONDS)).as("the combined take ran").isTrue();
-        for (CompletableFuture<AcquireResult> acquire : acquires) {
+        for (CompletableFuture<AcquireResult> acquire : queued.get().values()) {
             Await.until(SOON, "the caller gives up", acquire::isCompletedExceptionally);
         }
         for (String name : used.keySet()) {
             Await.until(SOON, "the late grant of " + name + " is released", () -> !b.backend().isLocked(name).join());
         }
+    }
+
+    /**
+     * Fails if a request whose caller gave up before a drain took it still runs: it would take the row (and a token)
+     * for nobody, and hold the name from others until its late release.
+     */
+    @Test
+    void requestsWhoseCallersGaveUpBeforeTheyRanAreNotRun() throws Exception {
+        Backend b = backend(Duration.ofSeconds(2));
+        Map<String, Long> used = usedNames(3);
+        recordCalls();
+        CountDownLatch go = holdTheWorker(b.pool());
+        List<CompletableFuture<AcquireResult>> abandoned = new ArrayList<>();
+        for (String name : used.keySet()) {
+            abandoned.add(b.backend().tryAcquire(name, "owner-" + name, LEASE));
+        }
+        for (CompletableFuture<AcquireResult> acquire : abandoned) {
+            Await.until(SOON, "the caller gives up (operation timeout, 2 s)", acquire::isCompletedExceptionally);
+        }
+        go.countDown();
+        // a later request on the one worker runs after every drain queued before it: the abandoned ones are past
+        String later = uniqueName();
+        assertThat(b.backend().tryAcquire(later, "owner-" + later, LEASE).get(SOON.toSeconds(), TimeUnit.SECONDS).granted()).isTrue();
+        assertThat(b.backend().release(later, "owner-" + later).get(SOON.toSeconds(), TimeUnit.SECONDS)).isEqualTo(OwnerCheck.OWNER);
+        for (Map.Entry<String, Long> name : used.entrySet()) {
+            assertThat(hooks().lastTokenInBackend(LockKind.LOCK, name.getKey())).as("the last token of %s", name.getKey()).hasValue(name.getValue());
+            assertThat(b.backend().isLocked(name.getKey()).get(SOON.toSeconds(), TimeUnit.SECONDS)).as("%s", name.getKey()).isFalse();
+        }
+        assertThat(calls).as("the calls that answered").doesNotContain("acquire (combined)");
+        assertThat(calls.stream().filter("acquire"::equals).count()).as("acquires run: the later one alone").isEqualTo(1);
+    }
+
+    /**
+     * Fails if a combined release, run again after its answer was lost, tells its callers they did not hold: the first
+     * run released every row, so the replay changes nothing, and each release must still be told it released.
+     */
+    @Test
+    void aCombinedReleaseWhoseAnswerWasLostRunsAgainAndEachIsToldItReleased() throws Exception {
+        Backend b = backend(Duration.ofSeconds(10));
+        Map<String, Long> used = usedNames(4);
+        for (String name : used.keySet()) {
+            assertThat(b.backend().tryAcquire(name, "owner-" + name, LEASE).get(SOON.toSeconds(), TimeUnit.SECONDS).granted()).isTrue();
+        }
+        AtomicBoolean lost = new AtomicBoolean();
+        SqlConnections.answered = (operation, answer, connection) -> {
+            calls.add(operation);
+            if (operation.equals("release (combined)") && lost.compareAndSet(false, true)) {
+                connection.close();
+                throw new SQLException("the answer was lost (test)", "08006");
+            }
+        };
+        Map<String, CompletableFuture<OwnerCheck>> releases = releasesQueuedAtOnce(b, used.keySet());
+        for (Map.Entry<String, CompletableFuture<OwnerCheck>> release : releases.entrySet()) {
+            assertThat(release.getValue().get(SOON.toSeconds(), TimeUnit.SECONDS)).as("release of %s after the replay", release.getKey())
+                    .isEqualTo(OwnerCheck.OWNER);
+            assertThat(b.backend().isLocked(release.getKey()).get(SOON.toSeconds(), TimeUnit.SECONDS)).as("%s after its release", release.getKey()).isFalse();
+        }
+        assertThat(lost).as("a combined release's answer was lost").isTrue();
+        assertThat(calls.stream().filter("release (combined)"::equals).count()).as("the combined release and its replay").isEqualTo(2);
     }
 }
