@@ -1,10 +1,16 @@
 package io.distlock.jdbc;
 
+import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 
 /**
  * MySQL 8 and MariaDB 10.6+ (InnoDB): {@code UTC_TIMESTAMP(6)} into {@code DATETIME(6)} columns (no
@@ -13,8 +19,136 @@ import java.sql.Statement;
  */
 final class MySqlDialect extends SqlDialect {
 
+    /** {@link #takeAll}'s statements by number of requests: the take, then the read of the fences of the rows it took. */
+    private final String[] takeAll = new String[SqlConnections.MAX_COMBINED + 1];
+    private final String[] readTaken = new String[SqlConnections.MAX_COMBINED + 1];
+    /** {@link #releaseAll}'s statements by number of requests. */
+    private final String[] releaseAll = new String[SqlConnections.MAX_COMBINED + 1];
+
     MySqlDialect(LockTable table) {
         super(table);
+    }
+
+    /*
+     * Combined calls. Neither MySQL nor MariaDB (before 13.0) has UPDATE ... RETURNING, and a multi-table UPDATE (a join
+     * with the requests) has no left-to-right order of assignments, which the take and the release rely on. So a combined
+     * call is one single-table UPDATE of the requested keys (IN), each row's own values picked by CASE on its key, rows
+     * locked in key order (ORDER BY: two combined calls never wait on each other in a circle). A take then reads the
+     * fences of the rows that are now the requester's (a second round trip: still two for any number of requests, where
+     * each alone takes one); a row that expired and was taken by another in between reads as not granted and goes on
+     * alone, as a take that found the row held does. A release learns only how many rows it ended: all of them, or the
+     * caller reads each row.
+     */
+    @Override
+    boolean combines() {
+        return true;
+    }
+
+    @Override
+    long[] takeAll(Connection connection, List<byte[]> keys, List<String> owners, List<Long> leaseMillis, List<Integer> tokens) throws SQLException {
+        int n = keys.size();
+        try (PreparedStatement take = connection.prepareStatement(takeAllStatement(n))) {
+            int index = 1;
+            index = bindByKey(take, index, keys, owners); // fence: owner = the requester's
+            index = bindByKey(take, index, keys, tokens);
+            index = bindByKey(take, index, keys, owners); // owner
+            index = bindByKey(take, index, keys, leaseMillis);
+            index = bindKeys(take, index, keys);
+            bindByKey(take, index, keys, owners); // WHERE owner = the requester's
+            take.executeUpdate();
+        }
+        long[] last = new long[n];
+        try (PreparedStatement read = connection.prepareStatement(readTakenStatement(n))) {
+            int index = bindKeys(read, 1, keys);
+            bindByKey(read, index, keys, owners);
+            Map<ByteBuffer, Integer> position = new HashMap<>();
+            for (int i = 0; i < n; i++) {
+                position.put(ByteBuffer.wrap(keys.get(i)), i);
+            }
+            try (ResultSet rows = read.executeQuery()) {
+                while (rows.next()) {
+                    Integer at = position.get(ByteBuffer.wrap(rows.getBytes(1)));
+                    if (at == null) {
+                        throw new SQLException("the combined take's read answered a row no request named");
+                    }
+                    last[at] = rows.getLong(2);
+                }
+            }
+        }
+        return last;
+    }
+
+    @Override
+    boolean[] releaseAll(Connection connection, List<byte[]> keys, List<String> owners) throws SQLException {
+        int n = keys.size();
+        try (PreparedStatement release = connection.prepareStatement(releaseAllStatement(n))) {
+            int index = bindKeys(release, 1, keys);
+            bindByKey(release, index, keys, owners);
+            boolean all = release.executeUpdate() == n;
+            boolean[] released = new boolean[n];
+            Arrays.fill(released, all);
+            return released;
+        }
+    }
+
+    private String takeAllStatement(int n) {
+        String statement = takeAll[n];
+        if (statement == null) {
+            String ownerOf = byKey(n);
+            statement = "UPDATE " + t + " SET fence = CASE WHEN owner = " + ownerOf + " AND expires_at > " + now()
+                    + " THEN fence ELSE fence + " + byKey(n) + " END, owner = " + ownerOf + ", expires_at = " + now()
+                    + " + INTERVAL (" + byKey(n) + " * 1000) MICROSECOND, acquired_at = " + now()
+                    + " WHERE lock_key IN (" + marks(n) + ") AND (owner IS NULL OR expires_at <= " + now() + " OR owner = " + ownerOf + ")"
+                    + " ORDER BY lock_key";
+            takeAll[n] = statement;
+        }
+        return statement;
+    }
+
+    private String readTakenStatement(int n) {
+        String statement = readTaken[n];
+        if (statement == null) {
+            statement = "SELECT lock_key, fence FROM " + t + " WHERE lock_key IN (" + marks(n) + ") AND owner = " + byKey(n)
+                    + " AND expires_at > " + now();
+            readTaken[n] = statement;
+        }
+        return statement;
+    }
+
+    private String releaseAllStatement(int n) {
+        String statement = releaseAll[n];
+        if (statement == null) {
+            statement = endStatement('R', "owner = " + byKey(n) + " AND expires_at > " + now())
+                    .replace("WHERE lock_key = ?", "WHERE lock_key IN (" + marks(n) + ")") + " ORDER BY lock_key";
+            releaseAll[n] = statement;
+        }
+        return statement;
+    }
+
+    /** {@code CASE lock_key WHEN ? THEN ? ... END} for {@code n} requests: parameters key, value of each in turn. */
+    private static String byKey(int n) {
+        return "CASE lock_key" + " WHEN ? THEN ?".repeat(n) + " END";
+    }
+
+    private static String marks(int n) {
+        return String.join(", ", Collections.nCopies(n, "?"));
+    }
+
+    private static int bindKeys(PreparedStatement statement, int first, List<byte[]> keys) throws SQLException {
+        int index = first;
+        for (byte[] key : keys) {
+            statement.setBytes(index++, key);
+        }
+        return index;
+    }
+
+    private static int bindByKey(PreparedStatement statement, int first, List<byte[]> keys, List<?> values) throws SQLException {
+        int index = first;
+        for (int i = 0; i < keys.size(); i++) {
+            statement.setBytes(index++, keys.get(i));
+            statement.setObject(index++, values.get(i));
+        }
+        return index;
     }
 
     @Override

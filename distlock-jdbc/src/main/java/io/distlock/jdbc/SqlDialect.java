@@ -263,7 +263,11 @@ abstract class SqlDialect {
         throw new UnsupportedOperationException("no combined take on " + getClass().getSimpleName());
     }
 
-    /** Runs {@link #release} for many rows in one statement: whether each request released. The keys are distinct. */
+    /**
+     * Runs {@link #release} for many rows in one statement: true where a request released; false where it did not, or where
+     * the database cannot say which of them did (the caller then reads each such row, as after a single release that
+     * changed nothing). The keys are distinct.
+     */
     boolean[] releaseAll(Connection connection, List<byte[]> keys, List<String> owners) throws SQLException {
         throw new UnsupportedOperationException("no combined release on " + getClass().getSimpleName());
     }
