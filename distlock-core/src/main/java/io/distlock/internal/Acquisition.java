@@ -171,13 +171,18 @@ final class Acquisition {
 
     /**
      * Records a renewal by hand ({@code Lease#renew}) sent at {@code sentNanos} for {@code leaseNanos}: the deadline is
-     * set, not only moved on, since the server's lease may now be shorter.
+     * set, not only moved on, since the server's lease may now be shorter. Returns false, and records nothing, if the
+     * local deadline had passed before the confirmation came, as {@link #confirmRenewal} does.
      */
-    void confirmRenewalByHand(long renewalSentNanos, long leaseNanos) {
+    boolean confirmRenewalByHand(long renewalSentNanos, long leaseNanos) {
+        if (clock.nanoTime() - validUntilNanos >= 0) {
+            return false;
+        }
         leaseFromNanos = renewalSentNanos;
         confirmedNanos = clock.nanoTime();
         validUntilNanos = ClockDrift.deadlineNanos(renewalSentNanos, Duration.ofNanos(leaseNanos));
         lockEvents.renewed(this);
+        return true;
     }
 
     /** A renewal got no answer or an error (the watchdog retries it). */

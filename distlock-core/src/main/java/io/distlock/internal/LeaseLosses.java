@@ -85,6 +85,12 @@ final class LeaseLosses {
         };
     }
 
+    /** Loses a lease whose renewal was confirmed only after its local deadline had passed (see {@link Acquisition#confirmRenewal}). */
+    boolean confirmedTooLate(Acquisition acquisition) {
+        return lose(acquisition, Reason.EXPIRED, "a renewal was confirmed by " + backend.describe() + " only after the lease's local deadline had"
+                + " passed (the process paused, or the answer was slow): from that deadline on the lease was not valid", null);
+    }
+
     /** Loses a lease whose local deadline passed without a confirmed renewal. */
     boolean expired(Acquisition acquisition) {
         String detail = acquisition.options.autoRenew()

@@ -258,7 +258,10 @@ final class LockAcquirer {
                 return false;
             }
             long optionsLease = acquisition.options.leaseTime().toNanos();
-            acquisition.confirmRenewalByHand(sent, overlapped ? Math.min(leaseNanos, optionsLease) : leaseNanos);
+            if (!acquisition.confirmRenewalByHand(sent, overlapped ? Math.min(leaseNanos, optionsLease) : leaseNanos)) {
+                engine.losses().confirmedTooLate(acquisition); // past its deadline before the answer: it does not come back
+                return false;
+            }
             engine.watchdog().deadlineMoved(acquisition);
             return acquisition.state() == Acquisition.State.ACTIVE;
         } finally {

@@ -291,7 +291,7 @@ final class Watchdog {
             return;
         }
         if (!acquisition.confirmRenewal(sentNanos)) {
-            losses.expired(acquisition); // confirmed after the lease's deadline had passed: it expired first
+            losses.confirmedTooLate(acquisition); // confirmed after the lease's deadline had passed: it expired first
             return;
         }
         if (entry.once) {

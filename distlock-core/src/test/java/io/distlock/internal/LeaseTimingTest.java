@@ -126,9 +126,31 @@ class LeaseTimingTest {
         assertThat(lease.isValid()).as("after the late confirmation").isFalse();
         Awaiting.until(() -> losses.size() == 1);
         assertThat(losses.get(0).reason()).isEqualTo(Reason.EXPIRED);
+        assertThat(losses.get(0).getMessage()).contains("only after the lease's local deadline");
         clock.advance(LEASE.dividedBy(30)); // the overdue timers run: nothing more happens
         assertThat(lease.isValid()).isFalse();
         assertThat(losses).hasSize(1);
+        lease.close();
+    }
+
+    /** The same for a renewal by hand ({@code Lease#renew}): answered after the deadline, it returns false and the lease is lost. */
+    @Test
+    void aRenewalByHandConfirmedAfterTheLocalDeadlineDoesNotBringTheLeaseBack() throws Exception {
+        Lease lease = client(false).getLock("stopped-by-hand").acquire();
+        List<LeaseLostException> losses = lossesOf(lease);
+        clock.advance(LEASE.dividedBy(3));
+        store.holdReplies(Op.RENEW);
+        CompletableFuture<Boolean> renewing = CompletableFuture.supplyAsync(() -> lease.renew(LEASE)); // sent now, for a whole lease
+        Awaiting.until(() -> store.heldReplyCount() == 1);
+        clock.jump(LEASE.multipliedBy(5).dividedBy(6)); // stopped: past the grant's deadline, before the renewal's; no timer ran
+        assertThat(lease.isValid()).as("past the deadline of the grant").isFalse();
+
+        store.deliverReplies();
+        assertThat(renewing.get(10, TimeUnit.SECONDS)).as("the late renewal by hand").isFalse();
+        assertThat(lease.isValid()).as("after the late confirmation").isFalse();
+        Awaiting.until(() -> losses.size() == 1);
+        assertThat(losses.get(0).reason()).isEqualTo(Reason.EXPIRED);
+        assertThat(losses.get(0).getMessage()).contains("only after the lease's local deadline");
         lease.close();
     }
 
