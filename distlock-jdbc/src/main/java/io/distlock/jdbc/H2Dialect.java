@@ -59,7 +59,7 @@ final class H2Dialect extends SqlDialect {
 
     @Override
     long take(Connection connection, byte[] key, String owner, long leaseMillis, int tokens) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement("SELECT fence FROM FINAL TABLE (" + takeStatement() + ")")) {
+        try (PreparedStatement statement = connection.prepareStatement(statement("take", () -> "SELECT fence FROM FINAL TABLE (" + takeStatement() + ")"))) {
             bindTake(statement, 1, key, owner, leaseMillis, tokens);
             try (ResultSet row = statement.executeQuery()) {
                 return row.next() ? row.getLong(1) : 0;

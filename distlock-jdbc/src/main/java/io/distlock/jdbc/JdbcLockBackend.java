@@ -319,11 +319,14 @@ final class JdbcLockBackend implements LockBackend, PollingAcquire, TokenRanges,
         if (endedOurs && "F".equals(row.endReason())) {
             return OwnerCheck.FORCE_UNLOCKED;
         }
+        if (releasing && endedOurs && "R".equals(row.endReason())) {
+            // released already (owner ids are one per grant, so this hold): a retried release, or one whose combined
+            // statement could not say which rows it ended; also when someone took the row since (a take leaves
+            // last_owner and end_reason as they were), and that is no loss of ours
+            return OwnerCheck.OWNER;
+        }
         if (row.held() && !Objects.equals(row.owner(), ownerId)) {
             return OwnerCheck.OTHER_OWNER;
-        }
-        if (releasing && endedOurs && "R".equals(row.endReason())) {
-            return OwnerCheck.OWNER; // released already: a retried release
         }
         return OwnerCheck.MISSING;
     }

@@ -118,8 +118,8 @@ final class MySqlDialect extends SqlDialect {
     private String releaseAllStatement(int n) {
         String statement = releaseAll[n];
         if (statement == null) {
-            statement = endStatement('R', "owner = " + byKey(n) + " AND expires_at > " + now())
-                    .replace("WHERE lock_key = ?", "WHERE lock_key IN (" + marks(n) + ")") + " ORDER BY lock_key";
+            statement = endStatementWhere('R', "lock_key IN (" + marks(n) + ") AND owner = " + byKey(n) + " AND expires_at > " + now())
+                    + " ORDER BY lock_key";
             releaseAll[n] = statement;
         }
         return statement;
@@ -219,7 +219,7 @@ final class MySqlDialect extends SqlDialect {
 
     @Override
     long take(Connection connection, byte[] key, String owner, long leaseMillis, int tokens) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(takeStatement(), Statement.RETURN_GENERATED_KEYS)) {
+        try (PreparedStatement statement = connection.prepareStatement(statement("take", this::takeStatement), Statement.RETURN_GENERATED_KEYS)) {
             bindTake(statement, 1, key, owner, leaseMillis, tokens);
             if (statement.executeUpdate() != 1) {
                 return 0;

@@ -147,7 +147,7 @@ final class PostgresDialect extends SqlDialect {
 
     @Override
     long take(Connection connection, byte[] key, String owner, long leaseMillis, int tokens) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(takeStatement() + " RETURNING fence")) {
+        try (PreparedStatement statement = connection.prepareStatement(statement("take", () -> takeStatement() + " RETURNING fence"))) {
             bindTake(statement, 1, key, owner, leaseMillis, tokens);
             try (ResultSet row = statement.executeQuery()) {
                 return row.next() ? row.getLong(1) : 0;
@@ -157,21 +157,24 @@ final class PostgresDialect extends SqlDialect {
 
     @Override
     boolean release(Connection connection, byte[] key, String name, String owner) throws SQLException {
-        return endAndNotify(connection, endStatement('R', "owner = ? AND expires_at > " + now()), key, owner, null);
+        return endAndNotify(connection, statement("release-notifying", () -> notifying(endStatement('R', "owner = ? AND expires_at > " + now()))), key, owner,
+                null);
     }
 
     @Override
     boolean forceRelease(Connection connection, byte[] key, String name, String owner, long fence) throws SQLException {
-        return endAndNotify(connection, endStatement('F', FORCE_RELEASE_CONDITION + now()), key, owner, fence);
+        return endAndNotify(connection, notifying(endStatement('F', FORCE_RELEASE_CONDITION + now())), key, owner, fence);
     }
 
-    /**
-     * Runs an end statement (parameters key and, if not null, owner and fence) and notifies the channel with the lock's
-     * name if it ended a hold.
-     */
-    private boolean endAndNotify(Connection connection, String end, byte[] key, @Nullable String owner, @Nullable Long fence) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement("WITH ended AS (" + end + " RETURNING lock_name) "
-                + "SELECT pg_notify(?, lock_name) FROM ended")) {
+    /** {@code end}, an end statement, that also notifies the channel (the last parameter) with the lock's name if it ended a hold. */
+    private static String notifying(String end) {
+        return "WITH ended AS (" + end + " RETURNING lock_name) SELECT pg_notify(?, lock_name) FROM ended";
+    }
+
+    /** Runs a {@link #notifying} end statement (parameters key and, if not null, owner and fence, then the channel). */
+    private boolean endAndNotify(Connection connection, String endAndNotify, byte[] key, @Nullable String owner, @Nullable Long fence)
+            throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(endAndNotify)) {
             int index = 1;
             statement.setBytes(index++, key);
             if (owner != null) {

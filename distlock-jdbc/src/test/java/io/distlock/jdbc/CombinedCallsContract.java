@@ -343,6 +343,26 @@ abstract class CombinedCallsContract extends ContractSupport {
     }
 
     /**
+     * Fails if a release that reads its row after it was carried out (a replay, or a combined release on MariaDB that
+     * could not say which of its rows it ended) calls the next holder's take a loss: its hold was released, and the
+     * caller's unlock must not throw TAKEN_OVER.
+     */
+    @Test
+    void aReleaseReadAgainAfterAnotherTookTheRowIsAnsweredReleased() throws Exception {
+        Backend b = backend(Duration.ofSeconds(10));
+        String name = uniqueName();
+        assertThat(b.backend().tryAcquire(name, "first", LEASE).get(SOON.toSeconds(), TimeUnit.SECONDS).granted()).isTrue();
+        assertThat(b.backend().release(name, "first").get(SOON.toSeconds(), TimeUnit.SECONDS)).isEqualTo(OwnerCheck.OWNER);
+        assertThat(b.backend().tryAcquire(name, "next", LEASE).get(SOON.toSeconds(), TimeUnit.SECONDS).granted()).isTrue();
+        assertThat(b.backend().release(name, "first").get(SOON.toSeconds(), TimeUnit.SECONDS)).as("the first release, run again")
+                .isEqualTo(OwnerCheck.OWNER);
+        assertThat(b.backend().isLocked(name).get(SOON.toSeconds(), TimeUnit.SECONDS)).as("the next holder's hold, untouched").isTrue();
+        assertThat(b.backend().release(name, "never").get(SOON.toSeconds(), TimeUnit.SECONDS)).as("an owner that never held")
+                .isEqualTo(OwnerCheck.OTHER_OWNER);
+        assertThat(b.backend().release(name, "next").get(SOON.toSeconds(), TimeUnit.SECONDS)).isEqualTo(OwnerCheck.OWNER);
+    }
+
+    /**
      * Fails if a combined release, run again after its answer was lost, tells its callers they did not hold: the first
      * run released every row, so the replay changes nothing, and each release must still be told it released.
      */
