@@ -7,8 +7,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Arrays;
-import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -19,6 +17,10 @@ import java.util.Map;
  */
 final class MySqlDialect extends SqlDialect {
 
+    /*
+     * The combined statements, built at first use per number of requests (1 to MAX_COMBINED): arrays indexed by that
+     * number rather than statement(id, build), whose ids would be strings made and hashed per call.
+     */
     /** {@link #takeAll}'s statements by number of requests: the take, then the read of the fences of the rows it took. */
     private final String[] takeAll = new String[SqlConnections.MAX_COMBINED + 1];
     private final String[] readTaken = new String[SqlConnections.MAX_COMBINED + 1];
@@ -61,17 +63,10 @@ final class MySqlDialect extends SqlDialect {
         try (PreparedStatement read = connection.prepareStatement(readTakenStatement(n))) {
             int index = bindKeys(read, 1, keys);
             bindByKey(read, index, keys, owners);
-            Map<ByteBuffer, Integer> position = new HashMap<>();
-            for (int i = 0; i < n; i++) {
-                position.put(ByteBuffer.wrap(keys.get(i)), i);
-            }
+            Map<ByteBuffer, Integer> positions = positions(keys);
             try (ResultSet rows = read.executeQuery()) {
                 while (rows.next()) {
-                    Integer at = position.get(ByteBuffer.wrap(rows.getBytes(1)));
-                    if (at == null) {
-                        throw new SQLException("the combined take's read answered a row no request named");
-                    }
-                    last[at] = rows.getLong(2);
+                    last[positionOf(positions, rows.getBytes(1))] = rows.getLong(2);
                 }
             }
         }
@@ -128,10 +123,6 @@ final class MySqlDialect extends SqlDialect {
     /** {@code CASE lock_key WHEN ? THEN ? ... END} for {@code n} requests: parameters key, value of each in turn. */
     private static String byKey(int n) {
         return "CASE lock_key" + " WHEN ? THEN ?".repeat(n) + " END";
-    }
-
-    private static String marks(int n) {
-        return String.join(", ", Collections.nCopies(n, "?"));
     }
 
     private static int bindKeys(PreparedStatement statement, int first, List<byte[]> keys) throws SQLException {

@@ -5,7 +5,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -50,10 +49,10 @@ final class PostgresDialect extends SqlDialect {
             statement.setArray(3, connection.createArrayOf("bigint", leaseMillis.toArray(new Long[0])));
             statement.setArray(4, connection.createArrayOf("bigint", tokens.stream().map(Integer::longValue).toArray(Long[]::new)));
             long[] last = new long[keys.size()];
-            Map<ByteBuffer, Integer> index = indexOf(keys);
+            Map<ByteBuffer, Integer> positions = positions(keys);
             try (ResultSet rows = statement.executeQuery()) {
                 while (rows.next()) {
-                    last[position(index, rows.getBytes(1))] = rows.getLong(2);
+                    last[positionOf(positions, rows.getBytes(1))] = rows.getLong(2);
                 }
             }
             return last;
@@ -67,30 +66,14 @@ final class PostgresDialect extends SqlDialect {
             statement.setArray(2, connection.createArrayOf("text", owners.toArray(new String[0])));
             statement.setString(3, channel());
             boolean[] released = new boolean[keys.size()];
-            Map<ByteBuffer, Integer> index = indexOf(keys);
+            Map<ByteBuffer, Integer> positions = positions(keys);
             try (ResultSet rows = statement.executeQuery()) {
                 while (rows.next()) {
-                    released[position(index, rows.getBytes(1))] = true;
+                    released[positionOf(positions, rows.getBytes(1))] = true;
                 }
             }
             return released;
         }
-    }
-
-    private static int position(Map<ByteBuffer, Integer> index, byte[] key) throws SQLException {
-        Integer position = index.get(ByteBuffer.wrap(key));
-        if (position == null) {
-            throw new SQLException("the combined statement answered a row no request named");
-        }
-        return position;
-    }
-
-    private static Map<ByteBuffer, Integer> indexOf(List<byte[]> keys) {
-        Map<ByteBuffer, Integer> index = new HashMap<>();
-        for (int i = 0; i < keys.size(); i++) {
-            index.put(ByteBuffer.wrap(keys.get(i)), i);
-        }
-        return index;
     }
 
     /** Returns the LISTEN/NOTIFY channel of the table: its unqualified name. */

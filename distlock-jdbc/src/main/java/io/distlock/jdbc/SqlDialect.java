@@ -1,12 +1,15 @@
 package io.distlock.jdbc;
 
+import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -161,6 +164,29 @@ abstract class SqlDialect {
     protected final String statement(String id, Supplier<String> build) {
         String sql = statements.get(id);
         return sql != null ? sql : statements.computeIfAbsent(id, unused -> build.get());
+    }
+
+    /** Returns {@code ?, ?, ...}: {@code n} parameter marks, for an {@code IN} list. */
+    protected static String marks(int n) {
+        return String.join(", ", Collections.nCopies(n, "?"));
+    }
+
+    /** Returns each key's position in {@code keys}: where a combined statement's answer for that key's row goes. */
+    protected static Map<ByteBuffer, Integer> positions(List<byte[]> keys) {
+        Map<ByteBuffer, Integer> positions = new HashMap<>();
+        for (int i = 0; i < keys.size(); i++) {
+            positions.put(ByteBuffer.wrap(keys.get(i)), i);
+        }
+        return positions;
+    }
+
+    /** Returns the position of the request for the row {@code key} a combined statement answered; fails if none named it. */
+    protected static int positionOf(Map<ByteBuffer, Integer> positions, byte[] key) throws SQLException {
+        Integer position = positions.get(ByteBuffer.wrap(key));
+        if (position == null) {
+            throw new SQLException("a combined statement answered a row no request named");
+        }
+        return position;
     }
 
     /**
@@ -347,8 +373,7 @@ abstract class SqlDialect {
         if (keys.isEmpty()) {
             return List.of();
         }
-        String marks = String.join(", ", Collections.nCopies(keys.size(), "?"));
-        try (PreparedStatement statement = connection.prepareStatement("SELECT lock_name FROM " + t + " WHERE lock_key IN (" + marks
+        try (PreparedStatement statement = connection.prepareStatement("SELECT lock_name FROM " + t + " WHERE lock_key IN (" + marks(keys.size())
                 + ") AND (owner IS NULL OR expires_at <= " + now() + ")")) {
             for (int i = 0; i < keys.size(); i++) {
                 statement.setBytes(i + 1, keys.get(i));
