@@ -25,6 +25,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -81,6 +82,7 @@ abstract class SqlLockContract extends SqlClientContract {
     }
 
     @Test
+    @Tag(io.distlock.testkit.BackendContract.RESTART)
     void aDatabaseRestartedUnderAHolderLeavesItHoldingWithTheSameToken() throws Exception {
         String name = uniqueName();
         DistributedLock holder = newClient().getLock(name, lease(Duration.ofSeconds(30), true));

@@ -45,6 +45,13 @@ public abstract class BackendContract {
      */
     public static final String ANOTHER_DEPLOYMENT = "contract-another-deployment";
 
+    /**
+     * The tag of a contract test that stops or restarts the server (tens of seconds on MariaDB, whose server takes seconds
+     * to stop and start). On a deployment tagged {@link #ANOTHER_DEPLOYMENT} as well, {@code ./mvnw verify} leaves it to the
+     * slow phase, as it does {@link #ANOTHER_KIND}: the main build runs it on the module's first deployment.
+     */
+    public static final String RESTART = "contract-restart";
+
     /** Returns whether {@code tier}, a test class, is a tier of this class that {@link #TIERS_PROPERTY} leaves out. */
     static boolean deselected(Class<?> tier) {
         String tiers = System.getProperty(TIERS_PROPERTY, "").trim();

@@ -30,6 +30,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
@@ -468,6 +469,7 @@ public abstract class LockContract extends ContractSupport {
     }
 
     @Test
+    @Tag(BackendContract.RESTART)
     void fencingTokensKeepIncreasingAcrossAServerRestart() throws Exception {
         String name = uniqueName();
         LockClient client = newClient();
@@ -637,6 +639,7 @@ public abstract class LockContract extends ContractSupport {
     }
 
     @Test
+    @Tag(BackendContract.RESTART)
     void anUnreachableBackendFailsFastWithBackendUnavailableAndTheClientRecovers() throws Exception {
         String name = uniqueName();
         LockClient client = newClient();

@@ -19,6 +19,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.JRE;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
@@ -206,6 +207,7 @@ public abstract class ReadWriteLockContract extends ContractSupport {
      * Redis without persistence: the TIME term), and a write after the restart exceeds every read before it.
      */
     @Test
+    @Tag(BackendContract.RESTART)
     void readAndWriteTokensKeepIncreasingAcrossAServerRestart() throws Exception {
         String name = uniqueName();
         LockClient client = newClient();

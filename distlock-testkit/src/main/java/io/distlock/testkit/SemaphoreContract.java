@@ -20,6 +20,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.JRE;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
@@ -138,6 +139,7 @@ public abstract class SemaphoreContract extends ContractSupport {
      * (on Redis without persistence: the TIME term).
      */
     @Test
+    @Tag(BackendContract.RESTART)
     void permitTokensKeepIncreasingAcrossAServerRestart() throws Exception {
         String name = uniqueName();
         DistributedSemaphore semaphore = newClient().getSemaphore(name, 2);
