@@ -158,7 +158,7 @@ final class JdbcLockBackend implements LockBackend, PollingAcquire, TokenRanges,
     }
 
     /** Acquires in one combined take; a request it did not grant goes on as {@link #acquire} after a take that found the row held or missing. */
-    private List<AcquireResult> acquireAll(Connection connection, List<Take> requests) throws SQLException {
+    private List<AcquireResult> acquireAll(Connection connection, List<Take> requests, Runnable statementDone) throws SQLException {
         List<byte[]> keys = new ArrayList<>(requests.size());
         List<String> owners = new ArrayList<>(requests.size());
         List<Long> leases = new ArrayList<>(requests.size());
@@ -170,6 +170,7 @@ final class JdbcLockBackend implements LockBackend, PollingAcquire, TokenRanges,
             tokens.add(take.tokens());
         }
         long[] last = dialect.takeAll(connection, keys, owners, leases, tokens);
+        statementDone.run(); // the next combined take may run; the requests not granted go on alone, one by one
         List<AcquireResult> results = new ArrayList<>(requests.size());
         for (int i = 0; i < requests.size(); i++) {
             Take take = requests.get(i);
@@ -285,7 +286,7 @@ final class JdbcLockBackend implements LockBackend, PollingAcquire, TokenRanges,
     }
 
     /** Releases in one combined statement; a request it did not release goes on as {@link #release} after a release that changed nothing. */
-    private List<OwnerCheck> releaseAll(Connection connection, List<Release> requests) throws SQLException {
+    private List<OwnerCheck> releaseAll(Connection connection, List<Release> requests, Runnable statementDone) throws SQLException {
         List<byte[]> keys = new ArrayList<>(requests.size());
         List<String> owners = new ArrayList<>(requests.size());
         for (Release release : requests) {
@@ -293,6 +294,7 @@ final class JdbcLockBackend implements LockBackend, PollingAcquire, TokenRanges,
             owners.add(release.ownerId());
         }
         boolean[] released = dialect.releaseAll(connection, keys, owners);
+        statementDone.run();
         List<OwnerCheck> results = new ArrayList<>(requests.size());
         for (int i = 0; i < requests.size(); i++) {
             results.add(released[i] ? OwnerCheck.OWNER : refusedRelease(connection, keys.get(i), owners.get(i)));

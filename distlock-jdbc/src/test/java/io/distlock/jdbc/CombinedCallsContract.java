@@ -48,6 +48,9 @@ abstract class CombinedCallsContract extends ContractSupport {
     /** The database under test. */
     protected abstract SqlDeployment database();
 
+    /** A query counting the sessions (of the tests' user) that wait for a row lock, or run a combined statement. */
+    protected abstract String rowLockWaitsQuery();
+
     @Override
     protected BackendHooks hooks() {
         return new SqlHooks(database());
@@ -57,9 +60,13 @@ abstract class CombinedCallsContract extends ContractSupport {
     private record Backend(JdbcLockBackend backend, SqlConnections pool) { }
 
     private Backend backend(Duration timeout) {
+        return backend(timeout, 1);
+    }
+
+    private Backend backend(Duration timeout, int workers) {
         newClient(); // creates the table
         ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1);
-        SqlConnections pool = new SqlConnections(ConnectionSource.of(database().target(), null, null), 1, timeout, timer, "combined-test");
+        SqlConnections pool = new SqlConnections(ConnectionSource.of(database().target(), null, null), workers, timeout, timer, "combined-test");
         SqlDialect dialect = database().kind().dialect(LockTable.named(JdbcLockClient.DEFAULT_TABLE));
         JdbcLockBackend backend = new JdbcLockBackend(pool, dialect, new PollingReleaseWatch(pool, dialect, Duration.ofSeconds(1), "combined-test"),
                 timer, "combined-test", timeout, Duration.ofSeconds(1), null);
@@ -281,6 +288,56 @@ abstract class CombinedCallsContract extends ContractSupport {
         for (String name : used.keySet()) {
             assertThat(b.backend().release(name, "first-" + name).get(SOON.toSeconds(), TimeUnit.SECONDS)).as("release of %s", name)
                     .isEqualTo(OwnerCheck.OWNER);
+        }
+    }
+
+    /**
+     * Fails without a drain beside a held-up statement: one combined statement of a kind runs at a time, and this one
+     * waits for a row another session keeps locked, so a take queued after it would wait for that session (here: time
+     * out) instead of running on the other worker.
+     */
+    @Test
+    void aTakeQueuedBehindAHeldUpCombinedTakeRunsBesideIt() throws Exception {
+        Backend b = backend(Duration.ofSeconds(20), 2);
+        Map<String, Long> used = usedNames(3);
+        List<String> names = new ArrayList<>(used.keySet());
+        try (Connection other = ConnectionSource.of(database().target(), null, null).open()) {
+            other.setAutoCommit(false);
+            other.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED); // MariaDB's REPEATABLE READ would lock every row its scan reads
+            try (PreparedStatement lockRow = other.prepareStatement("UPDATE " + JdbcLockClient.DEFAULT_TABLE + " SET fence = fence WHERE lock_name = ?")) {
+                lockRow.setString(1, names.get(0));
+                assertThat(lockRow.executeUpdate()).as("the row another session keeps locked").isEqualTo(1);
+            }
+            CountDownLatch first = holdTheWorker(b.pool());
+            CountDownLatch second = holdTheWorker(b.pool());
+            CompletableFuture<AcquireResult> heldUp = b.backend().tryAcquire(names.get(0), "owner-" + names.get(0), LEASE);
+            CompletableFuture<AcquireResult> withIt = b.backend().tryAcquire(names.get(1), "owner-" + names.get(1), LEASE);
+            first.countDown();
+            second.countDown();
+            Await.until(SOON, "the combined take waits for the locked row", () -> rowLockWaits() > 0);
+            CompletableFuture<AcquireResult> behind = b.backend().tryAcquire(names.get(2), "owner-" + names.get(2), LEASE);
+            AcquireResult result = behind.get(SOON.toSeconds(), TimeUnit.SECONDS);
+            assertThat(result.granted()).as("the take queued behind the held-up one").isTrue();
+            assertThat(result.fencingToken()).isEqualTo(used.get(names.get(2)) + 1);
+            assertThat(heldUp).as("the held-up take, while the row stays locked").isNotDone();
+            other.rollback();
+            assertThat(heldUp.get(SOON.toSeconds(), TimeUnit.SECONDS).granted()).as("the held-up take once the row is free").isTrue();
+            assertThat(withIt.get(SOON.toSeconds(), TimeUnit.SECONDS).granted()).isTrue();
+        }
+        for (String name : names) {
+            assertThat(b.backend().release(name, "owner-" + name).get(SOON.toSeconds(), TimeUnit.SECONDS)).as("release of %s", name)
+                    .isEqualTo(OwnerCheck.OWNER);
+        }
+    }
+
+    private long rowLockWaits() {
+        try (Connection connection = ConnectionSource.of(database().target(), null, null).open();
+                PreparedStatement statement = connection.prepareStatement(rowLockWaitsQuery());
+                ResultSet row = statement.executeQuery()) {
+            row.next();
+            return row.getLong(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException("reading the row lock waits", e);
         }
     }
 

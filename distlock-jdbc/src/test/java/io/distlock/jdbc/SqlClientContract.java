@@ -125,11 +125,17 @@ abstract class SqlClientContract extends SqlTableContract {
                 }
                 lockRows.executeQuery().close();
             }
-            for (String name : names) {
-                acquisitions.add(inBackground(() -> client.getLock(name).tryAcquire(SOON)));
-            }
             // on PostgreSQL one of the connections listens (none with a single one), elsewhere all run statements
             int statementConnections = database().kind() == Database.POSTGRESQL && connections > 1 ? connections - 1 : connections;
+            for (String name : names) {
+                acquisitions.add(inBackground(() -> client.getLock(name).tryAcquire(SOON)));
+                // one at a time, each once the last is held up: acquisitions queued at once would go in one combined statement
+                int heldUp = Math.min(acquisitions.size(), statementConnections);
+                Await.until(SOON, heldUp + " statement connections of the client wait for a row lock", () -> {
+                    sample.run();
+                    return blockedSessionsOf(user) >= heldUp || most.get() > connections;
+                });
+            }
             Await.until(SOON, "every statement connection of the client waits for a row lock", () -> {
                 sample.run();
                 return blockedSessionsOf(user) >= statementConnections || most.get() > connections;
