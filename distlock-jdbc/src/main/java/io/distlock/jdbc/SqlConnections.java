@@ -367,7 +367,7 @@ final class SqlConnections implements AutoCloseable {
                     try {
                         timer.schedule(Combiner.this::scheduleDrain, Math.max(0, since + HELD_UP.toNanos() - System.nanoTime()), TimeUnit.NANOSECONDS);
                     } catch (RejectedExecutionException closed) {
-                        // the client is closing: its close fails what is queued
+                        // the timer is shut down (the client is closing): the turn's end, or each request's deadline, still ends what is queued
                     }
                 }
             }

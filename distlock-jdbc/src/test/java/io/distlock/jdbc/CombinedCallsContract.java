@@ -8,8 +8,6 @@ import io.distlock.LockKind;
 import io.distlock.servers.Await;
 import io.distlock.spi.AcquireResult;
 import io.distlock.spi.OwnerCheck;
-import io.distlock.testkit.BackendHooks;
-import io.distlock.testkit.ContractSupport;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -39,34 +37,24 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * (PostgreSQL) or two and one (MariaDB/MySQL). The backend here has one worker, held busy while the requests queue, so
  * that the next drain takes them all. Each test fails without what it names.
  */
-abstract class CombinedCallsContract extends ContractSupport {
+abstract class CombinedCallsContract extends SqlContractSupport {
     private static final Duration LEASE = Duration.ofMinutes(1);
 
     private final List<String> calls = new CopyOnWriteArrayList<>();
     private final List<AutoCloseable> opened = new ArrayList<>();
 
-    /** The database under test. */
-    protected abstract SqlDeployment database();
-
-    /** A query counting the sessions (of the tests' user) that wait for a row lock, or run a combined statement. */
-    protected abstract String rowLockWaitsQuery();
-
-    @Override
-    protected BackendHooks hooks() {
-        return new SqlHooks(database());
-    }
-
     /** A backend of the default table with one worker, one connection at a time; its pool, to hold the worker. */
     private record Backend(JdbcLockBackend backend, SqlConnections pool) { }
 
     private Backend backend(Duration timeout) {
-        return backend(timeout, 1);
+        return backend(timeout, 1, database().target());
     }
 
-    private Backend backend(Duration timeout, int workers) {
+    /** A backend with {@code workers} workers, connecting to {@code url} (a login of the test's own: see {@link #newUser()}). */
+    private Backend backend(Duration timeout, int workers, String url) {
         newClient(); // creates the table
         ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1);
-        SqlConnections pool = new SqlConnections(ConnectionSource.of(database().target(), null, null), workers, timeout, timer, "combined-test");
+        SqlConnections pool = new SqlConnections(ConnectionSource.of(url, null, null), workers, timeout, timer, "combined-test");
         SqlDialect dialect = database().kind().dialect(LockTable.named(JdbcLockClient.DEFAULT_TABLE));
         JdbcLockBackend backend = new JdbcLockBackend(pool, dialect, new PollingReleaseWatch(pool, dialect, Duration.ofSeconds(1), "combined-test"),
                 timer, "combined-test", timeout, Duration.ofSeconds(1), null);
@@ -298,7 +286,8 @@ abstract class CombinedCallsContract extends ContractSupport {
      */
     @Test
     void aTakeQueuedBehindAHeldUpCombinedTakeRunsBesideIt() throws Exception {
-        Backend b = backend(Duration.ofSeconds(20), 2);
+        String user = newUser();
+        Backend b = backend(Duration.ofSeconds(20), 2, database().urlAs(user));
         Map<String, Long> used = usedNames(3);
         List<String> names = new ArrayList<>(used.keySet());
         try (Connection other = ConnectionSource.of(database().target(), null, null).open()) {
@@ -314,7 +303,7 @@ abstract class CombinedCallsContract extends ContractSupport {
             CompletableFuture<AcquireResult> withIt = b.backend().tryAcquire(names.get(1), "owner-" + names.get(1), LEASE);
             first.countDown();
             second.countDown();
-            Await.until(SOON, "the combined take waits for the locked row", () -> rowLockWaits() > 0);
+            Await.until(SOON, "the combined take waits for the locked row", () -> blockedSessionsOf(user) > 0);
             CompletableFuture<AcquireResult> behind = b.backend().tryAcquire(names.get(2), "owner-" + names.get(2), LEASE);
             AcquireResult result = behind.get(SOON.toSeconds(), TimeUnit.SECONDS);
             assertThat(result.granted()).as("the take queued behind the held-up one").isTrue();
@@ -327,17 +316,6 @@ abstract class CombinedCallsContract extends ContractSupport {
         for (String name : names) {
             assertThat(b.backend().release(name, "owner-" + name).get(SOON.toSeconds(), TimeUnit.SECONDS)).as("release of %s", name)
                     .isEqualTo(OwnerCheck.OWNER);
-        }
-    }
-
-    private long rowLockWaits() {
-        try (Connection connection = ConnectionSource.of(database().target(), null, null).open();
-                PreparedStatement statement = connection.prepareStatement(rowLockWaitsQuery());
-                ResultSet row = statement.executeQuery()) {
-            row.next();
-            return row.getLong(1);
-        } catch (SQLException e) {
-            throw new IllegalStateException("reading the row lock waits", e);
         }
     }
 

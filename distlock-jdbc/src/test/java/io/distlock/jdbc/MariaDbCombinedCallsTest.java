@@ -11,10 +11,4 @@ class MariaDbCombinedCallsTest extends CombinedCallsContract {
     protected SqlDeployment database() {
         return database;
     }
-
-    /** The running combined UPDATEs of the tests' user (INNODB_TRX would need the PROCESS privilege). */
-    @Override
-    protected String rowLockWaitsQuery() {
-        return "SELECT count(*) FROM information_schema.PROCESSLIST WHERE COMMAND = 'Query' AND INFO LIKE 'UPDATE % WHERE lock_key IN (%'";
-    }
 }

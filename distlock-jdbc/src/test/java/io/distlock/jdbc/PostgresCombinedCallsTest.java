@@ -11,9 +11,4 @@ class PostgresCombinedCallsTest extends CombinedCallsContract {
     protected SqlDeployment database() {
         return database;
     }
-
-    @Override
-    protected String rowLockWaitsQuery() {
-        return "SELECT count(*) FROM pg_locks WHERE NOT granted";
-    }
 }
