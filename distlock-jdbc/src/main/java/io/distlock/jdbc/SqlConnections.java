@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -73,6 +74,10 @@ final class SqlConnections implements AutoCloseable {
     private final ThreadPoolExecutor workers;
     private final ConcurrentLinkedDeque<Connection> idle = new ConcurrentLinkedDeque<>();
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** The client's combiners: a turn's end drains each. */
+    private final List<Combiner<?, ?>> combiners = new CopyOnWriteArrayList<>();
+    /** The turn of the drain that runs its statement (the first of a combined call) of any combiner, or null. */
+    private final AtomicReference<@Nullable Turn> turn = new AtomicReference<>();
 
     /** Makes a pool of {@code size} worker threads, each with at most one connection at a time. */
     SqlConnections(ConnectionSource source, int size, Duration timeout, ScheduledExecutorService timer, String threadPrefix) {
@@ -234,10 +239,13 @@ final class SqlConnections implements AutoCloseable {
     }
 
     /**
-     * How long a combined statement runs before a drain of the same kind may start beside it: a statement held up (a row
+     * How long a combined statement runs before a drain may start beside it: a statement held up (a row
      * another session keeps locked, a slow server) holds up the requests queued behind it no longer than this.
      */
     static final Duration HELD_UP = Duration.ofMillis(50);
+
+    /** {@link #HELD_UP}, but for tests that need longer to queue requests behind a statement before it counts as held up. */
+    static volatile Duration heldUp = HELD_UP;
 
     /** Work on one request of a {@link Combiner}: one that found no other queued, or one of a combined call that failed. */
     @FunctionalInterface
@@ -260,11 +268,12 @@ final class SqlConnections implements AutoCloseable {
      * safe to run again (a lost answer runs it again on a new connection) and must not let one request's failure pass for
      * another's: a combined call that fails runs each of its requests alone, so each fails or succeeds on its own.
      *
-     * <p>One combined statement of a kind runs at a time: the requests that queue while it runs wait for it and go in
-     * the next one. Statements running side by side on one table (rows on a few pages) cost the database far more
-     * CPU per request than one statement of all of them: on PostgreSQL with 16 threads on 16 names, 60 us of machine
-     * CPU per lock and unlock with one statement worker against 160-180 us with three (docs/benchmarks.md). A
-     * statement that has run for {@link #HELD_UP} no longer holds the next one back.
+     * <p>One combined statement runs at a time, of whichever kind (one {@link Turn} for the client's combiners): the
+     * requests that queue while it runs wait for it and go in the next one of their kind. Statements running side by
+     * side on one table (rows on a few pages) cost the database far more CPU per request than one statement of all of
+     * them: on PostgreSQL with 16 threads on 16 names, 60 us of machine CPU per lock and unlock with one statement
+     * worker against 160-180 us with three (docs/benchmarks.md). A statement that has run for {@link #HELD_UP} no
+     * longer holds the next one back.
      */
     final class Combiner<R, T> {
         private final String operation;
@@ -272,14 +281,13 @@ final class SqlConnections implements AutoCloseable {
         private final SingleWork<R, T> single;
         private final @Nullable LateRequestAnswer<R, T> late;
         private final ConcurrentLinkedDeque<Pending<R, T>> queued = new ConcurrentLinkedDeque<>();
-        /** The turn of the drain that runs its statement (the first of a combined call), or null. */
-        private final AtomicReference<@Nullable Turn> turn = new AtomicReference<>();
 
         private Combiner(String operation, CombinedWork<R, T> combined, SingleWork<R, T> single, @Nullable LateRequestAnswer<R, T> late) {
             this.operation = operation;
             this.combined = combined;
             this.single = single;
             this.late = late;
+            combiners.add(this);
         }
 
         /**
@@ -334,53 +342,18 @@ final class SqlConnections implements AutoCloseable {
             }
         }
 
+        /** Gives the queued requests a drain, if there are any. */
+        private void drainIfQueued() {
+            if (!queued.isEmpty()) {
+                scheduleDrain();
+            }
+        }
+
         private void scheduleDrain() {
             try {
                 workers.execute(this::drain);
             } catch (RejectedExecutionException closed) {
                 failQueued(closed);
-            }
-        }
-
-        /**
-         * The turn of the drain that runs its statement. Its end, once, lets the next drain run, and gives any request
-         * queued meanwhile a drain: a drain that found the turn taken returned after the request that ran it was queued,
-         * so that request is in the queue when the turn ends, or a drain has taken it. The first drain that found the turn
-         * taken also has a drain start {@link #HELD_UP} after the turn did, in case the statement is held up: requests
-         * queued early in a turn would otherwise wait for the whole of it.
-         */
-        private final class Turn implements Runnable {
-            private final long since;
-            private final AtomicBoolean done = new AtomicBoolean();
-            private final AtomicBoolean watched = new AtomicBoolean();
-
-            Turn(long since) {
-                this.since = since;
-            }
-
-            boolean heldUpAt(long now) {
-                return now - since >= HELD_UP.toNanos();
-            }
-
-            void watch() {
-                if (watched.compareAndSet(false, true)) {
-                    try {
-                        timer.schedule(Combiner.this::scheduleDrain, Math.max(0, since + HELD_UP.toNanos() - System.nanoTime()), TimeUnit.NANOSECONDS);
-                    } catch (RejectedExecutionException closed) {
-                        // the timer is shut down (the client is closing): the turn's end, or each request's deadline, still ends what is queued
-                    }
-                }
-            }
-
-            @Override
-            public void run() {
-                if (!done.compareAndSet(false, true)) {
-                    return;
-                }
-                turn.compareAndSet(this, null);
-                if (!queued.isEmpty()) {
-                    scheduleDrain();
-                }
             }
         }
 
@@ -500,6 +473,53 @@ final class SqlConnections implements AutoCloseable {
                 pending.future.completeExceptionally(e);
                 return e;
             }
+        }
+    }
+
+    /**
+     * The turn of the drain that runs its statement, one for every {@link Combiner} of the client. Its end, once, lets
+     * the next drain run, and gives every queue with requests a drain: a drain that found the turn taken returned after
+     * the request that ran it was queued, so that request is in its queue when the turn ends, or a drain has taken it.
+     * The first drain that found the turn taken also has every queue drained {@link #HELD_UP} after the turn started, in
+     * case the statement is held up: requests queued early in a turn would otherwise wait for the whole of it.
+     */
+    private final class Turn implements Runnable {
+        private final long since;
+        private final long heldUpNanos = heldUp.toNanos();
+        private final AtomicBoolean done = new AtomicBoolean();
+        private final AtomicBoolean watched = new AtomicBoolean();
+
+        Turn(long since) {
+            this.since = since;
+        }
+
+        boolean heldUpAt(long now) {
+            return now - since >= heldUpNanos;
+        }
+
+        void watch() {
+            if (watched.compareAndSet(false, true)) {
+                try {
+                    timer.schedule(SqlConnections.this::drainEveryQueue, Math.max(0, since + heldUpNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (RejectedExecutionException closed) {
+                    // the timer is shut down (the client is closing): the turn's end, or each request's deadline, still ends what is queued
+                }
+            }
+        }
+
+        @Override
+        public void run() {
+            if (!done.compareAndSet(false, true)) {
+                return;
+            }
+            turn.compareAndSet(this, null);
+            drainEveryQueue();
+        }
+    }
+
+    private void drainEveryQueue() {
+        for (Combiner<?, ?> combiner : combiners) {
+            combiner.drainIfQueued();
         }
     }
 
